@@ -1,0 +1,189 @@
+//! `perfdata`: read perf.data files from the command line.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use perfdata_core::{json, Order, PerfFile, RecordKind};
+use std::collections::BTreeMap;
+use std::io::{BufWriter, Write};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "perfdata",
+    version,
+    about = "Read Linux perf.data files: exact, fast, never crashing"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum OrderArg {
+    File,
+    Time,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Print every record (JSON Lines with --json).
+    Dump {
+        /// perf.data file, directory, or - for stdin.
+        file: String,
+        /// One JSON object per line.
+        #[arg(long)]
+        json: bool,
+        /// Record order.
+        #[arg(long, value_enum, default_value = "file")]
+        order: OrderArg,
+    },
+    /// Counts per record type and per event, lost events and diagnostics.
+    Stats {
+        /// perf.data file, directory, or - for stdin.
+        file: String,
+        /// As JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn open(path: &str) -> perfdata_core::Result<PerfFile<'static>> {
+    if path == "-" {
+        PerfFile::from_reader(std::io::stdin())
+    } else {
+        PerfFile::open(path)
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let res = match cli.cmd {
+        Cmd::Dump { file, json, order } => dump(&file, json, order),
+        Cmd::Stats { file, json } => stats(&file, json),
+    };
+    match res {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("perfdata: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+type CliResult = Result<ExitCode, Box<dyn std::error::Error>>;
+
+fn dump(path: &str, as_json: bool, order: OrderArg) -> CliResult {
+    let f = open(path)?;
+    let order = match order {
+        OrderArg::File => Order::File,
+        OrderArg::Time => Order::Time,
+    };
+    let out = std::io::stdout();
+    let mut out = BufWriter::new(out.lock());
+    let mut recs = f.records(order)?;
+    let mut failed = false;
+    while let Some(rec) = recs.next_record() {
+        match rec {
+            Ok(r) => {
+                let v = json::record_json(&r);
+                if as_json {
+                    serde_json::to_writer(&mut out, &v)?;
+                    writeln!(out)?;
+                } else {
+                    let mut v = v;
+                    let fields = v.as_object_mut().map(|m| {
+                        for k in ["type", "type_id", "misc", "size", "offset"] {
+                            m.remove(k);
+                        }
+                        serde_json::to_string(m).unwrap_or_default()
+                    });
+                    writeln!(
+                        out,
+                        "{} [{:#x}] {}: {}",
+                        r.pos,
+                        r.header.size,
+                        r.type_name(),
+                        fields.unwrap_or_default()
+                    )?;
+                }
+            }
+            Err(e) => {
+                failed = true;
+                writeln!(out)?;
+                out.flush()?;
+                eprintln!("perfdata: {e}");
+            }
+        }
+    }
+    out.flush()?;
+    for d in f.diagnostics().iter().chain(recs.diagnostics().iter()) {
+        eprintln!("perfdata: warning: {d}");
+    }
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn stats(path: &str, as_json: bool) -> CliResult {
+    let f = open(path)?;
+    let mut by_type: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut by_event: BTreeMap<String, u64> = BTreeMap::new();
+    let (mut lost, mut lost_samples, mut errors) = (0u64, 0u64, Vec::new());
+    let mut recs = f.records(Order::File)?;
+    while let Some(rec) = recs.next_record() {
+        match rec {
+            Ok(r) => {
+                *by_type.entry(r.header.type_).or_default() += 1;
+                match &r.kind {
+                    RecordKind::Sample(_) => {
+                        let name = r.event.map_or_else(|| "?".into(), |e| e.display_name());
+                        *by_event.entry(name).or_default() += 1;
+                    }
+                    RecordKind::Lost(l) => lost += l.lost,
+                    RecordKind::LostSamples(l) => lost_samples += l.lost,
+                    _ => {}
+                }
+            }
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    let mut diags: Vec<String> = f.diagnostics().to_vec();
+    diags.extend(recs.diagnostics());
+    diags.extend(errors);
+    diags.dedup();
+    let total: u64 = by_type.values().sum();
+    if as_json {
+        let types: serde_json::Map<String, serde_json::Value> = by_type
+            .iter()
+            .map(|(t, n)| {
+                (
+                    perfdata_core::record::record_type::display_name(*t).into_owned(),
+                    (*n).into(),
+                )
+            })
+            .collect();
+        let v = serde_json::json!({"records": total, "types": types, "samples_by_event": by_event, "lost": lost, "lost_samples": lost_samples, "diagnostics": diags});
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        println!("{:>20}: {}", "TOTAL records", total);
+        for (t, n) in &by_type {
+            println!(
+                "{:>20}: {}",
+                perfdata_core::record::record_type::display_name(*t),
+                n
+            );
+        }
+        println!();
+        for (e, n) in &by_event {
+            println!("{:>20}: {} samples", e, n);
+        }
+        if lost > 0 || lost_samples > 0 {
+            println!("lost events: {lost}, lost samples: {lost_samples}");
+        }
+        for d in &diags {
+            println!("diagnostic: {d}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,550 @@
+//! `struct perf_event_attr` (perf_event.h) at every ABI size, its flag bits, and the sample layout
+//! derived from it once per attr.
+
+use crate::error::{Position, Result};
+use crate::reader::{Endian, Reader};
+
+/// `PERF_SAMPLE_*` bits of `perf_event_attr.sample_type`.
+pub mod sample_type {
+    #![allow(missing_docs)]
+    pub const IP: u64 = 1 << 0;
+    pub const TID: u64 = 1 << 1;
+    pub const TIME: u64 = 1 << 2;
+    pub const ADDR: u64 = 1 << 3;
+    pub const READ: u64 = 1 << 4;
+    pub const CALLCHAIN: u64 = 1 << 5;
+    pub const ID: u64 = 1 << 6;
+    pub const CPU: u64 = 1 << 7;
+    pub const PERIOD: u64 = 1 << 8;
+    pub const STREAM_ID: u64 = 1 << 9;
+    pub const RAW: u64 = 1 << 10;
+    pub const BRANCH_STACK: u64 = 1 << 11;
+    pub const REGS_USER: u64 = 1 << 12;
+    pub const STACK_USER: u64 = 1 << 13;
+    pub const WEIGHT: u64 = 1 << 14;
+    pub const DATA_SRC: u64 = 1 << 15;
+    pub const IDENTIFIER: u64 = 1 << 16;
+    pub const TRANSACTION: u64 = 1 << 17;
+    pub const REGS_INTR: u64 = 1 << 18;
+    pub const PHYS_ADDR: u64 = 1 << 19;
+    pub const AUX: u64 = 1 << 20;
+    pub const CGROUP: u64 = 1 << 21;
+    pub const DATA_PAGE_SIZE: u64 = 1 << 22;
+    pub const CODE_PAGE_SIZE: u64 = 1 << 23;
+    pub const WEIGHT_STRUCT: u64 = 1 << 24;
+
+    /// Names in bit order, as `perf report --header-only -I` prints them.
+    pub const NAMES: [&str; 25] = [
+        "IP",
+        "TID",
+        "TIME",
+        "ADDR",
+        "READ",
+        "CALLCHAIN",
+        "ID",
+        "CPU",
+        "PERIOD",
+        "STREAM_ID",
+        "RAW",
+        "BRANCH_STACK",
+        "REGS_USER",
+        "STACK_USER",
+        "WEIGHT",
+        "DATA_SRC",
+        "IDENTIFIER",
+        "TRANSACTION",
+        "REGS_INTR",
+        "PHYS_ADDR",
+        "AUX",
+        "CGROUP",
+        "DATA_PAGE_SIZE",
+        "CODE_PAGE_SIZE",
+        "WEIGHT_STRUCT",
+    ];
+}
+
+/// `PERF_FORMAT_*` bits of `perf_event_attr.read_format`.
+pub mod read_format {
+    #![allow(missing_docs)]
+    pub const TOTAL_TIME_ENABLED: u64 = 1 << 0;
+    pub const TOTAL_TIME_RUNNING: u64 = 1 << 1;
+    pub const ID: u64 = 1 << 2;
+    pub const GROUP: u64 = 1 << 3;
+    pub const LOST: u64 = 1 << 4;
+    /// Names in bit order.
+    pub const NAMES: [&str; 5] = [
+        "TOTAL_TIME_ENABLED",
+        "TOTAL_TIME_RUNNING",
+        "ID",
+        "GROUP",
+        "LOST",
+    ];
+}
+
+/// `PERF_SAMPLE_BRANCH_*` bits of `perf_event_attr.branch_sample_type`.
+pub mod branch_sample_type {
+    #![allow(missing_docs)]
+    pub const HW_INDEX: u64 = 1 << 17;
+    pub const COUNTERS: u64 = 1 << 19;
+    /// Names in bit order.
+    pub const NAMES: [&str; 20] = [
+        "USER",
+        "KERNEL",
+        "HV",
+        "ANY",
+        "ANY_CALL",
+        "ANY_RETURN",
+        "IND_CALL",
+        "ABORT_TX",
+        "IN_TX",
+        "NO_TX",
+        "COND",
+        "CALL_STACK",
+        "IND_JUMP",
+        "CALL",
+        "NO_FLAGS",
+        "NO_CYCLES",
+        "TYPE_SAVE",
+        "HW_INDEX",
+        "PRIV_SAVE",
+        "COUNTERS",
+    ];
+}
+
+/// Names of the bits of the attr flag word (offset 40), little-endian bit numbering.
+pub const FLAG_NAMES: [(&str, u32, u32); 40] = [
+    ("disabled", 0, 1),
+    ("inherit", 1, 1),
+    ("pinned", 2, 1),
+    ("exclusive", 3, 1),
+    ("exclude_user", 4, 1),
+    ("exclude_kernel", 5, 1),
+    ("exclude_hv", 6, 1),
+    ("exclude_idle", 7, 1),
+    ("mmap", 8, 1),
+    ("comm", 9, 1),
+    ("freq", 10, 1),
+    ("inherit_stat", 11, 1),
+    ("enable_on_exec", 12, 1),
+    ("task", 13, 1),
+    ("watermark", 14, 1),
+    ("precise_ip", 15, 2),
+    ("mmap_data", 17, 1),
+    ("sample_id_all", 18, 1),
+    ("exclude_host", 19, 1),
+    ("exclude_guest", 20, 1),
+    ("exclude_callchain_kernel", 21, 1),
+    ("exclude_callchain_user", 22, 1),
+    ("mmap2", 23, 1),
+    ("comm_exec", 24, 1),
+    ("use_clockid", 25, 1),
+    ("context_switch", 26, 1),
+    ("write_backward", 27, 1),
+    ("namespaces", 28, 1),
+    ("ksymbol", 29, 1),
+    ("bpf_event", 30, 1),
+    ("aux_output", 31, 1),
+    ("cgroup", 32, 1),
+    ("text_poke", 33, 1),
+    ("build_id", 34, 1),
+    ("inherit_thread", 35, 1),
+    ("remove_on_exec", 36, 1),
+    ("sigtrap", 37, 1),
+    ("defer_callchain", 38, 1),
+    ("defer_output", 39, 1),
+    ("", 0, 0),
+];
+
+/// `perf_event_attr.type`: the raw value plus its meaning. Values ≥ 6 are dynamic PMU types (see the
+/// PMU_MAPPINGS feature); an unknown value is kept, never rejected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventType {
+    /// PERF_TYPE_HARDWARE
+    Hardware,
+    /// PERF_TYPE_SOFTWARE
+    Software,
+    /// PERF_TYPE_TRACEPOINT (config is the tracepoint id)
+    Tracepoint,
+    /// PERF_TYPE_HW_CACHE
+    HwCache,
+    /// PERF_TYPE_RAW
+    Raw,
+    /// PERF_TYPE_BREAKPOINT
+    Breakpoint,
+    /// A dynamic PMU type number.
+    Dynamic(u32),
+}
+
+impl EventType {
+    /// Decode a raw `type`.
+    pub fn from_raw(t: u32) -> Self {
+        match t {
+            0 => EventType::Hardware,
+            1 => EventType::Software,
+            2 => EventType::Tracepoint,
+            3 => EventType::HwCache,
+            4 => EventType::Raw,
+            5 => EventType::Breakpoint,
+            n => EventType::Dynamic(n),
+        }
+    }
+}
+
+/// A decoded `perf_event_attr`. Every field keeps its raw value; fields beyond the writer's
+/// `size` are 0, and bytes beyond what this crate knows are kept in [`EventAttr::extra`].
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[allow(missing_docs)] // field names are perf_event.h's
+pub struct EventAttr {
+    pub type_: u32,
+    /// `size` as stored (0 means PERF_ATTR_SIZE_VER0, 64).
+    pub size: u32,
+    pub config: u64,
+    /// `sample_period`, or `sample_freq` when the `freq` flag is set.
+    pub sample_period: u64,
+    pub sample_type: u64,
+    pub read_format: u64,
+    /// The flag bitfield word at offset 40, normalised to little-endian bit numbering.
+    pub flags: u64,
+    pub wakeup_events: u32,
+    pub bp_type: u32,
+    /// `bp_addr` / `config1` / `kprobe_func`.
+    pub config1: u64,
+    /// `bp_len` / `config2` / `kprobe_addr`.
+    pub config2: u64,
+    pub branch_sample_type: u64,
+    pub sample_regs_user: u64,
+    pub sample_stack_user: u32,
+    pub clockid: i32,
+    pub sample_regs_intr: u64,
+    pub aux_watermark: u32,
+    pub sample_max_stack: u16,
+    pub reserved_2: u16,
+    pub aux_sample_size: u32,
+    pub aux_action: u32,
+    pub sig_data: u64,
+    pub config3: u64,
+    pub config4: u64,
+    /// Bytes of the stored attr beyond the 144 this crate decodes.
+    pub extra: Vec<u8>,
+}
+
+/// Size of the largest attr this crate decodes (PERF_ATTR_SIZE_VER9).
+pub const ATTR_SIZE_KNOWN: usize = 144;
+
+impl EventAttr {
+    /// Decode an attr from `bytes` (the bytes the writer stored; `attr.size` decides which fields exist).
+    /// Fields that lie beyond `bytes` are 0.
+    pub fn parse(bytes: &[u8], endian: Endian, pos: Position) -> Result<EventAttr> {
+        let mut head = Reader::new(bytes, endian, pos, "perf_event_attr");
+        let type_ = head.u32()?;
+        let size = head.u32()?;
+        // Only fields below both the stored size and the available bytes exist.
+        let declared = if size == 0 { 64 } else { size as usize };
+        let avail = declared.min(bytes.len());
+        let mut buf = [0u8; ATTR_SIZE_KNOWN];
+        let known = avail.min(ATTR_SIZE_KNOWN);
+        if let (Some(dst), Some(src)) = (buf.get_mut(..known), bytes.get(..known)) {
+            dst.copy_from_slice(src);
+        }
+        let extra = bytes
+            .get(ATTR_SIZE_KNOWN..avail)
+            .unwrap_or_default()
+            .to_vec();
+        let mut r = Reader::new(&buf, endian, pos, "perf_event_attr");
+        r.skip(8)?;
+        let config = r.u64()?;
+        let sample_period = r.u64()?;
+        let sample_type = r.u64()?;
+        let read_format = r.u64()?;
+        let raw_flags = r.u64()?;
+        let flags = match endian {
+            Endian::Little => raw_flags,
+            Endian::Big => mirror_flag_word(raw_flags),
+        };
+        Ok(EventAttr {
+            type_,
+            size,
+            config,
+            sample_period,
+            sample_type,
+            read_format,
+            flags,
+            wakeup_events: r.u32()?,
+            bp_type: r.u32()?,
+            config1: r.u64()?,
+            config2: r.u64()?,
+            branch_sample_type: r.u64()?,
+            sample_regs_user: r.u64()?,
+            sample_stack_user: r.u32()?,
+            clockid: r.i32()?,
+            sample_regs_intr: r.u64()?,
+            aux_watermark: r.u32()?,
+            sample_max_stack: r.u16()?,
+            reserved_2: r.u16()?,
+            aux_sample_size: r.u32()?,
+            aux_action: r.u32()?,
+            sig_data: r.u64()?,
+            config3: r.u64()?,
+            config4: r.u64()?,
+            extra,
+        })
+    }
+
+    /// Encode in `endian`, writing exactly `self.stored_size()` bytes (the writer's size).
+    pub fn write(&self, endian: Endian, out: &mut Vec<u8>) {
+        let mut b = Vec::with_capacity(ATTR_SIZE_KNOWN + self.extra.len());
+        let e = endian;
+        e.put_u32(&mut b, self.type_);
+        e.put_u32(&mut b, self.size);
+        e.put_u64(&mut b, self.config);
+        e.put_u64(&mut b, self.sample_period);
+        e.put_u64(&mut b, self.sample_type);
+        e.put_u64(&mut b, self.read_format);
+        e.put_u64(
+            &mut b,
+            if endian == Endian::Big {
+                mirror_flag_word(self.flags)
+            } else {
+                self.flags
+            },
+        );
+        e.put_u32(&mut b, self.wakeup_events);
+        e.put_u32(&mut b, self.bp_type);
+        e.put_u64(&mut b, self.config1);
+        e.put_u64(&mut b, self.config2);
+        e.put_u64(&mut b, self.branch_sample_type);
+        e.put_u64(&mut b, self.sample_regs_user);
+        e.put_u32(&mut b, self.sample_stack_user);
+        e.put_u32(&mut b, self.clockid as u32);
+        e.put_u64(&mut b, self.sample_regs_intr);
+        e.put_u32(&mut b, self.aux_watermark);
+        e.put_u16(&mut b, self.sample_max_stack);
+        e.put_u16(&mut b, self.reserved_2);
+        e.put_u32(&mut b, self.aux_sample_size);
+        e.put_u32(&mut b, self.aux_action);
+        e.put_u64(&mut b, self.sig_data);
+        e.put_u64(&mut b, self.config3);
+        e.put_u64(&mut b, self.config4);
+        b.extend_from_slice(&self.extra);
+        let n = self.stored_size();
+        b.resize(n, 0);
+        out.extend_from_slice(&b);
+    }
+
+    /// The size the writer declared (`size`, or 64 when it is 0).
+    pub fn stored_size(&self) -> usize {
+        if self.size == 0 {
+            64
+        } else {
+            self.size as usize
+        }
+    }
+
+    /// The decoded `type`.
+    pub fn event_type(&self) -> EventType {
+        EventType::from_raw(self.type_)
+    }
+
+    /// Value of a flag field by its little-endian bit offset and width.
+    pub fn flag_bits(&self, lo: u32, width: u32) -> u64 {
+        (self.flags >> lo) & ((1u64 << width) - 1)
+    }
+
+    /// `sample_id_all`: non-sample kernel records carry a sample_id trailer.
+    pub fn sample_id_all(&self) -> bool {
+        self.flag_bits(18, 1) != 0
+    }
+    /// `freq`: `sample_period` holds a frequency.
+    pub fn freq(&self) -> bool {
+        self.flag_bits(10, 1) != 0
+    }
+    /// `use_clockid`.
+    pub fn use_clockid(&self) -> bool {
+        self.flag_bits(25, 1) != 0
+    }
+    /// `precise_ip` (0–3).
+    pub fn precise_ip(&self) -> u8 {
+        self.flag_bits(15, 2) as u8
+    }
+    /// `exclude_callchain_user`.
+    pub fn exclude_callchain_user(&self) -> bool {
+        self.flag_bits(22, 1) != 0
+    }
+
+    /// Names of the set flags, with their values, as `perf report -I` lists them.
+    pub fn set_flags(&self) -> Vec<(&'static str, u64)> {
+        FLAG_NAMES
+            .iter()
+            .filter(|(n, _, _)| !n.is_empty())
+            .map(|&(n, lo, w)| (n, self.flag_bits(lo, w)))
+            .filter(|&(_, v)| v != 0)
+            .collect()
+    }
+}
+
+/// C bitfields are allocated from the MSB on big-endian ABIs (reference §6.2): a field at little-endian
+/// bit `lo` of width `w` sits at `64 - lo - w`, value bits in normal order. Mirroring is its own inverse.
+fn mirror_flag_word(x: u64) -> u64 {
+    let r = x.reverse_bits();
+    // reverse_bits also reversed the two value bits of precise_ip (bits 15..17); put them back.
+    let p = (r >> 15) & 3;
+    let p = ((p & 1) << 1) | (p >> 1);
+    (r & !(3 << 15)) | (p << 15)
+}
+
+/// Render a bit set with names, perf style: `IP|TID|TIME`; unknown bits as `0x…`.
+pub fn bit_names(value: u64, names: &[&str]) -> String {
+    let mut parts = Vec::new();
+    let mut rest = value;
+    for (i, n) in names.iter().enumerate() {
+        let bit = 1u64 << i;
+        if value & bit != 0 {
+            parts.push((*n).to_string());
+            rest &= !bit;
+        }
+    }
+    if rest != 0 {
+        parts.push(format!("{rest:#x}"));
+    }
+    parts.join("|")
+}
+
+/// Positions and sizes derived from an attr's `sample_type`/`read_format`, computed once per attr so
+/// record decoding never recomputes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SampleLayout {
+    /// `sample_type`.
+    pub sample_type: u64,
+    /// `read_format`.
+    pub read_format: u64,
+    /// Index of the id u64 in a SAMPLE body (perf's `id_pos`), if any.
+    pub id_pos: Option<usize>,
+    /// Position of the id counted from the end of a non-sample record (perf's `is_pos`, 1 = last).
+    pub is_pos: Option<usize>,
+    /// Bytes of the fixed-size SAMPLE prefix (perf's `sample_size`).
+    pub fixed_size: usize,
+    /// Bytes of the sample_id trailer on non-sample kernel records (0 without `sample_id_all`).
+    pub trailer_size: usize,
+    /// Byte offset of `time` in a SAMPLE body.
+    pub time_offset: Option<usize>,
+    /// Byte offset of `time` counted back from the end of a non-sample record.
+    pub trailer_time_from_end: Option<usize>,
+    /// Size of one read_format block for a non-group read (group reads are variable).
+    pub read_value_size: usize,
+}
+
+impl SampleLayout {
+    /// Compute the layout of an attr.
+    pub fn new(attr: &EventAttr) -> Self {
+        use sample_type as st;
+        let t = attr.sample_type;
+        let has = |b: u64| t & b != 0;
+        let id_pos = if has(st::IDENTIFIER) {
+            Some(0)
+        } else if has(st::ID) {
+            Some((t & (st::IP | st::TID | st::TIME | st::ADDR)).count_ones() as usize)
+        } else {
+            None
+        };
+        let is_pos = if has(st::IDENTIFIER) {
+            Some(1)
+        } else if has(st::ID) {
+            Some(1 + usize::from(has(st::CPU)) + usize::from(has(st::STREAM_ID)))
+        } else {
+            None
+        };
+        let fixed = (t
+            & (st::IP
+                | st::TID
+                | st::TIME
+                | st::ADDR
+                | st::ID
+                | st::STREAM_ID
+                | st::CPU
+                | st::PERIOD
+                | st::IDENTIFIER))
+            .count_ones() as usize
+            * 8;
+        let time_offset = has(st::TIME)
+            .then(|| 8 * (t & (st::IDENTIFIER | st::IP | st::TID)).count_ones() as usize);
+        let trailer_words = (t
+            & (st::TID | st::TIME | st::ID | st::STREAM_ID | st::CPU | st::IDENTIFIER))
+            .count_ones();
+        let trailer_size = if attr.sample_id_all() {
+            8 * trailer_words as usize
+        } else {
+            0
+        };
+        // Counting back from the end: IDENTIFIER, CPU, STREAM_ID, ID are after TIME.
+        let trailer_time_from_end = (attr.sample_id_all() && has(st::TIME)).then(|| {
+            8 * (1
+                + (t & (st::ID | st::STREAM_ID | st::CPU | st::IDENTIFIER)).count_ones() as usize)
+        });
+        let rf = attr.read_format;
+        let read_value_size = 8
+            * (1 + (rf
+                & (read_format::TOTAL_TIME_ENABLED
+                    | read_format::TOTAL_TIME_RUNNING
+                    | read_format::ID
+                    | read_format::LOST))
+                .count_ones() as usize);
+        SampleLayout {
+            sample_type: t,
+            read_format: rf,
+            id_pos,
+            is_pos,
+            fixed_size: fixed,
+            trailer_size,
+            time_offset,
+            trailer_time_from_end,
+            read_value_size,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn id_positions_follow_perf() {
+        use sample_type as st;
+        let mut a = EventAttr {
+            sample_type: st::IP | st::TID | st::TIME | st::ID | st::CPU | st::PERIOD,
+            ..Default::default()
+        };
+        a.flags = 1 << 18;
+        let l = SampleLayout::new(&a);
+        assert_eq!(l.id_pos, Some(3));
+        assert_eq!(l.is_pos, Some(2));
+        assert_eq!(l.trailer_size, 32);
+        assert_eq!(l.time_offset, Some(16));
+        assert_eq!(l.trailer_time_from_end, Some(24));
+        a.sample_type |= st::IDENTIFIER;
+        let l = SampleLayout::new(&a);
+        assert_eq!((l.id_pos, l.is_pos), (Some(0), Some(1)));
+        assert_eq!(l.time_offset, Some(24));
+    }
+
+    #[test]
+    fn attr_round_trips_in_both_orders() {
+        let a = EventAttr {
+            type_: 2,
+            size: 136,
+            config: 0x174,
+            flags: 0x140003 | (1 << 15),
+            config3: 7,
+            ..Default::default()
+        };
+        for e in [Endian::Little, Endian::Big] {
+            let mut out = Vec::new();
+            a.write(e, &mut out);
+            assert_eq!(out.len(), 136);
+            assert_eq!(EventAttr::parse(&out, e, Position::at(0)).unwrap(), a);
+        }
+        assert_eq!(
+            bit_names(0x10087, &sample_type::NAMES),
+            "IP|TID|TIME|CPU|IDENTIFIER"
+        );
+    }
+}

@@ -1,0 +1,474 @@
+//! [`PerfFile`]: open a perf.data file (path, bytes, stream or directory), its header, events and
+//! feature sections, and the entry to its records.
+
+use crate::attr::EventAttr;
+use crate::compress::DEFAULT_MAX_DECOMPRESSED;
+use crate::error::{Error, Position, Result};
+use crate::event::{Event, EventList};
+use crate::feature;
+use crate::header::{feature as feat, FileHeader, Format, Section, PIPE_HEADER_SIZE};
+use crate::reader::{Endian, Reader};
+use crate::record::{decode, record_type as rt, RecordKind};
+use crate::records::{Order, ReadOptions, Records};
+use crate::stream::{Frames, Input};
+use std::io::Read;
+use std::path::Path;
+use std::sync::Mutex;
+
+enum Backing<'d> {
+    Borrowed(&'d [u8]),
+    Mapped(memmap2::Mmap),
+    Owned(Vec<u8>),
+}
+
+impl Backing<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Backing::Borrowed(b) => b,
+            Backing::Mapped(m) => m,
+            Backing::Owned(v) => v,
+        }
+    }
+}
+
+/// An opened perf.data file.
+pub struct PerfFile<'d> {
+    backing: Backing<'d>,
+    /// Per-thread data files of the directory format (`data.N`), in N order.
+    extra: Vec<(u32, Backing<'static>)>,
+    stream: Mutex<Option<Box<dyn Read + Send + 'd>>>,
+    header: FileHeader,
+    events: EventList,
+    features: Vec<(u32, Section)>,
+    pipe_features: Vec<(u32, Vec<u8>)>,
+    diagnostics: Vec<String>,
+    path: Option<std::path::PathBuf>,
+}
+
+impl std::fmt::Debug for PerfFile<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PerfFile")
+            .field("path", &self.path)
+            .field("header", &self.header)
+            .field("events", &self.events.events.len())
+            .finish()
+    }
+}
+
+fn io_err(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
+    let what = what.into();
+    move |source| Error::Io { what, source }
+}
+
+impl PerfFile<'static> {
+    /// Open a file (memory-mapped) or a `perf record --threads` directory.
+    pub fn open(path: impl AsRef<Path>) -> Result<PerfFile<'static>> {
+        let path = path.as_ref();
+        if path.is_dir() {
+            return Self::open_dir(path);
+        }
+        let backing = map(path)?;
+        let mut f = PerfFile::from_backing(backing)?;
+        f.path = Some(path.to_path_buf());
+        Ok(f)
+    }
+
+    fn open_dir(dir: &Path) -> Result<PerfFile<'static>> {
+        let mut f = PerfFile::from_backing(map(&dir.join("data"))?)?;
+        let mut extra = Vec::new();
+        for entry in std::fs::read_dir(dir).map_err(io_err(dir.display().to_string()))? {
+            let entry = entry.map_err(io_err(dir.display().to_string()))?;
+            let name = entry.file_name();
+            let Some(n) = name
+                .to_str()
+                .and_then(|s| s.strip_prefix("data."))
+                .and_then(|s| s.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            extra.push((n, map(&entry.path())?));
+        }
+        extra.sort_by_key(|(n, _)| *n);
+        f.extra = extra;
+        f.header.format = Format::Directory;
+        f.path = Some(dir.to_path_buf());
+        Ok(f)
+    }
+
+    /// Read a pipe-format stream (e.g. stdin of `perf record -o - | …`). Records are read as they are
+    /// iterated, so memory stays bounded; [`PerfFile::records`] can be called once.
+    pub fn from_reader(mut reader: impl Read + Send + 'static) -> Result<PerfFile<'static>> {
+        let mut first = [0u8; 16];
+        let mut got = 0;
+        while got < 16 {
+            match reader.read(first.get_mut(got..).unwrap_or(&mut [])) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    return Err(Error::Io {
+                        what: "input stream".into(),
+                        source: e,
+                    })
+                }
+            }
+        }
+        let head = first.get(..got).unwrap_or(&[]);
+        let (_, size) = FileHeader::detect(head)?;
+        if size != PIPE_HEADER_SIZE {
+            // A regular file arrived on a stream: it needs random access, so read it whole.
+            let mut all = head.to_vec();
+            reader
+                .read_to_end(&mut all)
+                .map_err(io_err("input stream"))?;
+            return PerfFile::from_backing(Backing::Owned(all));
+        }
+        let header = FileHeader::parse(head)?;
+        Ok(PerfFile {
+            backing: Backing::Owned(head.to_vec()),
+            extra: Vec::new(),
+            stream: Mutex::new(Some(Box::new(reader))),
+            header,
+            events: EventList::default(),
+            features: Vec::new(),
+            pipe_features: Vec::new(),
+            diagnostics: Vec::new(),
+            path: None,
+        })
+    }
+
+    /// Take ownership of bytes.
+    pub fn from_vec(data: Vec<u8>) -> Result<PerfFile<'static>> {
+        PerfFile::from_backing(Backing::Owned(data))
+    }
+}
+
+fn map(path: &Path) -> Result<Backing<'static>> {
+    let file = std::fs::File::open(path).map_err(io_err(path.display().to_string()))?;
+    let len = file
+        .metadata()
+        .map_err(io_err(path.display().to_string()))?
+        .len();
+    if len == 0 {
+        return Ok(Backing::Owned(Vec::new()));
+    }
+    // SAFETY: the map is read-only; perf.data files are not modified while being read (a file
+    // truncated underneath us would be a SIGBUS, as with every mmap-based reader including perf).
+    let m = unsafe { memmap2::Mmap::map(&file) }.map_err(io_err(path.display().to_string()))?;
+    Ok(Backing::Mapped(m))
+}
+
+impl<'d> PerfFile<'d> {
+    /// Read from bytes already in memory (file or pipe format).
+    pub fn from_bytes(data: &'d [u8]) -> Result<PerfFile<'d>> {
+        PerfFile::from_backing(Backing::Borrowed(data))
+    }
+
+    fn from_backing(backing: Backing<'d>) -> Result<PerfFile<'d>> {
+        let data = backing.bytes();
+        let header = FileHeader::parse(data)?;
+        let mut diagnostics = Vec::new();
+        let mut events = EventList::default();
+        let mut features = Vec::new();
+        let mut pipe_features = Vec::new();
+        if header.format == Format::File {
+            events = read_attrs(data, &header, &mut diagnostics)?;
+            let (f, err) = header.feature_sections(data);
+            if let Some(e) = err {
+                diagnostics.push(format!("feature section table cut short: {e}"));
+            }
+            features = f;
+            if header.data.size == 0 {
+                diagnostics.push("data size is 0: the recording was not finished (perf record killed?); reading records up to the end of the file".into());
+            }
+        } else {
+            // Learn events and features from the leading user records of the pipe stream.
+            prescan_pipe(data, header.endian, &mut events, &mut pipe_features);
+        }
+        let mut f = PerfFile {
+            backing,
+            extra: Vec::new(),
+            stream: Mutex::new(None),
+            header,
+            events,
+            features,
+            pipe_features,
+            diagnostics,
+            path: None,
+        };
+        f.apply_event_desc();
+        Ok(f)
+    }
+
+    fn apply_event_desc(&mut self) {
+        let Some(Ok(descs)) = self
+            .feature_data(feat::EVENT_DESC)
+            .map(|(d, pos)| feature::event_desc(d, self.header.endian, pos))
+        else {
+            return;
+        };
+        for d in descs {
+            let idx = d.ids.iter().find_map(|id| self.events.index_of_id(*id));
+            let idx = idx.or_else(|| (self.events.events.len() == 1).then_some(0));
+            if let Some(e) = idx.and_then(|i| self.events.events.get_mut(i)) {
+                e.name = Some(d.name);
+            }
+        }
+        // Events without ids (single-event files) match EVENT_DESC by position.
+        if let (Some((d, pos)), true) = (
+            self.feature_data(feat::EVENT_DESC),
+            self.events.events.iter().any(|e| e.name.is_none()),
+        ) {
+            if let Ok(descs) = feature::event_desc(d, self.header.endian, pos) {
+                for (e, d) in self.events.events.iter_mut().zip(descs) {
+                    if e.name.is_none() && e.attr == d.attr {
+                        e.name = Some(d.name);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The file header.
+    pub fn header(&self) -> &FileHeader {
+        &self.header
+    }
+
+    /// Byte order of the file.
+    pub fn endian(&self) -> Endian {
+        self.header.endian
+    }
+
+    /// The path this was opened from, if any.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The whole input (for a stream: only its header).
+    pub fn bytes(&self) -> &[u8] {
+        self.backing.bytes()
+    }
+
+    /// The events (attrs with ids and names). For pipe data, the ones announced before the first
+    /// kernel record; [`Records::events`] has the ones known at any later point.
+    pub fn events(&self) -> &[Event] {
+        &self.events.events
+    }
+
+    /// The event list with its id map.
+    pub fn event_list(&self) -> &EventList {
+        &self.events
+    }
+
+    /// Problems found while opening (the reader's own diagnostics are on [`Records`]).
+    pub fn diagnostics(&self) -> &[String] {
+        &self.diagnostics
+    }
+
+    /// Feature bits present, in order (file: from the header bitmap; pipe: HEADER_FEATURE records seen
+    /// before the first kernel record).
+    pub fn feature_bits(&self) -> Vec<u32> {
+        match self.header.format {
+            Format::Pipe => self.pipe_features.iter().map(|(b, _)| *b).collect(),
+            _ => self.features.iter().map(|(b, _)| *b).collect(),
+        }
+    }
+
+    /// The feature section table (file format).
+    pub fn feature_sections(&self) -> &[(u32, Section)] {
+        &self.features
+    }
+
+    /// The payload of feature `bit` and its position, if present and in bounds.
+    pub fn feature_data(&self, bit: u32) -> Option<(&[u8], Position)> {
+        if let Some((_, d)) = self.pipe_features.iter().find(|(b, _)| *b == bit) {
+            return Some((d.as_slice(), Position::default()));
+        }
+        let (_, s) = self.features.iter().find(|(b, _)| *b == bit)?;
+        let d = s.slice(self.bytes(), "feature section").ok()?;
+        Some((d, Position::at(s.offset)))
+    }
+
+    /// The COMPRESSED feature, if present.
+    pub fn compression(&self) -> Option<feature::Compressed> {
+        let (d, pos) = self.feature_data(feat::COMPRESSED)?;
+        feature::compressed(d, self.header.endian, pos).ok()
+    }
+
+    /// Iterate records in `order`.
+    pub fn records(&self, order: Order) -> Result<Records<'_>> {
+        self.records_with(ReadOptions {
+            order,
+            ..ReadOptions::default()
+        })
+    }
+
+    /// Iterate records with options.
+    pub fn records_with(&self, opts: ReadOptions) -> Result<Records<'_>> {
+        let data = self.bytes();
+        let mut inputs = Vec::new();
+        let mut slices = vec![data];
+        let h = &self.header;
+        let max_dec = self.compression().map_or(DEFAULT_MAX_DECOMPRESSED, |c| {
+            (c.mmap_len as usize).max(1 << 20)
+        });
+        let mut events = self.events.clone();
+        match h.format {
+            Format::Pipe => {
+                events = EventList::default();
+                let stream = self
+                    .stream
+                    .lock()
+                    .map_err(|_| Error::Unsupported("stream lock poisoned".into()))?
+                    .take();
+                match stream {
+                    Some(reader) => inputs.push(Input::Stream {
+                        reader,
+                        buf: Vec::new(),
+                        start: 0,
+                        base: PIPE_HEADER_SIZE,
+                        eof: false,
+                    }),
+                    None if self.path.is_none()
+                        && data.len() <= PIPE_HEADER_SIZE as usize
+                        && h.data.size == 0
+                        && self.is_stream() =>
+                    {
+                        return Err(Error::Unsupported(
+                            "the records of a stream can be read once".into(),
+                        ));
+                    }
+                    None => inputs.push(Input::Slice {
+                        data,
+                        at: PIPE_HEADER_SIZE as usize,
+                        end: data.len(),
+                        file: 0,
+                    }),
+                }
+            }
+            Format::File | Format::Directory => {
+                let start = usize::try_from(h.data.offset).unwrap_or(usize::MAX);
+                // data.size 0 (killed recording): read to the end of the file.
+                let end = if h.data.size == 0 {
+                    data.len()
+                } else {
+                    h.data
+                        .end()
+                        .and_then(|e| usize::try_from(e).ok())
+                        .unwrap_or(usize::MAX)
+                        .min(data.len())
+                };
+                inputs.push(Input::Slice {
+                    data,
+                    at: start,
+                    end,
+                    file: 0,
+                });
+                for (_, b) in &self.extra {
+                    let bytes = b.bytes();
+                    slices.push(bytes);
+                    let file = slices.len() as u32 - 1;
+                    inputs.push(Input::Slice {
+                        data: bytes,
+                        at: 0,
+                        end: bytes.len(),
+                        file,
+                    });
+                }
+            }
+        }
+        let frames = Frames::new(inputs, h.endian, max_dec);
+        let mut recs = Records::new(frames, slices, events, h.endian, opts);
+        if h.format == Format::File && h.data.end().is_some_and(|e| e > data.len() as u64) {
+            recs.note(format!(
+                "data section ends at {} but the file has only {} bytes: reading what is there",
+                h.data.end().unwrap_or(0),
+                data.len()
+            ));
+        }
+        Ok(recs)
+    }
+
+    fn is_stream(&self) -> bool {
+        matches!(self.backing, Backing::Owned(ref v) if v.len() == PIPE_HEADER_SIZE as usize)
+    }
+}
+
+/// Read the attr section and each attr's ids.
+fn read_attrs(data: &[u8], h: &FileHeader, diagnostics: &mut Vec<String>) -> Result<EventList> {
+    let attrs = h.attrs.slice(data, "attr section")?;
+    let stride = usize::try_from(h.attr_size).map_err(|_| {
+        Error::malformed(Position::at(16), "perf_file_header", "attr_size too large")
+    })?;
+    if stride == 0 {
+        return Ok(EventList::default());
+    }
+    let mut events = Vec::with_capacity(attrs.len() / stride);
+    for (i, entry) in attrs.chunks_exact(stride).enumerate() {
+        let pos = Position::at(h.attrs.offset + (i * stride) as u64);
+        let attr_bytes = entry.get(..stride - 16).unwrap_or(&[]);
+        let attr = EventAttr::parse(attr_bytes, h.endian, pos)?;
+        let mut r = Reader::new(
+            entry.get(stride - 16..).unwrap_or(&[]),
+            h.endian,
+            pos,
+            "attr ids section",
+        );
+        let ids_sec = Section {
+            offset: r.u64()?,
+            size: r.u64()?,
+        };
+        let ids = match ids_sec.slice(data, "attr ids") {
+            Ok(b) => Reader::new(b, h.endian, Position::at(ids_sec.offset), "attr ids")
+                .u64s((b.len() / 8) as u64)?
+                .to_vec(),
+            Err(e) => {
+                diagnostics.push(format!("ids of attr {i}: {e}"));
+                Vec::new()
+            }
+        };
+        events.push(Event::new(i, attr, ids));
+    }
+    if attrs.len() % stride != 0 {
+        diagnostics.push(format!(
+            "attr section size {} is not a multiple of attr_size {stride}",
+            attrs.len()
+        ));
+    }
+    Ok(EventList::new(events))
+}
+
+/// Learn events, names and features from the leading user records of a pipe stream.
+fn prescan_pipe(
+    data: &[u8],
+    endian: Endian,
+    events: &mut EventList,
+    features: &mut Vec<(u32, Vec<u8>)>,
+) {
+    let inputs = vec![Input::Slice {
+        data,
+        at: PIPE_HEADER_SIZE as usize,
+        end: data.len(),
+        file: 0,
+    }];
+    let mut frames = Frames::new(inputs, endian, DEFAULT_MAX_DECOMPRESSED);
+    frames.yield_compressed = true;
+    while let Some(Ok(frame)) = frames.next_frame() {
+        if frame.header.type_ < rt::USER_START || frame.header.type_ == rt::FINISHED_INIT {
+            break;
+        }
+        let empty = EventList::default();
+        let Ok(rec) = decode(frame, &empty, endian) else {
+            continue;
+        };
+        crate::records::learn(events, &rec);
+        match &rec.kind {
+            RecordKind::HeaderFeature(f) if !f.data.is_empty() => {
+                if let Ok(bit) = u32::try_from(f.feat_id) {
+                    features.push((bit, f.data.to_vec()));
+                }
+            }
+            _ => {}
+        }
+    }
+}

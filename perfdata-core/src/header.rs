@@ -1,0 +1,345 @@
+//! `struct perf_file_header` (perf's header.h), the pipe header, and the feature section table.
+
+use crate::error::{Error, Position, Result};
+use crate::reader::{Endian, Reader};
+
+/// Magic of a perf.data v2 file as it appears in a little-endian file.
+pub const MAGIC_LE: &[u8; 8] = b"PERFILE2";
+/// Magic as it appears in a big-endian file.
+pub const MAGIC_BE: &[u8; 8] = b"2ELIFREP";
+/// The pre-2009 v1 magic.
+pub const MAGIC_V1: &[u8; 8] = b"PERFFILE";
+/// `sizeof(struct perf_file_header)`.
+pub const FILE_HEADER_SIZE: u64 = 104;
+/// `sizeof(struct perf_pipe_file_header)`.
+pub const PIPE_HEADER_SIZE: u64 = 16;
+
+/// `struct perf_file_section`: where a part of the file is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "json", derive(serde::Serialize))]
+pub struct Section {
+    /// Byte offset from the start of the file.
+    pub offset: u64,
+    /// Size in bytes.
+    pub size: u64,
+}
+
+impl Section {
+    pub(crate) fn read(r: &mut Reader<'_>) -> Result<Section> {
+        Ok(Section {
+            offset: r.u64()?,
+            size: r.u64()?,
+        })
+    }
+
+    /// `offset + size`, or `None` on overflow.
+    pub fn end(&self) -> Option<u64> {
+        self.offset.checked_add(self.size)
+    }
+
+    /// The bytes of this section in `data`, checked.
+    pub fn slice<'a>(&self, data: &'a [u8], what: &'static str) -> Result<&'a [u8]> {
+        let start = usize::try_from(self.offset).ok();
+        let end = self.end().and_then(|e| usize::try_from(e).ok());
+        match (start, end) {
+            (Some(s), Some(e)) if e <= data.len() => data
+                .get(s..e)
+                .ok_or_else(|| Error::malformed(Position::at(self.offset), what, "bad range")),
+            _ => Err(Error::Truncated {
+                pos: Position::at(self.offset),
+                what,
+                needed: self.size,
+                available: (data.len() as u64).saturating_sub(self.offset),
+            }),
+        }
+    }
+}
+
+/// How the file is framed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "json", derive(serde::Serialize))]
+pub enum Format {
+    /// A seekable perf.data file with attr and feature sections.
+    File,
+    /// The pipe format (`perf record -o -`): a 16-byte header and a record stream.
+    Pipe,
+    /// A directory (`perf record --threads`): `data` plus `data.N` record streams.
+    Directory,
+}
+
+/// The file header of either format.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileHeader {
+    /// Byte order of the file.
+    pub endian: Endian,
+    /// File or pipe framing.
+    pub format: Format,
+    /// `size` field (104 for files, 16 for pipes; 72 for very old files).
+    pub size: u64,
+    /// `attr_size`: stride of one attr entry (sizeof(perf_event_attr) + 16).
+    pub attr_size: u64,
+    /// The attr entries.
+    pub attrs: Section,
+    /// The record stream.
+    pub data: Section,
+    /// `event_types` (unused, normally zero).
+    pub event_types: Section,
+    /// The 256-bit `adds_features` bitmap as 4 words.
+    pub features: [u64; 4],
+}
+
+impl FileHeader {
+    /// Detect the byte order and framing from the first 16 bytes.
+    pub fn detect(first16: &[u8]) -> Result<(Endian, u64)> {
+        let magic = first16.get(..8).ok_or_else(|| {
+            Error::NotPerfData(format!("{} bytes is too short for a header", first16.len()))
+        })?;
+        let endian = if magic == MAGIC_LE {
+            Endian::Little
+        } else if magic == MAGIC_BE {
+            Endian::Big
+        } else if magic == MAGIC_V1 {
+            return Err(Error::Unsupported(
+                "the pre-2009 'PERFFILE' v1 layout (perf before 2.6.32); convert it with a perf of that era".into(),
+            ));
+        } else {
+            return Err(Error::NotPerfData(format!("bad magic {:02x?}", magic)));
+        };
+        let mut r = Reader::new(first16, endian, Position::at(0), "perf_file_header");
+        r.skip(8)?;
+        let size = r.u64()?;
+        Ok((endian, size))
+    }
+
+    /// Parse the header at the start of `data` (file or pipe).
+    pub fn parse(data: &[u8]) -> Result<FileHeader> {
+        let (endian, size) = Self::detect(data.get(..16).unwrap_or(data))?;
+        if size == PIPE_HEADER_SIZE {
+            return Ok(FileHeader {
+                endian,
+                format: Format::Pipe,
+                size,
+                attr_size: 0,
+                attrs: Section::default(),
+                data: Section {
+                    offset: PIPE_HEADER_SIZE,
+                    size: (data.len() as u64).saturating_sub(PIPE_HEADER_SIZE),
+                },
+                event_types: Section::default(),
+                features: [0; 4],
+            });
+        }
+        if size != FILE_HEADER_SIZE && size != 72 {
+            return Err(Error::malformed(
+                Position::at(8),
+                "perf_file_header",
+                format!("header size {size}, expected 104 (file), 72 (old file) or 16 (pipe)"),
+            ));
+        }
+        let mut r = Reader::new(data, endian, Position::at(0), "perf_file_header");
+        r.skip(16)?;
+        let attr_size = r.u64()?;
+        let attrs = Section::read(&mut r)?;
+        let data_sec = Section::read(&mut r)?;
+        let event_types = Section::read(&mut r)?;
+        let mut features = [0u64; 4];
+        if size == FILE_HEADER_SIZE {
+            for w in features.iter_mut() {
+                *w = r.u64()?;
+            }
+            if endian != Endian::NATIVE && features[0] & (1 << 3) == 0 {
+                // adds_features was written as unsigned long[]: a cross-endian file from a 32-bit host
+                // has u32 words (reference §6.3). Re-read as 8 u32 words.
+                let mut r32 = Reader::new(data, endian, Position::at(72), "adds_features");
+                r32.skip(72)?;
+                let mut f = [0u64; 4];
+                for w in f.iter_mut() {
+                    let lo = u64::from(r32.u32()?);
+                    let hi = u64::from(r32.u32()?);
+                    *w = lo | (hi << 32);
+                }
+                if f[0] & (1 << 3) != 0 {
+                    features = f;
+                }
+            }
+        }
+        let h = FileHeader {
+            endian,
+            format: Format::File,
+            size,
+            attr_size,
+            attrs,
+            data: data_sec,
+            event_types,
+            features,
+        };
+        h.validate()?;
+        Ok(h)
+    }
+
+    fn validate(&self) -> Result<()> {
+        let bad = |d: String| Err(Error::malformed(Position::at(0), "perf_file_header", d));
+        if self.attrs.size > 0 && self.attr_size < 16 + 64 {
+            return bad(format!(
+                "attr_size {} is below the smallest attr (64) plus its 16-byte id section",
+                self.attr_size
+            ));
+        }
+        if self.attrs.size > 0 && self.attrs.offset < self.size {
+            return bad(format!(
+                "attrs section at {} overlaps the header",
+                self.attrs.offset
+            ));
+        }
+        if self.data.offset < self.size {
+            return bad(format!(
+                "data section at {} overlaps the header",
+                self.data.offset
+            ));
+        }
+        if self.attrs.end().is_none() || self.data.end().is_none() {
+            return bad("section offset + size overflows".into());
+        }
+        Ok(())
+    }
+
+    /// True when feature bit `bit` is set.
+    pub fn has_feature(&self, bit: u32) -> bool {
+        let word = (bit / 64) as usize;
+        self.features
+            .get(word)
+            .is_some_and(|w| w & (1u64 << (bit % 64)) != 0)
+    }
+
+    /// Set feature bits in increasing order.
+    pub fn feature_bits(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..256u32).filter(move |&b| self.has_feature(b))
+    }
+
+    /// Read the feature section table (one [`Section`] per set bit, in bit order) from `data`.
+    /// A table that does not fit is cut to the entries that do; the error says what was lost.
+    pub fn feature_sections(&self, data: &[u8]) -> (Vec<(u32, Section)>, Option<Error>) {
+        let mut out = Vec::new();
+        if self.format != Format::File {
+            return (out, None);
+        }
+        let Some(start) = self.data.end() else {
+            return (out, None);
+        };
+        let rest = usize::try_from(start)
+            .ok()
+            .and_then(|s| data.get(s..))
+            .unwrap_or(&[]);
+        let mut r = Reader::new(
+            rest,
+            self.endian,
+            Position::at(start),
+            "feature section table",
+        );
+        for bit in self.feature_bits() {
+            match Section::read(&mut r) {
+                Ok(s) => out.push((bit, s)),
+                Err(e) => return (out, Some(e)),
+            }
+        }
+        (out, None)
+    }
+
+    /// Encode as a 104-byte file header (or 16-byte pipe header) in `endian`.
+    pub fn write(&self, endian: Endian, out: &mut Vec<u8>) {
+        out.extend_from_slice(match endian {
+            Endian::Little => MAGIC_LE,
+            Endian::Big => MAGIC_BE,
+        });
+        endian.put_u64(out, self.size);
+        if self.format == Format::Pipe {
+            return;
+        }
+        endian.put_u64(out, self.attr_size);
+        for s in [self.attrs, self.data, self.event_types] {
+            endian.put_u64(out, s.offset);
+            endian.put_u64(out, s.size);
+        }
+        if self.size == FILE_HEADER_SIZE {
+            for w in self.features {
+                endian.put_u64(out, w);
+            }
+        }
+    }
+}
+
+/// Feature bit numbers (perf's `HEADER_*` enum in header.h).
+pub mod feature {
+    #![allow(missing_docs)]
+    pub const TRACING_DATA: u32 = 1;
+    pub const BUILD_ID: u32 = 2;
+    pub const HOSTNAME: u32 = 3;
+    pub const OSRELEASE: u32 = 4;
+    pub const VERSION: u32 = 5;
+    pub const ARCH: u32 = 6;
+    pub const NRCPUS: u32 = 7;
+    pub const CPUDESC: u32 = 8;
+    pub const CPUID: u32 = 9;
+    pub const TOTAL_MEM: u32 = 10;
+    pub const CMDLINE: u32 = 11;
+    pub const EVENT_DESC: u32 = 12;
+    pub const CPU_TOPOLOGY: u32 = 13;
+    pub const NUMA_TOPOLOGY: u32 = 14;
+    pub const BRANCH_STACK: u32 = 15;
+    pub const PMU_MAPPINGS: u32 = 16;
+    pub const GROUP_DESC: u32 = 17;
+    pub const AUXTRACE: u32 = 18;
+    pub const STAT: u32 = 19;
+    pub const CACHE: u32 = 20;
+    pub const SAMPLE_TIME: u32 = 21;
+    pub const MEM_TOPOLOGY: u32 = 22;
+    pub const CLOCKID: u32 = 23;
+    pub const DIR_FORMAT: u32 = 24;
+    pub const BPF_PROG_INFO: u32 = 25;
+    pub const BPF_BTF: u32 = 26;
+    pub const COMPRESSED: u32 = 27;
+    pub const CPU_PMU_CAPS: u32 = 28;
+    pub const CLOCK_DATA: u32 = 29;
+    pub const HYBRID_TOPOLOGY: u32 = 30;
+    pub const PMU_CAPS: u32 = 31;
+    pub const CPU_DOMAIN_INFO: u32 = 32;
+
+    /// perf's name of a feature bit (`None` for bits it does not define).
+    pub fn name(bit: u32) -> Option<&'static str> {
+        Some(match bit {
+            1 => "TRACING_DATA",
+            2 => "BUILD_ID",
+            3 => "HOSTNAME",
+            4 => "OSRELEASE",
+            5 => "VERSION",
+            6 => "ARCH",
+            7 => "NRCPUS",
+            8 => "CPUDESC",
+            9 => "CPUID",
+            10 => "TOTAL_MEM",
+            11 => "CMDLINE",
+            12 => "EVENT_DESC",
+            13 => "CPU_TOPOLOGY",
+            14 => "NUMA_TOPOLOGY",
+            15 => "BRANCH_STACK",
+            16 => "PMU_MAPPINGS",
+            17 => "GROUP_DESC",
+            18 => "AUXTRACE",
+            19 => "STAT",
+            20 => "CACHE",
+            21 => "SAMPLE_TIME",
+            22 => "MEM_TOPOLOGY",
+            23 => "CLOCKID",
+            24 => "DIR_FORMAT",
+            25 => "BPF_PROG_INFO",
+            26 => "BPF_BTF",
+            27 => "COMPRESSED",
+            28 => "CPU_PMU_CAPS",
+            29 => "CLOCK_DATA",
+            30 => "HYBRID_TOPOLOGY",
+            31 => "PMU_CAPS",
+            32 => "CPU_DOMAIN_INFO",
+            _ => return None,
+        })
+    }
+}

@@ -1,0 +1,413 @@
+//! Kernel record bodies (types 1–22 except SAMPLE), perf_event.h layouts. Each `parse` takes a reader
+//! over the body: the bytes after the 8-byte header, without the sample_id trailer.
+
+use super::str_to_end;
+use crate::attr::EventAttr;
+use crate::error::Result;
+use crate::reader::{Reader, U64s};
+use crate::sample::ReadValues;
+
+/// PERF_RECORD_MMAP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct MmapRecord<'a> {
+    pub pid: u32,
+    pub tid: u32,
+    pub addr: u64,
+    pub len: u64,
+    pub pgoff: u64,
+    pub filename: &'a [u8],
+}
+
+impl<'a> MmapRecord<'a> {
+    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
+        Ok(MmapRecord {
+            pid: r.u32()?,
+            tid: r.u32()?,
+            addr: r.u64()?,
+            len: r.u64()?,
+            pgoff: r.u64()?,
+            filename: str_to_end(r),
+        })
+    }
+}
+
+/// The 24-byte union of MMAP2: device/inode, or a build id (`misc & MMAP_BUILD_ID`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Mmap2Id<'a> {
+    Inode {
+        maj: u32,
+        min: u32,
+        ino: u64,
+        ino_generation: u64,
+    },
+    /// `build_id[..build_id_size]` (the size byte is kept raw too: it can exceed 20 in bad files).
+    BuildId {
+        build_id_size: u8,
+        build_id: &'a [u8],
+        raw: &'a [u8],
+    },
+}
+
+/// PERF_RECORD_MMAP2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct Mmap2Record<'a> {
+    pub pid: u32,
+    pub tid: u32,
+    pub addr: u64,
+    pub len: u64,
+    pub pgoff: u64,
+    pub id: Mmap2Id<'a>,
+    pub prot: u32,
+    pub flags: u32,
+    pub filename: &'a [u8],
+}
+
+impl<'a> Mmap2Record<'a> {
+    pub(crate) fn parse(r: &mut Reader<'a>, misc: u16) -> Result<Self> {
+        let (pid, tid, addr, len, pgoff) = (r.u32()?, r.u32()?, r.u64()?, r.u64()?, r.u64()?);
+        let id = if misc & super::misc::MMAP_BUILD_ID != 0 {
+            let raw = r.bytes(24)?;
+            let size = raw.first().copied().unwrap_or(0);
+            let ids = raw.get(4..).unwrap_or(&[]);
+            Mmap2Id::BuildId {
+                build_id_size: size,
+                build_id: ids.get(..usize::from(size)).unwrap_or(ids),
+                raw,
+            }
+        } else {
+            Mmap2Id::Inode {
+                maj: r.u32()?,
+                min: r.u32()?,
+                ino: r.u64()?,
+                ino_generation: r.u64()?,
+            }
+        };
+        Ok(Mmap2Record {
+            pid,
+            tid,
+            addr,
+            len,
+            pgoff,
+            id,
+            prot: r.u32()?,
+            flags: r.u32()?,
+            filename: str_to_end(r),
+        })
+    }
+}
+
+/// PERF_RECORD_LOST.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct LostRecord {
+    pub id: u64,
+    pub lost: u64,
+}
+
+impl LostRecord {
+    pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
+        Ok(LostRecord {
+            id: r.u64()?,
+            lost: r.u64()?,
+        })
+    }
+}
+
+/// PERF_RECORD_COMM (`misc & COMM_EXEC` when caused by exec).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct CommRecord<'a> {
+    pub pid: u32,
+    pub tid: u32,
+    pub comm: &'a [u8],
+    /// The comm changed because of an exec.
+    pub exec: bool,
+}
+
+impl<'a> CommRecord<'a> {
+    pub(crate) fn parse(r: &mut Reader<'a>, misc: u16) -> Result<Self> {
+        Ok(CommRecord {
+            pid: r.u32()?,
+            tid: r.u32()?,
+            comm: str_to_end(r),
+            exec: misc & super::misc::COMM_EXEC != 0,
+        })
+    }
+}
+
+/// PERF_RECORD_FORK and PERF_RECORD_EXIT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct TaskRecord {
+    pub pid: u32,
+    pub ppid: u32,
+    pub tid: u32,
+    pub ptid: u32,
+    pub time: u64,
+}
+
+impl TaskRecord {
+    pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
+        Ok(TaskRecord {
+            pid: r.u32()?,
+            ppid: r.u32()?,
+            tid: r.u32()?,
+            ptid: r.u32()?,
+            time: r.u64()?,
+        })
+    }
+}
+
+/// PERF_RECORD_THROTTLE / UNTHROTTLE.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct ThrottleRecord {
+    pub time: u64,
+    pub id: u64,
+    pub stream_id: u64,
+}
+
+impl ThrottleRecord {
+    pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
+        Ok(ThrottleRecord {
+            time: r.u64()?,
+            id: r.u64()?,
+            stream_id: r.u64()?,
+        })
+    }
+}
+
+/// PERF_RECORD_READ: counter values of a task at exit (`perf record -s`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[allow(missing_docs)]
+pub struct ReadRecord<'a> {
+    pub pid: u32,
+    pub tid: u32,
+    pub values: ReadValues<'a>,
+}
+
+impl<'a> ReadRecord<'a> {
+    pub(crate) fn parse(r: &mut Reader<'a>, attr: &EventAttr) -> Result<Self> {
+        Ok(ReadRecord {
+            pid: r.u32()?,
+            tid: r.u32()?,
+            values: ReadValues::parse(r, attr.read_format)?,
+        })
+    }
+}
+
+/// PERF_RECORD_AUX.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct AuxRecord {
+    pub aux_offset: u64,
+    pub aux_size: u64,
+    /// 0x1 TRUNCATED, 0x2 OVERWRITE, 0x4 PARTIAL, 0x8 COLLISION, 0xff00 PMU format type.
+    pub flags: u64,
+}
+
+impl AuxRecord {
+    pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
+        Ok(AuxRecord {
+            aux_offset: r.u64()?,
+            aux_size: r.u64()?,
+            flags: r.u64()?,
+        })
+    }
+}
+
+/// PERF_RECORD_ITRACE_START.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct ItraceStartRecord {
+    pub pid: u32,
+    pub tid: u32,
+}
+
+impl ItraceStartRecord {
+    pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
+        Ok(ItraceStartRecord {
+            pid: r.u32()?,
+            tid: r.u32()?,
+        })
+    }
+}
+
+/// PERF_RECORD_LOST_SAMPLES (`misc & LOST_SAMPLES_BPF`: dropped by a BPF filter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct LostSamplesRecord {
+    pub lost: u64,
+}
+
+impl LostSamplesRecord {
+    pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
+        Ok(LostSamplesRecord { lost: r.u64()? })
+    }
+}
+
+/// PERF_RECORD_SWITCH_CPU_WIDE: the next task when switching out, the previous when switching in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct SwitchCpuWideRecord {
+    pub next_prev_pid: u32,
+    pub next_prev_tid: u32,
+}
+
+impl SwitchCpuWideRecord {
+    pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
+        Ok(SwitchCpuWideRecord {
+            next_prev_pid: r.u32()?,
+            next_prev_tid: r.u32()?,
+        })
+    }
+}
+
+/// PERF_RECORD_NAMESPACES: `{dev, inode}` pairs indexed net, uts, ipc, pid, user, mnt, cgroup, (time).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[allow(missing_docs)]
+pub struct NamespacesRecord<'a> {
+    pub pid: u32,
+    pub tid: u32,
+    pub nr_namespaces: u64,
+    /// `2 * nr_namespaces` u64: dev, inode, dev, inode, …
+    pub link_info: U64s<'a>,
+}
+
+/// Names of namespace indexes in NAMESPACES records.
+pub const NAMESPACE_NAMES: [&str; 8] =
+    ["net", "uts", "ipc", "pid", "user", "mnt", "cgroup", "time"];
+
+impl<'a> NamespacesRecord<'a> {
+    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
+        let (pid, tid, nr) = (r.u32()?, r.u32()?, r.u64()?);
+        let words = nr
+            .checked_mul(2)
+            .ok_or_else(|| r.malformed(format!("nr_namespaces {nr}")))?;
+        Ok(NamespacesRecord {
+            pid,
+            tid,
+            nr_namespaces: nr,
+            link_info: r.u64s(words)?,
+        })
+    }
+
+    /// The `(dev, inode)` of namespace `i`.
+    pub fn namespace(&self, i: usize) -> Option<(u64, u64)> {
+        Some((self.link_info.get(2 * i)?, self.link_info.get(2 * i + 1)?))
+    }
+}
+
+/// PERF_RECORD_KSYMBOL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct KsymbolRecord<'a> {
+    pub addr: u64,
+    pub len: u32,
+    /// 0 unknown, 1 BPF, 2 OOL.
+    pub ksym_type: u16,
+    /// bit 0: UNREGISTER.
+    pub flags: u16,
+    pub name: &'a [u8],
+}
+
+impl<'a> KsymbolRecord<'a> {
+    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
+        Ok(KsymbolRecord {
+            addr: r.u64()?,
+            len: r.u32()?,
+            ksym_type: r.u16()?,
+            flags: r.u16()?,
+            name: str_to_end(r),
+        })
+    }
+}
+
+/// PERF_RECORD_BPF_EVENT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct BpfEventRecord<'a> {
+    /// 1 PROG_LOAD, 2 PROG_UNLOAD.
+    pub type_: u16,
+    pub flags: u16,
+    pub id: u32,
+    pub tag: &'a [u8],
+}
+
+impl<'a> BpfEventRecord<'a> {
+    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
+        Ok(BpfEventRecord {
+            type_: r.u16()?,
+            flags: r.u16()?,
+            id: r.u32()?,
+            tag: r.bytes(8)?,
+        })
+    }
+}
+
+/// PERF_RECORD_CGROUP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct CgroupRecord<'a> {
+    pub id: u64,
+    pub path: &'a [u8],
+}
+
+impl<'a> CgroupRecord<'a> {
+    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
+        Ok(CgroupRecord {
+            id: r.u64()?,
+            path: str_to_end(r),
+        })
+    }
+}
+
+/// PERF_RECORD_TEXT_POKE.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct TextPokeRecord<'a> {
+    pub addr: u64,
+    pub old_bytes: &'a [u8],
+    pub new_bytes: &'a [u8],
+}
+
+impl<'a> TextPokeRecord<'a> {
+    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
+        let addr = r.u64()?;
+        let (old_len, new_len) = (r.u16()?, r.u16()?);
+        Ok(TextPokeRecord {
+            addr,
+            old_bytes: r.bytes(old_len.into())?,
+            new_bytes: r.bytes(new_len.into())?,
+        })
+    }
+}
+
+/// PERF_RECORD_AUX_OUTPUT_HW_ID.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct AuxOutputHwIdRecord {
+    pub hw_id: u64,
+}
+
+/// PERF_RECORD_CALLCHAIN_DEFERRED: user frames for earlier samples ending in USER_DEFERRED + cookie.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[allow(missing_docs)]
+pub struct CallchainDeferredRecord<'a> {
+    pub cookie: u64,
+    pub ips: U64s<'a>,
+}
+
+impl<'a> CallchainDeferredRecord<'a> {
+    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
+        let cookie = r.u64()?;
+        let nr = r.u64()?;
+        Ok(CallchainDeferredRecord {
+            cookie,
+            ips: r.u64s(nr)?,
+        })
+    }
+}

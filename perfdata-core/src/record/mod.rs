@@ -1,0 +1,589 @@
+//! Records of the data stream: the header, the record type numbers, and one typed view per kind.
+//!
+//! Kernel records (types 1–63) are laid out as in perf_event.h and may end in a `sample_id` trailer;
+//! perf's own records (64 and up) are from tools/lib/perf/include/perf/event.h. Every view borrows
+//! from the record's bytes.
+
+mod kernel;
+mod user;
+
+pub use kernel::*;
+pub use user::*;
+
+use crate::error::{Error, Position, Result};
+use crate::reader::{Endian, Reader};
+use crate::sample::Sample;
+
+/// `struct perf_event_header`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordHeader {
+    /// `type`: see [`record_type`].
+    pub type_: u32,
+    /// `misc`: cpumode in bits 0–2 plus type-specific bits.
+    pub misc: u16,
+    /// `size` including this 8-byte header (not including out-of-band payloads).
+    pub size: u16,
+}
+
+impl RecordHeader {
+    /// Decode from at least 8 bytes.
+    pub fn parse(b: &[u8], endian: Endian, pos: Position) -> Result<RecordHeader> {
+        let mut r = Reader::new(b, endian, pos, "perf_event_header");
+        Ok(RecordHeader {
+            type_: r.u32()?,
+            misc: r.u16()?,
+            size: r.u16()?,
+        })
+    }
+
+    /// Encode.
+    pub fn write(&self, endian: Endian, out: &mut Vec<u8>) {
+        endian.put_u32(out, self.type_);
+        endian.put_u16(out, self.misc);
+        endian.put_u16(out, self.size);
+    }
+
+    /// The cpumode (misc bits 0–2).
+    pub fn cpumode(&self) -> CpuMode {
+        CpuMode::from_misc(self.misc)
+    }
+}
+
+/// The `PERF_RECORD_MISC_CPUMODE_MASK` part of `misc`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CpuMode {
+    /// 0
+    Unknown,
+    /// 1
+    Kernel,
+    /// 2
+    User,
+    /// 3
+    Hypervisor,
+    /// 4
+    GuestKernel,
+    /// 5
+    GuestUser,
+    /// 6, 7: undefined values kept as they are.
+    Other(u8),
+}
+
+impl CpuMode {
+    /// From a `misc` field.
+    pub fn from_misc(misc: u16) -> CpuMode {
+        match misc & 7 {
+            0 => CpuMode::Unknown,
+            1 => CpuMode::Kernel,
+            2 => CpuMode::User,
+            3 => CpuMode::Hypervisor,
+            4 => CpuMode::GuestKernel,
+            5 => CpuMode::GuestUser,
+            n => CpuMode::Other(n as u8),
+        }
+    }
+}
+
+/// `misc` bits with a meaning for some record types.
+pub mod misc {
+    #![allow(missing_docs)]
+    pub const PROC_MAP_PARSE_TIMEOUT: u16 = 1 << 12;
+    pub const MMAP_DATA: u16 = 1 << 13;
+    pub const COMM_EXEC: u16 = 1 << 13;
+    pub const FORK_EXEC: u16 = 1 << 13;
+    pub const SWITCH_OUT: u16 = 1 << 13;
+    pub const EXACT_IP: u16 = 1 << 14;
+    pub const SWITCH_OUT_PREEMPT: u16 = 1 << 14;
+    pub const MMAP_BUILD_ID: u16 = 1 << 14;
+    pub const BUILD_ID_SIZE: u16 = 1 << 15;
+    pub const LOST_SAMPLES_BPF: u16 = 1 << 15;
+}
+
+/// Record type numbers (`PERF_RECORD_*`).
+pub mod record_type {
+    #![allow(missing_docs)]
+    pub const MMAP: u32 = 1;
+    pub const LOST: u32 = 2;
+    pub const COMM: u32 = 3;
+    pub const EXIT: u32 = 4;
+    pub const THROTTLE: u32 = 5;
+    pub const UNTHROTTLE: u32 = 6;
+    pub const FORK: u32 = 7;
+    pub const READ: u32 = 8;
+    pub const SAMPLE: u32 = 9;
+    pub const MMAP2: u32 = 10;
+    pub const AUX: u32 = 11;
+    pub const ITRACE_START: u32 = 12;
+    pub const LOST_SAMPLES: u32 = 13;
+    pub const SWITCH: u32 = 14;
+    pub const SWITCH_CPU_WIDE: u32 = 15;
+    pub const NAMESPACES: u32 = 16;
+    pub const KSYMBOL: u32 = 17;
+    pub const BPF_EVENT: u32 = 18;
+    pub const CGROUP: u32 = 19;
+    pub const TEXT_POKE: u32 = 20;
+    pub const AUX_OUTPUT_HW_ID: u32 = 21;
+    pub const CALLCHAIN_DEFERRED: u32 = 22;
+    pub const HEADER_ATTR: u32 = 64;
+    pub const HEADER_EVENT_TYPE: u32 = 65;
+    pub const HEADER_TRACING_DATA: u32 = 66;
+    pub const HEADER_BUILD_ID: u32 = 67;
+    pub const FINISHED_ROUND: u32 = 68;
+    pub const ID_INDEX: u32 = 69;
+    pub const AUXTRACE_INFO: u32 = 70;
+    pub const AUXTRACE: u32 = 71;
+    pub const AUXTRACE_ERROR: u32 = 72;
+    pub const THREAD_MAP: u32 = 73;
+    pub const CPU_MAP: u32 = 74;
+    pub const STAT_CONFIG: u32 = 75;
+    pub const STAT: u32 = 76;
+    pub const STAT_ROUND: u32 = 77;
+    pub const EVENT_UPDATE: u32 = 78;
+    pub const TIME_CONV: u32 = 79;
+    pub const HEADER_FEATURE: u32 = 80;
+    pub const COMPRESSED: u32 = 81;
+    pub const FINISHED_INIT: u32 = 82;
+    pub const COMPRESSED2: u32 = 83;
+    pub const BPF_METADATA: u32 = 84;
+    pub const SCHEDSTAT_CPU: u32 = 85;
+    pub const SCHEDSTAT_DOMAIN: u32 = 86;
+
+    /// First type number of perf's user records; kernel records are below it.
+    pub const USER_START: u32 = 64;
+
+    /// perf's name without `PERF_RECORD_` (`None` for unknown types).
+    pub fn name(t: u32) -> Option<&'static str> {
+        Some(match t {
+            1 => "MMAP",
+            2 => "LOST",
+            3 => "COMM",
+            4 => "EXIT",
+            5 => "THROTTLE",
+            6 => "UNTHROTTLE",
+            7 => "FORK",
+            8 => "READ",
+            9 => "SAMPLE",
+            10 => "MMAP2",
+            11 => "AUX",
+            12 => "ITRACE_START",
+            13 => "LOST_SAMPLES",
+            14 => "SWITCH",
+            15 => "SWITCH_CPU_WIDE",
+            16 => "NAMESPACES",
+            17 => "KSYMBOL",
+            18 => "BPF_EVENT",
+            19 => "CGROUP",
+            20 => "TEXT_POKE",
+            21 => "AUX_OUTPUT_HW_ID",
+            22 => "CALLCHAIN_DEFERRED",
+            64 => "HEADER_ATTR",
+            65 => "HEADER_EVENT_TYPE",
+            66 => "HEADER_TRACING_DATA",
+            67 => "HEADER_BUILD_ID",
+            68 => "FINISHED_ROUND",
+            69 => "ID_INDEX",
+            70 => "AUXTRACE_INFO",
+            71 => "AUXTRACE",
+            72 => "AUXTRACE_ERROR",
+            73 => "THREAD_MAP",
+            74 => "CPU_MAP",
+            75 => "STAT_CONFIG",
+            76 => "STAT",
+            77 => "STAT_ROUND",
+            78 => "EVENT_UPDATE",
+            79 => "TIME_CONV",
+            80 => "HEADER_FEATURE",
+            81 => "COMPRESSED",
+            82 => "FINISHED_INIT",
+            83 => "COMPRESSED2",
+            84 => "BPF_METADATA",
+            85 => "SCHEDSTAT_CPU",
+            86 => "SCHEDSTAT_DOMAIN",
+            _ => return None,
+        })
+    }
+
+    /// perf's name, or `UNKNOWN_<n>`.
+    pub fn display_name(t: u32) -> std::borrow::Cow<'static, str> {
+        match name(t) {
+            Some(n) => n.into(),
+            None => format!("UNKNOWN_{t}").into(),
+        }
+    }
+}
+
+/// The `sample_id` trailer of a non-sample kernel record (present with `sample_id_all`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct SampleId {
+    pub pid: Option<u32>,
+    pub tid: Option<u32>,
+    pub time: Option<u64>,
+    pub id: Option<u64>,
+    pub stream_id: Option<u64>,
+    pub cpu: Option<u32>,
+    pub res: Option<u32>,
+    pub identifier: Option<u64>,
+}
+
+impl SampleId {
+    /// Parse a trailer of exactly the attr's trailer size, in kernel emit order.
+    pub fn parse(b: &[u8], sample_type: u64, endian: Endian, pos: Position) -> Result<SampleId> {
+        use crate::attr::sample_type as st;
+        let mut r = Reader::new(b, endian, pos, "sample_id trailer");
+        let mut s = SampleId::default();
+        if sample_type & st::TID != 0 {
+            s.pid = Some(r.u32()?);
+            s.tid = Some(r.u32()?);
+        }
+        if sample_type & st::TIME != 0 {
+            s.time = Some(r.u64()?);
+        }
+        if sample_type & st::ID != 0 {
+            s.id = Some(r.u64()?);
+        }
+        if sample_type & st::STREAM_ID != 0 {
+            s.stream_id = Some(r.u64()?);
+        }
+        if sample_type & st::CPU != 0 {
+            s.cpu = Some(r.u32()?);
+            s.res = Some(r.u32()?);
+        }
+        if sample_type & st::IDENTIFIER != 0 {
+            s.identifier = Some(r.u64()?);
+        }
+        Ok(s)
+    }
+
+    /// Encode in kernel emit order.
+    pub fn write(&self, endian: Endian, out: &mut Vec<u8>) {
+        if let (Some(p), Some(t)) = (self.pid, self.tid) {
+            endian.put_u32(out, p);
+            endian.put_u32(out, t);
+        }
+        for v in [self.time, self.id, self.stream_id].into_iter().flatten() {
+            endian.put_u64(out, v);
+        }
+        if let Some(c) = self.cpu {
+            endian.put_u32(out, c);
+            endian.put_u32(out, self.res.unwrap_or(0));
+        }
+        if let Some(v) = self.identifier {
+            endian.put_u64(out, v);
+        }
+    }
+}
+
+/// One typed record. Everything borrows from the record bytes.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+#[allow(missing_docs)] // variants are named after PERF_RECORD_*
+// Samples are large; boxing them would cost an allocation per record on the hot path.
+#[allow(clippy::large_enum_variant)]
+pub enum RecordKind<'a> {
+    Mmap(MmapRecord<'a>),
+    Lost(LostRecord),
+    Comm(CommRecord<'a>),
+    Exit(TaskRecord),
+    Throttle(ThrottleRecord),
+    Unthrottle(ThrottleRecord),
+    Fork(TaskRecord),
+    Read(ReadRecord<'a>),
+    Sample(Sample<'a>),
+    Mmap2(Mmap2Record<'a>),
+    Aux(AuxRecord),
+    ItraceStart(ItraceStartRecord),
+    LostSamples(LostSamplesRecord),
+    Switch,
+    SwitchCpuWide(SwitchCpuWideRecord),
+    Namespaces(NamespacesRecord<'a>),
+    Ksymbol(KsymbolRecord<'a>),
+    BpfEvent(BpfEventRecord<'a>),
+    Cgroup(CgroupRecord<'a>),
+    TextPoke(TextPokeRecord<'a>),
+    AuxOutputHwId(AuxOutputHwIdRecord),
+    CallchainDeferred(CallchainDeferredRecord<'a>),
+    HeaderAttr(HeaderAttrRecord<'a>),
+    HeaderEventType(HeaderEventTypeRecord<'a>),
+    HeaderTracingData(TracingDataRecord<'a>),
+    HeaderBuildId(BuildIdRecord<'a>),
+    FinishedRound,
+    IdIndex(IdIndexRecord<'a>),
+    AuxtraceInfo(AuxtraceInfoRecord<'a>),
+    Auxtrace(AuxtraceRecord<'a>),
+    AuxtraceError(AuxtraceErrorRecord<'a>),
+    ThreadMap(ThreadMapRecord<'a>),
+    CpuMap(CpuMapRecord<'a>),
+    StatConfig(StatConfigRecord<'a>),
+    Stat(StatRecord),
+    StatRound(StatRoundRecord),
+    EventUpdate(EventUpdateRecord<'a>),
+    TimeConv(TimeConvRecord),
+    HeaderFeature(HeaderFeatureRecord<'a>),
+    /// A COMPRESSED/COMPRESSED2 record itself (only yielded when asked for; normally its decompressed
+    /// records are yielded in its place).
+    Compressed(CompressedRecord<'a>),
+    FinishedInit,
+    BpfMetadata(BpfMetadataRecord<'a>),
+    /// SCHEDSTAT_CPU / SCHEDSTAT_DOMAIN: header fields decoded, version-specific counters raw.
+    Schedstat(SchedstatRecord<'a>),
+    /// A type this crate does not know: the body after the 8-byte header, raw.
+    Unknown(&'a [u8]),
+}
+
+/// A record: where it was, its header, the event it belongs to, and its typed body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record<'a> {
+    /// Where the record is (offset, and index for decompressed records).
+    pub pos: Position,
+    /// The record header.
+    pub header: RecordHeader,
+    /// The event (attr) the record belongs to, per perf's rules; `None` for user records and for
+    /// kernel records whose id matched no attr.
+    pub event: Option<&'a crate::event::Event>,
+    /// The record's sample_id trailer, for kernel records other than SAMPLE with `sample_id_all`.
+    pub sample_id: Option<SampleId>,
+    /// The typed body.
+    pub kind: RecordKind<'a>,
+    /// All bytes of the record, header included (out-of-band payloads are in the typed body).
+    pub bytes: &'a [u8],
+}
+
+impl Record<'_> {
+    /// perf's name for the record type (`UNKNOWN_<n>` when unknown).
+    pub fn type_name(&self) -> std::borrow::Cow<'static, str> {
+        record_type::display_name(self.header.type_)
+    }
+
+    /// The record's timestamp: a sample's `time`, the trailer's `time` for other kernel records.
+    pub fn time(&self) -> Option<u64> {
+        match &self.kind {
+            RecordKind::Sample(s) => s.time,
+            _ => self.sample_id.and_then(|s| s.time),
+        }
+    }
+}
+
+/// Read a `str8` (NUL-terminated, zero-padded) field that runs to the end of `r`'s body.
+pub(crate) fn str_to_end<'a>(r: &mut Reader<'a>) -> &'a [u8] {
+    crate::reader::until_nul(r.rest())
+}
+
+/// Decode a framed record. `events` is the event list in force at this point of the stream.
+pub fn decode<'a>(
+    frame: crate::stream::Frame<'a>,
+    events: &'a crate::event::EventList,
+    endian: Endian,
+) -> Result<Record<'a>> {
+    use crate::event::Resolution;
+    let h = frame.header;
+    let pos = frame.pos;
+    let name = record_type::name(h.type_).unwrap_or("UNKNOWN");
+    let resolution = events.resolve(h.type_, frame.bytes, endian);
+    let event = match resolution {
+        Resolution::Event(i) => events.events.get(i),
+        _ => None,
+    };
+    let body_all = frame.bytes.get(8..).unwrap_or(&[]);
+    let base = Position {
+        offset: pos.offset.saturating_add(8),
+        ..pos
+    };
+    let wrap = |e: Error| e.in_record(pos, name);
+    // Kernel records other than SAMPLE end in a sample_id trailer laid out per their event (or the
+    // first event when their id is unknown).
+    let mut sample_id = None;
+    let mut body = body_all;
+    if h.type_ < record_type::USER_START && h.type_ != record_type::SAMPLE {
+        let ev = event.or_else(|| events.events.first());
+        if let Some(ev) = ev {
+            let t = ev.layout.trailer_size;
+            if t > 0 {
+                let split = body_all.len().checked_sub(t).ok_or_else(|| {
+                    wrap(Error::malformed(
+                        pos,
+                        "sample_id trailer",
+                        format!(
+                            "record body of {} bytes is shorter than the {t}-byte trailer",
+                            body_all.len()
+                        ),
+                    ))
+                })?;
+                let (b, trailer) = body_all.split_at(split);
+                let tpos = Position {
+                    offset: base.offset.saturating_add(split as u64),
+                    ..pos
+                };
+                sample_id = Some(
+                    SampleId::parse(trailer, ev.attr.sample_type, endian, tpos).map_err(wrap)?,
+                );
+                body = b;
+            }
+        }
+    }
+    let mut r = Reader::new(body, endian, base, name);
+    let need_event = || -> Result<&crate::event::Event> {
+        match resolution {
+            Resolution::Event(_) => event
+                .ok_or_else(|| wrap(Error::malformed(pos, "record", "event index out of range"))),
+            Resolution::UnknownId(id) => Err(wrap(Error::malformed(
+                pos,
+                "record",
+                format!("id {id} matches no event in the file"),
+            ))),
+            Resolution::NoEvent => Err(wrap(Error::malformed(
+                pos,
+                "record",
+                "no event (attr) describes this record",
+            ))),
+        }
+    };
+    use record_type as t;
+    let kind = (|| -> Result<RecordKind<'a>> {
+        Ok(match h.type_ {
+            t::MMAP => RecordKind::Mmap(MmapRecord::parse(&mut r)?),
+            t::LOST => RecordKind::Lost(LostRecord::parse(&mut r)?),
+            t::COMM => RecordKind::Comm(CommRecord::parse(&mut r, h.misc)?),
+            t::EXIT => RecordKind::Exit(TaskRecord::parse(&mut r)?),
+            t::THROTTLE => RecordKind::Throttle(ThrottleRecord::parse(&mut r)?),
+            t::UNTHROTTLE => RecordKind::Unthrottle(ThrottleRecord::parse(&mut r)?),
+            t::FORK => RecordKind::Fork(TaskRecord::parse(&mut r)?),
+            t::READ => RecordKind::Read(ReadRecord::parse(&mut r, &need_event()?.attr)?),
+            t::SAMPLE => {
+                let ev = need_event()?;
+                let s = Sample::parse(&mut r, &ev.attr, ev.sample_context)?;
+                if r.remaining() != 0 {
+                    // perf accepts trailing bytes; we keep the sample and note nothing here.
+                }
+                RecordKind::Sample(s)
+            }
+            t::MMAP2 => RecordKind::Mmap2(Mmap2Record::parse(&mut r, h.misc)?),
+            t::AUX => RecordKind::Aux(AuxRecord::parse(&mut r)?),
+            t::ITRACE_START => RecordKind::ItraceStart(ItraceStartRecord::parse(&mut r)?),
+            t::LOST_SAMPLES => RecordKind::LostSamples(LostSamplesRecord::parse(&mut r)?),
+            t::SWITCH => RecordKind::Switch,
+            t::SWITCH_CPU_WIDE => RecordKind::SwitchCpuWide(SwitchCpuWideRecord::parse(&mut r)?),
+            t::NAMESPACES => RecordKind::Namespaces(NamespacesRecord::parse(&mut r)?),
+            t::KSYMBOL => RecordKind::Ksymbol(KsymbolRecord::parse(&mut r)?),
+            t::BPF_EVENT => RecordKind::BpfEvent(BpfEventRecord::parse(&mut r)?),
+            t::CGROUP => RecordKind::Cgroup(CgroupRecord::parse(&mut r)?),
+            t::TEXT_POKE => RecordKind::TextPoke(TextPokeRecord::parse(&mut r)?),
+            t::AUX_OUTPUT_HW_ID => {
+                RecordKind::AuxOutputHwId(AuxOutputHwIdRecord { hw_id: r.u64()? })
+            }
+            t::CALLCHAIN_DEFERRED => {
+                RecordKind::CallchainDeferred(CallchainDeferredRecord::parse(&mut r)?)
+            }
+            t::HEADER_ATTR => RecordKind::HeaderAttr(HeaderAttrRecord::parse(&mut r)?),
+            t::HEADER_EVENT_TYPE => RecordKind::HeaderEventType(HeaderEventTypeRecord {
+                event_id: r.u64()?,
+                name: until_nul_rest(&mut r),
+            }),
+            t::HEADER_TRACING_DATA => RecordKind::HeaderTracingData(TracingDataRecord {
+                size: r.u32()?,
+                data: frame.payload,
+            }),
+            t::HEADER_BUILD_ID => RecordKind::HeaderBuildId(BuildIdRecord::parse(&mut r, h.misc)?),
+            t::FINISHED_ROUND => RecordKind::FinishedRound,
+            t::ID_INDEX => RecordKind::IdIndex(IdIndexRecord::parse(&mut r)?),
+            t::AUXTRACE_INFO => {
+                let (type_, reserved) = (r.u32()?, r.u32()?);
+                let n = (r.remaining() / 8) as u64;
+                RecordKind::AuxtraceInfo(AuxtraceInfoRecord {
+                    type_,
+                    reserved,
+                    priv_: r.u64s(n)?,
+                })
+            }
+            t::AUXTRACE => RecordKind::Auxtrace(AuxtraceRecord {
+                size: r.u64()?,
+                offset: r.u64()?,
+                reference: r.u64()?,
+                idx: r.u32()?,
+                tid: r.u32()?,
+                cpu: r.u32()?,
+                reserved: r.u32()?,
+                data: frame.payload,
+            }),
+            t::AUXTRACE_ERROR => RecordKind::AuxtraceError(AuxtraceErrorRecord::parse(&mut r)?),
+            t::THREAD_MAP => RecordKind::ThreadMap(ThreadMapRecord::parse(&mut r)?),
+            t::CPU_MAP => {
+                let raw = r.rest();
+                RecordKind::CpuMap(CpuMapRecord {
+                    data: CpuMapData::parse(&mut r)?,
+                    raw,
+                })
+            }
+            t::STAT_CONFIG => {
+                let nr = r.u64()?;
+                let words = nr
+                    .checked_mul(2)
+                    .ok_or_else(|| r.malformed(format!("nr {nr}")))?;
+                RecordKind::StatConfig(StatConfigRecord {
+                    nr,
+                    data: r.u64s(words)?,
+                })
+            }
+            t::STAT => RecordKind::Stat(StatRecord {
+                id: r.u64()?,
+                cpu: r.u32()?,
+                thread: r.u32()?,
+                val: r.u64()?,
+                ena: r.u64()?,
+                run: r.u64()?,
+            }),
+            t::STAT_ROUND => RecordKind::StatRound(StatRoundRecord {
+                type_: r.u64()?,
+                time: r.u64()?,
+            }),
+            t::EVENT_UPDATE => RecordKind::EventUpdate(EventUpdateRecord::parse(&mut r)?),
+            t::TIME_CONV => RecordKind::TimeConv(TimeConvRecord::parse(&mut r)?),
+            t::HEADER_FEATURE => RecordKind::HeaderFeature(HeaderFeatureRecord {
+                feat_id: r.u64()?,
+                data: r.rest(),
+            }),
+            t::COMPRESSED => RecordKind::Compressed(CompressedRecord {
+                data_size: None,
+                data: r.rest(),
+            }),
+            t::COMPRESSED2 => {
+                let n = r.u64()?;
+                RecordKind::Compressed(CompressedRecord {
+                    data_size: Some(n),
+                    data: r.bytes_u64(n)?,
+                })
+            }
+            t::FINISHED_INIT => RecordKind::FinishedInit,
+            t::BPF_METADATA => RecordKind::BpfMetadata(BpfMetadataRecord::parse(&mut r)?),
+            t::SCHEDSTAT_CPU | t::SCHEDSTAT_DOMAIN => {
+                let (timestamp, cpu, version) = (r.u64()?, r.u32()?, r.u16()?);
+                let domain = if h.type_ == t::SCHEDSTAT_DOMAIN {
+                    Some(r.u16()?)
+                } else {
+                    r.skip(2)?;
+                    None
+                };
+                RecordKind::Schedstat(SchedstatRecord {
+                    timestamp,
+                    cpu,
+                    version,
+                    domain,
+                    counters: r.rest(),
+                })
+            }
+            _ => RecordKind::Unknown(body_all),
+        })
+    })()
+    .map_err(wrap)?;
+    Ok(Record {
+        pos,
+        header: h,
+        event,
+        sample_id,
+        kind,
+        bytes: frame.bytes,
+    })
+}
+
+fn until_nul_rest<'a>(r: &mut Reader<'a>) -> &'a [u8] {
+    crate::reader::until_nul(r.rest())
+}

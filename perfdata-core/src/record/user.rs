@@ -1,0 +1,551 @@
+//! perf's own records (types 64 and up), tools/lib/perf/include/perf/event.h layouts.
+
+use crate::attr::EventAttr;
+use crate::error::Result;
+use crate::reader::{until_nul, Endian, Reader, U64s};
+
+/// PERF_RECORD_HEADER_ATTR (pipe mode): an attr and its ids.
+#[derive(Clone, Debug, PartialEq)]
+#[allow(missing_docs)]
+pub struct HeaderAttrRecord<'a> {
+    pub attr: EventAttr,
+    pub ids: U64s<'a>,
+}
+
+impl<'a> HeaderAttrRecord<'a> {
+    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
+        let pos = r.position();
+        let body = r.rest();
+        let mut peek = *r;
+        peek.skip(4)?;
+        let size = peek.u32()?;
+        let attr_len = if size == 0 { 64 } else { size as usize };
+        let attr_bytes = r.bytes(attr_len)?;
+        let attr = EventAttr::parse(attr_bytes, r.endian(), pos)?;
+        // ids start at 8 + attr.size (reference §4.3.2).
+        let n = (body.len() - attr_len) / 8;
+        Ok(HeaderAttrRecord {
+            attr,
+            ids: r.u64s(n as u64)?,
+        })
+    }
+}
+
+/// PERF_RECORD_HEADER_EVENT_TYPE (deprecated).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct HeaderEventTypeRecord<'a> {
+    pub event_id: u64,
+    pub name: &'a [u8],
+}
+
+/// PERF_RECORD_HEADER_TRACING_DATA: `size` bytes of tracing data follow the 16-byte record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct TracingDataRecord<'a> {
+    pub size: u32,
+    /// The out-of-band payload (`size` bytes, zero-padded to 8).
+    pub data: &'a [u8],
+}
+
+/// PERF_RECORD_HEADER_BUILD_ID (also the entries of the BUILD_ID feature).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct BuildIdRecord<'a> {
+    /// Machine pid (-1 = host). perf leaves it unswapped in cross-endian files; decoded in file order.
+    pub pid: i32,
+    /// The valid bytes of the build id (`size` when misc has BUILD_ID_SIZE, else all 20).
+    pub build_id: &'a [u8],
+    /// The 20 stored bytes.
+    pub raw_build_id: &'a [u8],
+    /// Stored `size` byte (valid when misc & BUILD_ID_SIZE).
+    pub size: u8,
+    pub filename: &'a [u8],
+}
+
+impl<'a> BuildIdRecord<'a> {
+    /// Parse the body after the record header.
+    pub fn parse(r: &mut Reader<'a>, misc: u16) -> Result<Self> {
+        let pid = r.i32()?;
+        let raw = r.bytes(20)?;
+        let size = r.u8()?;
+        r.skip(3)?;
+        let valid = if misc & super::misc::BUILD_ID_SIZE != 0 {
+            usize::from(size).min(20)
+        } else {
+            20
+        };
+        Ok(BuildIdRecord {
+            pid,
+            build_id: raw.get(..valid).unwrap_or(raw),
+            raw_build_id: raw,
+            size,
+            filename: super::str_to_end(r),
+        })
+    }
+}
+
+/// One entry of PERF_RECORD_ID_INDEX.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct IdIndexEntry {
+    pub id: u64,
+    pub idx: u64,
+    pub cpu: u64,
+    pub tid: u64,
+    /// From the optional second array (`machine_pid`, `vcpu`).
+    pub machine_pid: Option<u64>,
+    pub vcpu: Option<u64>,
+}
+
+/// PERF_RECORD_ID_INDEX: which attr index, cpu and thread each id belongs to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[allow(missing_docs)]
+pub struct IdIndexRecord<'a> {
+    pub nr: u64,
+    entries: U64s<'a>,
+    entries2: Option<U64s<'a>>,
+}
+
+impl<'a> IdIndexRecord<'a> {
+    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
+        let nr = r.u64()?;
+        let words = nr
+            .checked_mul(4)
+            .ok_or_else(|| r.malformed(format!("nr {nr}")))?;
+        let entries = r.u64s(words)?;
+        let entries2 = if (r.remaining() as u64) >= nr.saturating_mul(16) && nr > 0 {
+            Some(r.u64s(nr * 2)?)
+        } else {
+            None
+        };
+        Ok(IdIndexRecord {
+            nr,
+            entries,
+            entries2,
+        })
+    }
+
+    /// The entries.
+    pub fn entries(&self) -> impl Iterator<Item = IdIndexEntry> + 'a {
+        let (e, e2) = (self.entries, self.entries2);
+        (0..e.len() / 4).map(move |i| IdIndexEntry {
+            id: e.get(4 * i).unwrap_or(0),
+            idx: e.get(4 * i + 1).unwrap_or(0),
+            cpu: e.get(4 * i + 2).unwrap_or(0),
+            tid: e.get(4 * i + 3).unwrap_or(0),
+            machine_pid: e2.and_then(|x| x.get(2 * i)),
+            vcpu: e2.and_then(|x| x.get(2 * i + 1)),
+        })
+    }
+}
+
+/// PERF_RECORD_AUXTRACE_INFO.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[allow(missing_docs)]
+pub struct AuxtraceInfoRecord<'a> {
+    /// 1 INTEL_PT, 2 INTEL_BTS, 3 CS_ETM, 4 ARM_SPE, 5 S390_CPUMSF, 6 HISI_PTT.
+    pub type_: u32,
+    pub reserved: u32,
+    /// PMU-specific private words.
+    pub priv_: U64s<'a>,
+}
+
+/// PERF_RECORD_AUXTRACE: `size` bytes of AUX data follow the 48-byte record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct AuxtraceRecord<'a> {
+    pub size: u64,
+    pub offset: u64,
+    pub reference: u64,
+    pub idx: u32,
+    pub tid: u32,
+    pub cpu: u32,
+    pub reserved: u32,
+    /// The out-of-band AUX data.
+    pub data: &'a [u8],
+}
+
+/// PERF_RECORD_AUXTRACE_ERROR.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct AuxtraceErrorRecord<'a> {
+    pub type_: u32,
+    pub code: u32,
+    pub cpu: u32,
+    pub pid: u32,
+    pub tid: u32,
+    pub fmt: u32,
+    pub ip: u64,
+    /// Present when fmt ≥ 1.
+    pub time: Option<u64>,
+    pub msg: &'a [u8],
+    /// Present when fmt ≥ 2.
+    pub machine_pid: Option<u32>,
+    pub vcpu: Option<u32>,
+}
+
+impl<'a> AuxtraceErrorRecord<'a> {
+    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
+        let (type_, code, cpu, pid, tid, fmt, ip) = (
+            r.u32()?,
+            r.u32()?,
+            r.u32()?,
+            r.u32()?,
+            r.u32()?,
+            r.u32()?,
+            r.u64()?,
+        );
+        let time = if fmt >= 1 { Some(r.u64()?) } else { None };
+        // msg[64] may be cut after its NUL (size = ALIGN8).
+        let n = r.remaining().min(64);
+        let msg = r.fixed_str(n)?;
+        let (machine_pid, vcpu) = if fmt >= 2 && r.remaining() >= 8 {
+            (Some(r.u32()?), Some(r.u32()?))
+        } else {
+            (None, None)
+        };
+        Ok(AuxtraceErrorRecord {
+            type_,
+            code,
+            cpu,
+            pid,
+            tid,
+            fmt,
+            ip,
+            time,
+            msg,
+            machine_pid,
+            vcpu,
+        })
+    }
+}
+
+/// PERF_RECORD_THREAD_MAP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct ThreadMapRecord<'a> {
+    pub nr: u64,
+    entries: &'a [u8],
+    endian: Endian,
+}
+
+impl<'a> ThreadMapRecord<'a> {
+    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
+        let nr = r.u64()?;
+        let n = nr
+            .checked_mul(24)
+            .ok_or_else(|| r.malformed(format!("nr {nr}")))?;
+        Ok(ThreadMapRecord {
+            nr,
+            entries: r.bytes_u64(n)?,
+            endian: r.endian(),
+        })
+    }
+
+    /// `(pid, comm)` entries.
+    pub fn entries(&self) -> impl Iterator<Item = (u64, &'a [u8])> + 'a {
+        let e = self.endian;
+        self.entries.chunks_exact(24).map(move |c| {
+            (
+                e.u64(c.get(..8).unwrap_or(&[0; 8])),
+                until_nul(c.get(8..).unwrap_or(&[])),
+            )
+        })
+    }
+}
+
+/// A CPU map (`struct perf_record_cpu_map_data`), any of its encodings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CpuMapData {
+    /// Type 0: explicit list (`-1` = any CPU).
+    Cpus(Vec<i32>),
+    /// Type 1: bitmask of `long_size` (4 or 8) words.
+    Mask {
+        /// Word size in bytes.
+        long_size: u16,
+        /// The words.
+        mask: Vec<u64>,
+    },
+    /// Type 2: contiguous range, optionally preceded by -1.
+    Range {
+        /// The map starts with -1 ("any CPU").
+        any_cpu: bool,
+        /// First CPU.
+        start: u16,
+        /// Last CPU (inclusive).
+        end: u16,
+    },
+    /// An encoding this crate does not know.
+    Unknown {
+        /// The `type` u16.
+        type_: u16,
+    },
+}
+
+impl CpuMapData {
+    /// Parse a cpu_map_data (packed, unaligned; reference §4.3.1).
+    pub fn parse(r: &mut Reader<'_>) -> Result<CpuMapData> {
+        let type_ = r.u16()?;
+        Ok(match type_ {
+            0 => {
+                let nr = r.u16()?;
+                let mut v = Vec::with_capacity(usize::from(nr).min(r.remaining() / 2));
+                for _ in 0..nr {
+                    let c = r.u16()?;
+                    v.push(if c == u16::MAX { -1 } else { i32::from(c) });
+                }
+                CpuMapData::Cpus(v)
+            }
+            1 => {
+                let nr = r.u16()?;
+                let long_size = r.u16()?;
+                let mut mask = Vec::with_capacity(usize::from(nr).min(r.remaining() / 4));
+                match long_size {
+                    4 => {
+                        for _ in 0..nr {
+                            mask.push(u64::from(r.u32()?));
+                        }
+                    }
+                    8 => {
+                        r.skip(4)?;
+                        for _ in 0..nr {
+                            mask.push(r.u64()?);
+                        }
+                    }
+                    n => {
+                        return Err(
+                            r.malformed(format!("cpu map mask long_size {n}, expected 4 or 8"))
+                        )
+                    }
+                }
+                CpuMapData::Mask { long_size, mask }
+            }
+            2 => {
+                let any = r.u8()?;
+                r.skip(1)?;
+                CpuMapData::Range {
+                    any_cpu: any != 0,
+                    start: r.u16()?,
+                    end: r.u16()?,
+                }
+            }
+            t => CpuMapData::Unknown { type_: t },
+        })
+    }
+
+    /// The CPUs of the map (-1 = any), in order. Bounded by the encoded size.
+    pub fn cpus(&self) -> Vec<i32> {
+        match self {
+            CpuMapData::Cpus(v) => v.clone(),
+            CpuMapData::Mask { long_size, mask } => {
+                let bits = u32::from(*long_size) * 8;
+                let mut out = Vec::new();
+                for (i, w) in mask.iter().enumerate() {
+                    for b in 0..bits.min(64) {
+                        if w & (1u64 << b) != 0 {
+                            out.push((i as u32 * bits + b) as i32);
+                        }
+                    }
+                }
+                out
+            }
+            CpuMapData::Range {
+                any_cpu,
+                start,
+                end,
+            } => {
+                let mut out = Vec::new();
+                if *any_cpu {
+                    out.push(-1);
+                }
+                out.extend((i32::from(*start)..=i32::from(*end)).collect::<Vec<_>>());
+                out
+            }
+            CpuMapData::Unknown { .. } => Vec::new(),
+        }
+    }
+}
+
+/// PERF_RECORD_CPU_MAP.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct CpuMapRecord<'a> {
+    pub data: CpuMapData,
+    /// The undecoded bytes (for writers and unknown encodings).
+    pub raw: &'a [u8],
+}
+
+/// PERF_RECORD_STAT_CONFIG: `(tag, value)` pairs (0 AGGR_MODE, 1 INTERVAL, 2 SCALE, 3 AGGR_LEVEL).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[allow(missing_docs)]
+pub struct StatConfigRecord<'a> {
+    pub nr: u64,
+    pub data: U64s<'a>,
+}
+
+impl StatConfigRecord<'_> {
+    /// The `(tag, val)` pairs.
+    pub fn entries(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        (0..self.data.len() / 2).map(|i| {
+            (
+                self.data.get(2 * i).unwrap_or(0),
+                self.data.get(2 * i + 1).unwrap_or(0),
+            )
+        })
+    }
+}
+
+/// PERF_RECORD_STAT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct StatRecord {
+    pub id: u64,
+    pub cpu: u32,
+    pub thread: u32,
+    pub val: u64,
+    pub ena: u64,
+    pub run: u64,
+}
+
+/// PERF_RECORD_STAT_ROUND.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct StatRoundRecord {
+    /// 0 INTERVAL, 1 FINAL.
+    pub type_: u64,
+    pub time: u64,
+}
+
+/// Payload of PERF_RECORD_EVENT_UPDATE.
+#[derive(Clone, Debug, PartialEq)]
+#[allow(missing_docs)]
+pub enum EventUpdate<'a> {
+    Unit(&'a [u8]),
+    Scale(f64),
+    Name(&'a [u8]),
+    Cpus(CpuMapData),
+    Unknown(&'a [u8]),
+}
+
+/// PERF_RECORD_EVENT_UPDATE: a unit, scale, name or cpu list for the event owning `id`.
+#[derive(Clone, Debug, PartialEq)]
+#[allow(missing_docs)]
+pub struct EventUpdateRecord<'a> {
+    /// 0 UNIT, 1 SCALE, 2 NAME, 3 CPUS.
+    pub type_: u64,
+    pub id: u64,
+    pub update: EventUpdate<'a>,
+}
+
+impl<'a> EventUpdateRecord<'a> {
+    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
+        let (type_, id) = (r.u64()?, r.u64()?);
+        let update = match type_ {
+            0 => EventUpdate::Unit(until_nul(r.rest())),
+            1 => EventUpdate::Scale(f64::from_bits(r.u64()?)),
+            2 => EventUpdate::Name(until_nul(r.rest())),
+            3 => EventUpdate::Cpus(CpuMapData::parse(r)?),
+            _ => EventUpdate::Unknown(r.rest()),
+        };
+        Ok(EventUpdateRecord { type_, id, update })
+    }
+}
+
+/// PERF_RECORD_TIME_CONV (32 bytes in old files, 56 in new ones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct TimeConvRecord {
+    pub time_shift: u64,
+    pub time_mult: u64,
+    pub time_zero: u64,
+    pub time_cycles: Option<u64>,
+    pub time_mask: Option<u64>,
+    pub cap_user_time_zero: Option<u8>,
+    pub cap_user_time_short: Option<u8>,
+}
+
+impl TimeConvRecord {
+    pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
+        let (time_shift, time_mult, time_zero) = (r.u64()?, r.u64()?, r.u64()?);
+        let mut t = TimeConvRecord {
+            time_shift,
+            time_mult,
+            time_zero,
+            time_cycles: None,
+            time_mask: None,
+            cap_user_time_zero: None,
+            cap_user_time_short: None,
+        };
+        if r.remaining() >= 24 {
+            t.time_cycles = Some(r.u64()?);
+            t.time_mask = Some(r.u64()?);
+            t.cap_user_time_zero = Some(r.u8()?);
+            t.cap_user_time_short = Some(r.u8()?);
+        }
+        Ok(t)
+    }
+}
+
+/// PERF_RECORD_HEADER_FEATURE (pipe mode): a feature section payload. An empty payload is the end marker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct HeaderFeatureRecord<'a> {
+    pub feat_id: u64,
+    pub data: &'a [u8],
+}
+
+/// PERF_RECORD_COMPRESSED / COMPRESSED2: a chunk of the file's zstd stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct CompressedRecord<'a> {
+    /// COMPRESSED2's `data_size` (None for COMPRESSED).
+    pub data_size: Option<u64>,
+    pub data: &'a [u8],
+}
+
+/// PERF_RECORD_BPF_METADATA.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct BpfMetadataRecord<'a> {
+    pub prog_name: &'a [u8],
+    pub nr_entries: u64,
+    entries: &'a [u8],
+}
+
+impl<'a> BpfMetadataRecord<'a> {
+    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
+        let prog_name = r.fixed_str(512)?;
+        let nr = r.u64()?;
+        let n = nr
+            .checked_mul(320)
+            .ok_or_else(|| r.malformed(format!("nr_entries {nr}")))?;
+        Ok(BpfMetadataRecord {
+            prog_name,
+            nr_entries: nr,
+            entries: r.bytes_u64(n)?,
+        })
+    }
+
+    /// `(key, value)` pairs.
+    pub fn entries(&self) -> impl Iterator<Item = (&'a [u8], &'a [u8])> + 'a {
+        self.entries.chunks_exact(320).map(|c| {
+            (
+                until_nul(c.get(..64).unwrap_or(&[])),
+                until_nul(c.get(64..).unwrap_or(&[])),
+            )
+        })
+    }
+}
+
+/// PERF_RECORD_SCHEDSTAT_CPU / SCHEDSTAT_DOMAIN: header fields, counters raw (version-specific).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct SchedstatRecord<'a> {
+    pub timestamp: u64,
+    pub cpu: u32,
+    pub version: u16,
+    /// The domain (SCHEDSTAT_DOMAIN only).
+    pub domain: Option<u16>,
+    pub counters: &'a [u8],
+}

@@ -1,0 +1,442 @@
+//! Iterating the records of a file in file order or in perf's time order.
+//!
+//! Time order follows perf's ordered-events rules (reference §7.2): user records (type ≥ 64) are
+//! delivered at their stream position; kernel records with a timestamp are queued; FINISHED_ROUND
+//! releases everything up to the largest timestamp seen before the previous round; records with no
+//! timestamp (or 0) bypass the queue; ties keep file order. Unlike perf, the queue is bounded: when
+//! it holds more than [`ReadOptions::window_records`] records the oldest half is released early, so
+//! memory does not grow with the file even without round markers.
+
+use crate::error::{Error, Position, Result};
+use crate::event::{Event, EventList, Resolution};
+use crate::reader::Endian;
+use crate::record::{decode, record_type as rt, EventUpdate, Record, RecordHeader, RecordKind};
+use crate::stream::{Frame, Frames};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+/// The order records are delivered in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Order {
+    /// As stored (decompressed records in place of their COMPRESSED record).
+    File,
+    /// By timestamp, the way `perf report`/`perf script` deliver them.
+    #[default]
+    Time,
+}
+
+/// Options for reading records.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadOptions {
+    /// File or time order.
+    pub order: Order,
+    /// Also yield COMPRESSED records themselves (before the records they carry).
+    pub include_compressed: bool,
+    /// Most records held for time ordering before the oldest half is released early.
+    pub window_records: usize,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            order: Order::Time,
+            include_compressed: false,
+            window_records: 1 << 20,
+        }
+    }
+}
+
+enum Loc {
+    /// In a mapped/borrowed input: input file number and byte range.
+    Mapped { file: u32, start: usize, end: usize },
+    /// Copied (records from streams or decompression buffers).
+    Owned(Box<[u8]>),
+}
+
+struct Queued {
+    pos: Position,
+    header: RecordHeader,
+    loc: Loc,
+}
+
+/// Counters of what happened while reading.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadStats {
+    /// Records delivered after a record with a larger timestamp had already been delivered.
+    pub out_of_order: u64,
+    /// Times the ordering window overflowed and released records before a round marker said so.
+    pub early_flushes: u64,
+    /// Records that carried an id matching no event.
+    pub unknown_id: u64,
+}
+
+enum Current {
+    None,
+    Frame,
+    Queued(Queued),
+}
+
+/// Iterator over records (lending: each record borrows the iterator until the next call).
+///
+/// ```no_run
+/// # fn main() -> perfdata_core::Result<()> {
+/// let file = perfdata_core::PerfFile::open("perf.data")?;
+/// let mut records = file.records(perfdata_core::Order::Time)?;
+/// while let Some(record) = records.next_record() {
+///     let record = record?;
+///     if let perfdata_core::RecordKind::Sample(s) = &record.kind {
+///         println!("{:?} {:?}", s.time, s.ip);
+///     }
+/// }
+/// # Ok(()) }
+/// ```
+pub struct Records<'f> {
+    frames: Frames<'f>,
+    slices: Vec<&'f [u8]>,
+    events: EventList,
+    endian: Endian,
+    opts: ReadOptions,
+    // time ordering
+    heap: BinaryHeap<Reverse<(u64, u64, usize)>>,
+    slots: Vec<Option<Queued>>,
+    free: Vec<usize>,
+    ready: VecDeque<Queued>,
+    seq: u64,
+    max_ts: u64,
+    next_flush: u64,
+    last_delivered_ts: u64,
+    eof: bool,
+    current: Current,
+    /// Counters.
+    pub stats: ReadStats,
+    errors: Vec<String>,
+}
+
+impl<'f> Records<'f> {
+    pub(crate) fn new(
+        frames: Frames<'f>,
+        slices: Vec<&'f [u8]>,
+        events: EventList,
+        endian: Endian,
+        opts: ReadOptions,
+    ) -> Self {
+        let mut frames = frames;
+        frames.yield_compressed = opts.include_compressed;
+        Records {
+            frames,
+            slices,
+            events,
+            endian,
+            opts,
+            heap: BinaryHeap::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
+            ready: VecDeque::new(),
+            seq: 0,
+            max_ts: 0,
+            next_flush: 0,
+            last_delivered_ts: 0,
+            eof: false,
+            current: Current::None,
+            stats: ReadStats::default(),
+            errors: Vec::new(),
+        }
+    }
+
+    /// The events known at this point (pipe files learn them from HEADER_ATTR records).
+    pub fn events(&self) -> &[Event] {
+        &self.events.events
+    }
+
+    /// The event list (id map included).
+    pub fn event_list(&self) -> &EventList {
+        &self.events
+    }
+
+    /// What went wrong while reading so far: framing errors, truncation, dropped data.
+    pub fn diagnostics(&self) -> Vec<String> {
+        let mut d = self.frames.diagnostics.clone();
+        d.extend(self.errors.iter().cloned());
+        if self.stats.unknown_id > 0 {
+            d.push(format!(
+                "{} records carried an id that matches no event",
+                self.stats.unknown_id
+            ));
+        }
+        d
+    }
+
+    /// The next record, `None` at the end.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next_record(&mut self) -> Option<Result<Record<'_>>> {
+        match self.opts.order {
+            Order::File => match self.frames.next_frame()? {
+                Err(e) => Some(Err(e)),
+                Ok(frame) => {
+                    learn_from(&mut self.events, frame, self.endian);
+                    let rec = decode(frame, &self.events, self.endian);
+                    count_unknown(&mut self.stats, &rec);
+                    Some(rec)
+                }
+            },
+            Order::Time => self.next_ordered(),
+        }
+    }
+
+    fn next_ordered(&mut self) -> Option<Result<Record<'_>>> {
+        let deliver_frame = loop {
+            if let Some(q) = self.ready.pop_front() {
+                self.current = Current::Queued(q);
+                break false;
+            }
+            if self.eof {
+                if !self.flush_upto(u64::MAX) {
+                    return None;
+                }
+                continue;
+            }
+            // Pull the next frame and decide: deliver now, or queue.
+            let (ts, queued, is_round) = match self.frames.next_frame() {
+                None => {
+                    self.eof = true;
+                    continue;
+                }
+                Some(Err(e)) => {
+                    // A framing error ends the stream; what is queued is still delivered after it.
+                    self.eof = true;
+                    self.errors.push(e.to_string());
+                    return Some(Err(e));
+                }
+                Some(Ok(frame)) => {
+                    let ty = frame.header.type_;
+                    if ty >= rt::USER_START {
+                        (0, None, ty == rt::FINISHED_ROUND)
+                    } else {
+                        match frame_time(&frame, &self.events, self.endian) {
+                            Some(ts) if ts != 0 && ts != u64::MAX => {
+                                (ts, Some(own(&self.slices, frame)), false)
+                            }
+                            _ => (0, None, false),
+                        }
+                    }
+                }
+            };
+            match queued {
+                Some(q) => self.enqueue(ts, q),
+                None => {
+                    if is_round {
+                        // perf hands the round to the tool, which flushes; the round record itself is
+                        // seen before the records it releases.
+                        let upto = self.next_flush;
+                        self.next_flush = self.max_ts;
+                        self.flush_upto(upto);
+                    }
+                    break true;
+                }
+            }
+        };
+        if deliver_frame {
+            self.current = Current::Frame;
+            self.frames_current()
+        } else {
+            self.queued_current()
+        }
+    }
+
+    fn frames_current(&mut self) -> Option<Result<Record<'_>>> {
+        let frame = self.frames.current_frame()?;
+        learn_from(&mut self.events, frame, self.endian);
+        let rec = decode(frame, &self.events, self.endian);
+        count_unknown(&mut self.stats, &rec);
+        Some(rec)
+    }
+
+    fn queued_current(&mut self) -> Option<Result<Record<'_>>> {
+        let Current::Queued(q) = &self.current else {
+            return None;
+        };
+        let bytes: &[u8] = match &q.loc {
+            Loc::Mapped { file, start, end } => {
+                self.slices.get(*file as usize)?.get(*start..*end)?
+            }
+            Loc::Owned(b) => b,
+        };
+        let frame = Frame {
+            pos: q.pos,
+            header: q.header,
+            bytes,
+            payload: &[],
+        };
+        let rec = decode(frame, &self.events, self.endian);
+        if let Ok(r) = &rec {
+            if let Some(t) = r.time() {
+                if t < self.last_delivered_ts {
+                    self.stats.out_of_order += 1;
+                }
+                self.last_delivered_ts = self.last_delivered_ts.max(t);
+            }
+        }
+        count_unknown(&mut self.stats, &rec);
+        Some(rec)
+    }
+}
+
+fn own(slices: &[&[u8]], frame: Frame<'_>) -> Queued {
+    let loc = match frame.pos.index {
+        None => match slices.get(frame.pos.file as usize) {
+            Some(s)
+                if std::ptr::eq(
+                    s.as_ptr(),
+                    frame.bytes.as_ptr().wrapping_sub(frame.pos.offset as usize),
+                ) =>
+            {
+                let start = frame.pos.offset as usize;
+                Loc::Mapped {
+                    file: frame.pos.file,
+                    start,
+                    end: start + frame.bytes.len(),
+                }
+            }
+            _ => Loc::Owned(frame.bytes.into()),
+        },
+        Some(_) => Loc::Owned(frame.bytes.into()),
+    };
+    Queued {
+        pos: frame.pos,
+        header: frame.header,
+        loc,
+    }
+}
+
+impl Records<'_> {
+    fn enqueue(&mut self, ts: u64, q: Queued) {
+        let slot = match self.free.pop() {
+            Some(i) => {
+                if let Some(s) = self.slots.get_mut(i) {
+                    *s = Some(q);
+                }
+                i
+            }
+            None => {
+                self.slots.push(Some(q));
+                self.slots.len() - 1
+            }
+        };
+        self.heap.push(Reverse((ts, self.seq, slot)));
+        self.seq += 1;
+        self.max_ts = self.max_ts.max(ts);
+        if self.heap.len() > self.opts.window_records {
+            // Release the oldest half (perf's HALF flush).
+            self.stats.early_flushes += 1;
+            let keep = self.opts.window_records / 2;
+            while self.heap.len() > keep {
+                self.pop_one();
+            }
+        }
+    }
+
+    fn pop_one(&mut self) {
+        if let Some(Reverse((_, _, slot))) = self.heap.pop() {
+            if let Some(q) = self.slots.get_mut(slot).and_then(Option::take) {
+                self.ready.push_back(q);
+            }
+            self.free.push(slot);
+        }
+    }
+
+    /// Move queued records with ts ≤ `upto` to the ready list; false when nothing was queued.
+    fn flush_upto(&mut self, upto: u64) -> bool {
+        let had = !self.heap.is_empty();
+        while let Some(Reverse((ts, _, _))) = self.heap.peek() {
+            if *ts > upto {
+                break;
+            }
+            self.pop_one();
+        }
+        had
+    }
+}
+
+fn count_unknown(stats: &mut ReadStats, rec: &Result<Record<'_>>) {
+    if let Err(Error::Record { source, .. }) = rec {
+        if let Error::Malformed { detail, .. } = source.as_ref() {
+            if detail.contains("matches no event") {
+                stats.unknown_id += 1;
+            }
+        }
+    }
+}
+
+/// Update the event list from records that define events (pipe mode) or name them, before the
+/// record itself is decoded against it.
+fn learn_from(events: &mut EventList, frame: Frame<'_>, endian: Endian) {
+    if !matches!(
+        frame.header.type_,
+        rt::HEADER_ATTR | rt::EVENT_UPDATE | rt::ID_INDEX
+    ) {
+        return;
+    }
+    let empty = EventList::default();
+    let Ok(rec) = decode(frame, &empty, endian) else {
+        return;
+    };
+    learn(events, &rec);
+}
+
+/// Apply what a record says about events.
+pub(crate) fn learn(events: &mut EventList, rec: &Record<'_>) {
+    match &rec.kind {
+        RecordKind::HeaderAttr(h) => {
+            let ids = h.ids.to_vec();
+            if ids.iter().any(|id| events.index_of_id(*id).is_some()) && !ids.is_empty() {
+                return;
+            }
+            events.push(Event::new(0, h.attr.clone(), ids));
+        }
+        RecordKind::EventUpdate(u) => {
+            if let EventUpdate::Name(n) = u.update {
+                if let Some(i) = events.index_of_id(u.id) {
+                    if let Some(e) = events.events.get_mut(i) {
+                        e.name = Some(String::from_utf8_lossy(n).into_owned());
+                    }
+                }
+            }
+        }
+        RecordKind::IdIndex(ix) => {
+            for e in ix.entries() {
+                if let Ok(i) = usize::try_from(e.idx) {
+                    if events.index_of_id(e.id).is_none() {
+                        events.add_id(e.id, i);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The timestamp perf orders a kernel record by (`evlist__parse_sample_timestamp`).
+fn frame_time(frame: &Frame<'_>, events: &EventList, endian: Endian) -> Option<u64> {
+    let ev = match events.resolve(frame.header.type_, frame.bytes, endian) {
+        Resolution::Event(i) => events.events.get(i)?,
+        _ => events.events.first()?,
+    };
+    let l = &ev.layout;
+    if frame.header.type_ == rt::SAMPLE {
+        let off = 8 + l.time_offset?;
+        frame.bytes.get(off..off + 8).map(|b| endian.u64(b))
+    } else {
+        let from_end = l.trailer_time_from_end?;
+        let off = frame.bytes.len().checked_sub(from_end)?;
+        if off < 8 {
+            return None;
+        }
+        frame.bytes.get(off..off + 8).map(|b| endian.u64(b))
+    }
+}
+
+impl Records<'_> {
+    pub(crate) fn note(&mut self, msg: String) {
+        self.errors.push(msg);
+    }
+}

@@ -1,0 +1,501 @@
+//! Framing: split a data stream into records (file order), whatever the source — a mapped slice, a
+//! `Read` stream, several directory files — and expand COMPRESSED records in place.
+
+use crate::compress::Decompressor;
+use crate::error::{Error, Position, Result};
+use crate::reader::Endian;
+use crate::record::{record_type as rt, RecordHeader};
+use std::io::Read;
+
+/// One framed record: its bytes and, for HEADER_TRACING_DATA and AUXTRACE, the out-of-band payload
+/// that follows it.
+#[derive(Clone, Copy, Debug)]
+pub struct Frame<'b> {
+    /// Where the record is.
+    pub pos: Position,
+    /// The decoded header.
+    pub header: RecordHeader,
+    /// The `header.size` bytes of the record.
+    pub bytes: &'b [u8],
+    /// Bytes after the record that belong to it (types 66 and 71), else empty.
+    pub payload: &'b [u8],
+}
+
+/// Where the bytes of a data stream come from.
+pub enum Input<'d> {
+    /// A byte range of a slice (the mapped file).
+    Slice {
+        /// The whole input.
+        data: &'d [u8],
+        /// Next unread offset.
+        at: usize,
+        /// End of the data section.
+        end: usize,
+        /// File number for positions (0 = main file, n+1 = `data.n`).
+        file: u32,
+    },
+    /// A stream (pipe); `offset` is the stream offset of `buf[start]`.
+    Stream {
+        /// The source.
+        reader: Box<dyn Read + Send + 'd>,
+        /// Buffered bytes.
+        buf: Vec<u8>,
+        /// First unconsumed byte of `buf`.
+        start: usize,
+        /// Stream offset of `buf[0]`.
+        base: u64,
+        /// The source reported EOF.
+        eof: bool,
+    },
+}
+
+impl std::fmt::Debug for Input<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Input::Slice { at, end, file, .. } => write!(f, "Slice({at}..{end}, file {file})"),
+            Input::Stream { base, start, .. } => write!(f, "Stream(at {})", *base + *start as u64),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Loc {
+    /// In the current input's slice/buffer: record at `rec`, payload at `payload`.
+    Input {
+        rec: (usize, usize),
+        payload: (usize, usize),
+    },
+    /// In the decompression buffer.
+    Decompressed { rec: (usize, usize) },
+}
+
+/// A framed-record reader (file order). Lending: each frame borrows the reader until the next call.
+#[derive(Debug)]
+pub struct Frames<'d> {
+    inputs: std::collections::VecDeque<Input<'d>>,
+    endian: Endian,
+    decomp: Option<Decompressor>,
+    max_decompressed: usize,
+    dbuf: Vec<u8>,
+    dpos: usize,
+    carrier: Position,
+    dindex: u32,
+    /// Yield COMPRESSED records themselves (before their contents).
+    pub yield_compressed: bool,
+    failed: bool,
+    last: Option<Loc>,
+    last_pos: Position,
+    last_header: Option<RecordHeader>,
+    /// Problems that ended or shortened reading (truncation, partial decompressed data).
+    pub diagnostics: Vec<String>,
+}
+
+const MAX_RECORD: usize = 65535 + 8;
+
+impl<'d> Frames<'d> {
+    /// Frames over `inputs` in order, in byte order `endian`.
+    pub fn new(inputs: Vec<Input<'d>>, endian: Endian, max_decompressed: usize) -> Self {
+        Frames {
+            inputs: inputs.into(),
+            endian,
+            decomp: None,
+            max_decompressed,
+            dbuf: Vec::new(),
+            dpos: 0,
+            carrier: Position::default(),
+            dindex: 0,
+            yield_compressed: false,
+            failed: false,
+            last: None,
+            last_pos: Position::default(),
+            last_header: None,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// Set the per-record decompression bound (from the COMPRESSED feature's mmap_len).
+    pub fn set_max_decompressed(&mut self, n: usize) {
+        self.max_decompressed = n;
+        if let Some(d) = self.decomp.as_mut() {
+            d.max_output = n;
+        }
+    }
+
+    /// The next frame, `None` at the end. After an error that makes further framing impossible the
+    /// reader yields that error once and then ends.
+    pub fn next_frame(&mut self) -> Option<Result<Frame<'_>>> {
+        if self.failed {
+            return None;
+        }
+        match self.advance() {
+            Ok(true) => {}
+            Ok(false) => return None,
+            Err(e) => {
+                self.failed = true;
+                self.diagnostics.push(e.to_string());
+                return Some(Err(e));
+            }
+        }
+        self.current_frame().map(Ok)
+    }
+
+    /// The frame the last successful [`Frames::next_frame`] returned, again.
+    pub fn current_frame(&self) -> Option<Frame<'_>> {
+        let (loc, pos, header) = (self.last?, self.last_pos, self.last_header?);
+        let (bytes, payload): (&[u8], &[u8]) = match loc {
+            Loc::Decompressed { rec } => (self.dbuf.get(rec.0..rec.1)?, &[]),
+            Loc::Input { rec, payload } => {
+                let buf: &[u8] = match self.inputs.front()? {
+                    Input::Slice { data, .. } => data,
+                    Input::Stream { buf, .. } => buf,
+                };
+                (buf.get(rec.0..rec.1)?, buf.get(payload.0..payload.1)?)
+            }
+        };
+        Some(Frame {
+            pos,
+            header,
+            bytes,
+            payload,
+        })
+    }
+
+    /// Move to the next record; Ok(false) at the end of all inputs.
+    fn advance(&mut self) -> Result<bool> {
+        loop {
+            // 1. Records left in the decompression buffer.
+            if let Some(found) = self.take_decompressed()? {
+                self.last = Some(found);
+                return Ok(true);
+            }
+            // 2. The next record of the current input.
+            let Some(input) = self.inputs.front_mut() else {
+                self.finish_decompressed();
+                return Ok(false);
+            };
+            let next = read_frame(input, self.endian)?;
+            let Some((pos, header, rec, payload)) = next else {
+                self.finish_decompressed();
+                self.inputs.pop_front();
+                // Each directory file has its own zstd stream.
+                self.decomp = None;
+                continue;
+            };
+            if header.type_ == rt::COMPRESSED || header.type_ == rt::COMPRESSED2 {
+                self.expand(pos, header, rec)?;
+                if !self.yield_compressed {
+                    continue;
+                }
+            }
+            self.last = Some(Loc::Input { rec, payload });
+            self.last_pos = pos;
+            self.last_header = Some(header);
+            return Ok(true);
+        }
+    }
+
+    fn expand(&mut self, pos: Position, header: RecordHeader, rec: (usize, usize)) -> Result<()> {
+        let mut dec = match self.decomp.take() {
+            Some(d) => d,
+            None => Decompressor::new(self.max_decompressed)?,
+        };
+        // Keep the unconsumed tail (a record split across payloads) and drop the rest.
+        self.dbuf.drain(..self.dpos.min(self.dbuf.len()));
+        self.dpos = 0;
+        let bytes = input_bytes(&self.inputs, rec);
+        let payload = if header.type_ == rt::COMPRESSED2 {
+            let mut r = crate::reader::Reader::new(bytes, self.endian, pos, "COMPRESSED2");
+            r.skip(8)?;
+            let n = r.u64()?;
+            r.bytes_u64(n)?
+        } else {
+            bytes.get(8..).unwrap_or(&[])
+        };
+        let res = dec.feed(payload, &mut self.dbuf, pos);
+        self.decomp = Some(dec);
+        res?;
+        self.carrier = pos;
+        self.dindex = 0;
+        Ok(())
+    }
+
+    fn take_decompressed(&mut self) -> Result<Option<Loc>> {
+        let avail = self.dbuf.get(self.dpos..).unwrap_or(&[]);
+        if avail.len() < 8 {
+            return Ok(None);
+        }
+        let mut pos = self.carrier;
+        pos.index = Some(self.dindex);
+        let header = RecordHeader::parse(avail, self.endian, pos)?;
+        let size = usize::from(header.size);
+        if size < 8 {
+            return Err(framing_error(
+                pos,
+                header,
+                "record size below the 8-byte header",
+            ));
+        }
+        if avail.len() < size {
+            return Ok(None); // the rest arrives with the next compressed record
+        }
+        let rec = (self.dpos, self.dpos + size);
+        self.dpos += size;
+        self.dindex = self.dindex.saturating_add(1);
+        self.last_pos = pos;
+        self.last_header = Some(header);
+        Ok(Some(Loc::Decompressed { rec }))
+    }
+
+    fn finish_decompressed(&mut self) {
+        let left = self.dbuf.len().saturating_sub(self.dpos);
+        if left > 0 {
+            self.diagnostics.push(format!(
+                "{left} bytes of decompressed data after the last complete record (from the compressed record at {}) were dropped",
+                self.carrier
+            ));
+        }
+        self.dbuf.clear();
+        self.dpos = 0;
+    }
+}
+
+fn input_bytes<'a>(
+    inputs: &'a std::collections::VecDeque<Input<'_>>,
+    range: (usize, usize),
+) -> &'a [u8] {
+    let buf: &[u8] = match inputs.front() {
+        Some(Input::Slice { data, .. }) => data,
+        Some(Input::Stream { buf, .. }) => buf,
+        None => &[],
+    };
+    buf.get(range.0..range.1).unwrap_or(&[])
+}
+
+fn framing_error(pos: Position, header: RecordHeader, detail: &str) -> Error {
+    Error::Record {
+        pos,
+        record: rt::name(header.type_).unwrap_or("UNKNOWN"),
+        source: Box::new(Error::malformed(
+            pos,
+            "perf_event_header",
+            format!("{detail} (size {})", header.size),
+        )),
+    }
+}
+
+type Framed = (Position, RecordHeader, (usize, usize), (usize, usize));
+
+/// Read the next record of an input: `None` at its clean end.
+fn read_frame(input: &mut Input<'_>, endian: Endian) -> Result<Option<Framed>> {
+    match input {
+        Input::Slice {
+            data,
+            at,
+            end,
+            file,
+        } => {
+            let start = *at;
+            if start >= *end {
+                return Ok(None);
+            }
+            let pos = Position {
+                offset: start as u64,
+                index: None,
+                file: *file,
+            };
+            let avail = data.get(start..*end).unwrap_or(&[]);
+            if avail.len() < 8 {
+                return Err(Error::Truncated {
+                    pos,
+                    what: "perf_event_header",
+                    needed: 8,
+                    available: avail.len() as u64,
+                });
+            }
+            let header = RecordHeader::parse(avail, endian, pos)?;
+            let size = usize::from(header.size);
+            if size < 8 {
+                return Err(framing_error(
+                    pos,
+                    header,
+                    "record size below the 8-byte header",
+                ));
+            }
+            if avail.len() < size {
+                return Err(Error::Record {
+                    pos,
+                    record: rt::name(header.type_).unwrap_or("UNKNOWN"),
+                    source: Box::new(Error::Truncated {
+                        pos,
+                        what: "record",
+                        needed: size as u64,
+                        available: avail.len() as u64,
+                    }),
+                });
+            }
+            let extra = payload_len(header, avail.get(..size).unwrap_or(&[]), endian)?;
+            let rest = avail.len() - size;
+            if extra > rest as u64 {
+                return Err(Error::Record {
+                    pos,
+                    record: rt::name(header.type_).unwrap_or("UNKNOWN"),
+                    source: Box::new(Error::Truncated {
+                        pos,
+                        what: "out-of-band payload",
+                        needed: extra,
+                        available: rest as u64,
+                    }),
+                });
+            }
+            let extra = extra as usize;
+            *at = start + size + extra;
+            Ok(Some((
+                pos,
+                header,
+                (start, start + size),
+                (start + size, start + size + extra),
+            )))
+        }
+        Input::Stream {
+            reader,
+            buf,
+            start,
+            base,
+            eof,
+        } => {
+            // Drop consumed bytes once they dominate the buffer.
+            if *start > 0 && *start >= buf.len() / 2 {
+                buf.drain(..*start);
+                *base += *start as u64;
+                *start = 0;
+            }
+            let pos = Position::at(*base + *start as u64);
+            fill(reader, buf, *start + 8, eof)?;
+            let avail = buf.len() - *start;
+            if avail == 0 {
+                return Ok(None);
+            }
+            if avail < 8 {
+                return Err(Error::Truncated {
+                    pos,
+                    what: "perf_event_header",
+                    needed: 8,
+                    available: avail as u64,
+                });
+            }
+            let header = RecordHeader::parse(buf.get(*start..).unwrap_or(&[]), endian, pos)?;
+            let size = usize::from(header.size);
+            if size < 8 {
+                return Err(framing_error(
+                    pos,
+                    header,
+                    "record size below the 8-byte header",
+                ));
+            }
+            fill(reader, buf, *start + size, eof)?;
+            if buf.len() - *start < size {
+                return Err(Error::Record {
+                    pos,
+                    record: rt::name(header.type_).unwrap_or("UNKNOWN"),
+                    source: Box::new(Error::Truncated {
+                        pos,
+                        what: "record",
+                        needed: size as u64,
+                        available: (buf.len() - *start) as u64,
+                    }),
+                });
+            }
+            let extra = payload_len(
+                header,
+                buf.get(*start..*start + size).unwrap_or(&[]),
+                endian,
+            )?;
+            let want = (*start + size) as u64 + extra;
+            fill(
+                reader,
+                buf,
+                usize::try_from(want).unwrap_or(usize::MAX),
+                eof,
+            )?;
+            if (buf.len() as u64) < want {
+                return Err(Error::Record {
+                    pos,
+                    record: rt::name(header.type_).unwrap_or("UNKNOWN"),
+                    source: Box::new(Error::Truncated {
+                        pos,
+                        what: "out-of-band payload",
+                        needed: extra,
+                        available: (buf.len() - *start - size) as u64,
+                    }),
+                });
+            }
+            let s = *start;
+            *start = want as usize;
+            Ok(Some((
+                pos,
+                header,
+                (s, s + size),
+                (s + size, want as usize),
+            )))
+        }
+    }
+}
+
+/// Read from `reader` until `buf` holds `want` bytes or the stream ends. Growth follows the bytes
+/// actually read, so a huge length field cannot make us allocate ahead of the data.
+fn fill(
+    reader: &mut Box<dyn Read + Send + '_>,
+    buf: &mut Vec<u8>,
+    want: usize,
+    eof: &mut bool,
+) -> Result<()> {
+    while buf.len() < want && !*eof {
+        let chunk = (want - buf.len()).clamp(4096, 1 << 20);
+        let old = buf.len();
+        buf.resize(old + chunk, 0);
+        match reader.read(buf.get_mut(old..).unwrap_or(&mut [])) {
+            Ok(0) => {
+                buf.truncate(old);
+                *eof = true;
+            }
+            Ok(n) => buf.truncate(old + n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => buf.truncate(old),
+            Err(e) => {
+                buf.truncate(old);
+                return Err(Error::Io {
+                    what: "input stream".into(),
+                    source: e,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Length of the out-of-band payload after a record (HEADER_TRACING_DATA: u32 at 8; AUXTRACE: u64 at 8).
+fn payload_len(header: RecordHeader, rec: &[u8], endian: Endian) -> Result<u64> {
+    match header.type_ {
+        rt::HEADER_TRACING_DATA => match rec.get(8..12) {
+            Some(b) => Ok(u64::from(endian.u32(b))),
+            None => Err(Error::Truncated {
+                pos: Position::default(),
+                what: "HEADER_TRACING_DATA size",
+                needed: 12,
+                available: rec.len() as u64,
+            }),
+        },
+        rt::AUXTRACE => match rec.get(8..16) {
+            Some(b) => Ok(endian.u64(b)),
+            None => Err(Error::Truncated {
+                pos: Position::default(),
+                what: "AUXTRACE size",
+                needed: 16,
+                available: rec.len() as u64,
+            }),
+        },
+        _ => Ok(0),
+    }
+}
+
+/// Largest possible record (`u16` size).
+pub const MAX_RECORD_SIZE: usize = MAX_RECORD;

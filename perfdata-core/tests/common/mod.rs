@@ -1,0 +1,78 @@
+//! Shared helpers of the integration tests: locating test files and perf's stored outputs.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// `../shared/corpus` beside the repository, when present.
+pub fn shared_corpus() -> Option<PathBuf> {
+    let p = repo().parent()?.join("shared/corpus");
+    p.is_dir().then_some(p)
+}
+
+/// Every committed recording in testdata (files and directories ending in `.data`).
+pub fn testdata_files() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(repo().join("testdata"))
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "data"))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// Every file of the shared corpus (subfolder/name), sorted.
+pub fn corpus_files() -> Vec<PathBuf> {
+    let Some(root) = shared_corpus() else {
+        return Vec::new();
+    };
+    let mut v = Vec::new();
+    for sub in ["quipper", "mslt", "lnt", "qfuzz"] {
+        if let Ok(d) = std::fs::read_dir(root.join(sub)) {
+            v.extend(
+                d.filter_map(|e| e.ok())
+                    .map(|e| e.path())
+                    .filter(|p| p.is_file()),
+            );
+        }
+    }
+    v.sort();
+    v
+}
+
+/// Read a stored perf output: `path`, or `path.zst` decompressed. `None` when neither exists.
+pub fn read_output(path: &Path) -> Option<String> {
+    if let Ok(s) = std::fs::read_to_string(path) {
+        return Some(s);
+    }
+    let mut z = path.as_os_str().to_owned();
+    z.push(".zst");
+    let bytes = std::fs::read(PathBuf::from(z)).ok()?;
+    let out = zstd::stream::decode_all(&bytes[..]).ok()?;
+    Some(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// Where perf's stored `-D` dump of a shared-corpus file lives.
+pub fn corpus_dump_path(file: &Path) -> PathBuf {
+    let sub = file
+        .parent()
+        .and_then(|p| p.file_name())
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let name = file.file_name().unwrap().to_string_lossy().into_owned();
+    repo()
+        .join("testdata/corpus-perf")
+        .join(sub)
+        .join(format!("{name}.dump"))
+}

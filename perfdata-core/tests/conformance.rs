@@ -1,0 +1,346 @@
+//! Conformance with perf: for every committed recording and every shared-corpus file that perf 6.1
+//! reads, the records we deliver in time order equal what `perf report -D` printed (stored beside
+//! the files): same sequence of offsets, types and sizes, the same raw bytes where the dump kept
+//! them, and the same decoded sample, comm, fork/exit, mmap and trailer fields.
+
+mod common;
+
+use perfdata_core::attr::sample_type as st;
+use perfdata_core::record::{Mmap2Id, RecordKind};
+use perfdata_core::{Format, Order, PerfFile, ReadOptions};
+use regex::Regex;
+use std::path::Path;
+
+/// One record as perf's dump shows it.
+#[derive(Debug, Default)]
+struct PerfRecord {
+    offset: u64,
+    size: u64,
+    type_: u32,
+    raw: Vec<u8>,
+    /// Tokens printed before the offset on the summary line (cpu and/or time).
+    prefix: Vec<String>,
+    /// The summary after `PERF_RECORD_`.
+    summary: String,
+    callchain: Option<Vec<u64>>,
+}
+
+fn parse_dump(text: &str) -> Vec<PerfRecord> {
+    let head = Regex::new(r"^(0x[0-9a-f]+|0)@\S+ \[(0x[0-9a-f]+)\]: event: (\d+)$").unwrap();
+    let summ = Regex::new(r"^(.*?)(0x[0-9a-f]+|0) \[(0x[0-9a-f]+)\]: PERF_RECORD_(.*)$").unwrap();
+    let raw = Regex::new(r"^\.  [0-9a-f]{4}:  ((?:[0-9a-f]{2} )+)").unwrap();
+    let chain_entry = Regex::new(r"^\.\.\.\.\.\s+\d+: ([0-9a-f]+)").unwrap();
+    let mut out: Vec<PerfRecord> = Vec::new();
+    let mut in_chain = false;
+    for line in text.lines() {
+        if let Some(c) = head.captures(line) {
+            out.push(PerfRecord {
+                offset: u64::from_str_radix(c[1].trim_start_matches("0x"), 16).unwrap(),
+                size: u64::from_str_radix(&c[2][2..], 16).unwrap(),
+                type_: c[3].parse().unwrap(),
+                ..Default::default()
+            });
+            in_chain = false;
+            continue;
+        }
+        let Some(cur) = out.last_mut() else { continue };
+        if let Some(c) = raw.captures(line) {
+            cur.raw.extend(
+                c[1].split_whitespace()
+                    .map(|h| u8::from_str_radix(h, 16).unwrap()),
+            );
+        } else if cur.summary.is_empty() && line.contains("PERF_RECORD_") {
+            if let Some(c) = summ.captures(line) {
+                cur.prefix = c[1].split_whitespace().map(str::to_string).collect();
+                cur.summary = c[4].to_string();
+            }
+        } else if let Some(rest) = line.strip_prefix("... FP chain: nr:") {
+            let _ = rest;
+            cur.callchain = Some(Vec::new());
+            in_chain = true;
+        } else if in_chain {
+            match chain_entry.captures(line) {
+                Some(c) => cur
+                    .callchain
+                    .as_mut()
+                    .unwrap()
+                    .push(u64::from_str_radix(&c[1], 16).unwrap()),
+                None => in_chain = false,
+            }
+        }
+    }
+    out
+}
+
+fn hexnum(s: &str) -> u64 {
+    let s = s.trim();
+    match s.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16).unwrap(),
+        None => s
+            .parse::<i64>()
+            .map(|v| v as u64)
+            .unwrap_or_else(|_| s.parse::<u64>().unwrap()),
+    }
+}
+
+/// Compare one file with perf's dump; returns the number of records compared.
+/// `perf_failed`: perf stopped with an error part-way (its dump is a prefix of the file).
+fn check_file(path: &Path, dump: &str, perf_failed: bool) -> usize {
+    let name = path.display().to_string();
+    let perf = parse_dump(dump);
+    assert!(!perf.is_empty(), "{name}: empty perf dump");
+    let file = PerfFile::open(path).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let pipe = file.header().format == Format::Pipe;
+    let combined: u64 = file.events().iter().fold(0, |a, e| a | e.attr.sample_type);
+    let sample_id_all = file
+        .events()
+        .first()
+        .is_some_and(|e| e.attr.sample_id_all());
+    let mut recs = file
+        .records_with(ReadOptions {
+            order: Order::Time,
+            include_compressed: true,
+            ..Default::default()
+        })
+        .unwrap();
+    let sample_re = Regex::new(r"^SAMPLE\(IP, (0x[0-9a-f]+)\): (-?\d+)/(-?\d+): (0x[0-9a-f]+|0) period: (\d+) addr: (0x[0-9a-f]+|0)").unwrap();
+    let comm_re = Regex::new(r"^COMM(?: exec)?: (.*):(-?\d+)/(-?\d+)$").unwrap();
+    let task_re = Regex::new(r"^(FORK|EXIT)\((-?\d+):(-?\d+)\):\((-?\d+):(-?\d+)\)$").unwrap();
+    // perf prints `%#x`, which gives a bare 0 for zero.
+    let mmap_re = Regex::new(
+        r"^MMAP2? (-?\d+)/(-?\d+): \[(0x[0-9a-f]+|0)\((0x[0-9a-f]+|0)\) @ (0x[0-9a-f]+|0)",
+    )
+    .unwrap();
+    let mut n = 0;
+    for (i, p) in perf.iter().enumerate() {
+        let r = match recs.next_record() {
+            Some(Ok(r)) => r,
+            Some(Err(e)) => panic!(
+                "{name}: record {i} (perf: {:#x} type {}): our error {e}",
+                p.offset, p.type_
+            ),
+            None => panic!(
+                "{name}: we ended after {i} records, perf has {} (next at {:#x})",
+                perf.len(),
+                p.offset
+            ),
+        };
+        let ctx = format!("{name}: record {i} at {:#x} ({})", p.offset, r.type_name());
+        let our_off = if pipe {
+            r.pos.offset - 16
+        } else {
+            r.pos.offset
+        };
+        assert_eq!(
+            (our_off, u64::from(r.header.size), r.header.type_),
+            (p.offset, p.size, p.type_),
+            "{ctx}: offset/size/type"
+        );
+        if !p.raw.is_empty() {
+            assert_eq!(r.bytes, &p.raw[..], "{ctx}: raw bytes");
+        }
+        // cpu/time printed before the offset, when perf knows them.
+        let (cpu, time) = match &r.kind {
+            RecordKind::Sample(s) => (s.cpu, s.time),
+            _ => (
+                r.sample_id.and_then(|s| s.cpu),
+                r.sample_id.and_then(|s| s.time),
+            ),
+        };
+        if r.header.type_ < 64
+            && (r.header.type_ == 9 || sample_id_all)
+            && !p.prefix.is_empty()
+            && p.prefix[0] != "-1"
+        {
+            let mut toks = p.prefix.iter();
+            if combined & st::CPU != 0 {
+                let t = toks.next().unwrap();
+                if let Some(c) = cpu {
+                    assert_eq!(hexnum(t), u64::from(c), "{ctx}: cpu");
+                }
+            }
+            if combined & st::TIME != 0 {
+                let t = toks.next().unwrap();
+                if let Some(tm) = time {
+                    assert_eq!(hexnum(t), tm, "{ctx}: time");
+                }
+            }
+        }
+        match &r.kind {
+            RecordKind::Sample(s) => {
+                let c = sample_re
+                    .captures(&p.summary)
+                    .unwrap_or_else(|| panic!("{ctx}: perf summary {:?}", p.summary));
+                let ev = r.event.unwrap();
+                assert_eq!(hexnum(&c[1]), u64::from(r.header.misc), "{ctx}: misc");
+                if let (Some(pid), Some(tid)) = (s.pid, s.tid) {
+                    assert_eq!(
+                        (hexnum(&c[2]) as u32, hexnum(&c[3]) as u32),
+                        (pid, tid),
+                        "{ctx}: pid/tid"
+                    );
+                }
+                assert_eq!(hexnum(&c[4]), s.ip.unwrap_or(0), "{ctx}: ip");
+                let period = s.period.unwrap_or(ev.attr.sample_period);
+                assert_eq!(hexnum(&c[5]), period, "{ctx}: period");
+                assert_eq!(hexnum(&c[6]), s.addr.unwrap_or(0), "{ctx}: addr");
+                if let Some(pc) = &p.callchain {
+                    let ours: Vec<u64> = s.callchain.map(|c| c.to_vec()).unwrap_or_default();
+                    assert_eq!(&ours, pc, "{ctx}: callchain");
+                }
+            }
+            RecordKind::Comm(c) => {
+                let m = comm_re
+                    .captures(&p.summary)
+                    .unwrap_or_else(|| panic!("{ctx}: perf summary {:?}", p.summary));
+                assert_eq!(&m[1], String::from_utf8_lossy(c.comm), "{ctx}: comm");
+                assert_eq!(
+                    (hexnum(&m[2]) as u32, hexnum(&m[3]) as u32),
+                    (c.pid, c.tid),
+                    "{ctx}: pid/tid"
+                );
+                assert_eq!(p.summary.starts_with("COMM exec"), c.exec, "{ctx}: exec");
+            }
+            RecordKind::Fork(t) | RecordKind::Exit(t) => {
+                let m = task_re
+                    .captures(&p.summary)
+                    .unwrap_or_else(|| panic!("{ctx}: perf summary {:?}", p.summary));
+                let got = [t.pid, t.tid, t.ppid, t.ptid];
+                let want = [2, 3, 4, 5].map(|k| hexnum(&m[k]) as u32);
+                assert_eq!(got, want, "{ctx}: pid:tid ppid:ptid");
+            }
+            RecordKind::Mmap(mm) => {
+                let m = mmap_re
+                    .captures(&p.summary)
+                    .unwrap_or_else(|| panic!("{ctx}: perf summary {:?}", p.summary));
+                assert_eq!(
+                    (
+                        hexnum(&m[1]) as u32,
+                        hexnum(&m[2]) as u32,
+                        hexnum(&m[3]),
+                        hexnum(&m[4]),
+                        hexnum(&m[5])
+                    ),
+                    (mm.pid, mm.tid, mm.addr, mm.len, mm.pgoff),
+                    "{ctx}"
+                );
+                assert!(
+                    p.summary.ends_with(&*String::from_utf8_lossy(mm.filename)),
+                    "{ctx}: filename"
+                );
+            }
+            RecordKind::Mmap2(mm) => {
+                let m = mmap_re
+                    .captures(&p.summary)
+                    .unwrap_or_else(|| panic!("{ctx}: perf summary {:?}", p.summary));
+                assert_eq!(
+                    (
+                        hexnum(&m[1]) as u32,
+                        hexnum(&m[2]) as u32,
+                        hexnum(&m[3]),
+                        hexnum(&m[4]),
+                        hexnum(&m[5])
+                    ),
+                    (mm.pid, mm.tid, mm.addr, mm.len, mm.pgoff),
+                    "{ctx}"
+                );
+                assert!(
+                    p.summary.ends_with(&*String::from_utf8_lossy(mm.filename)),
+                    "{ctx}: filename {:?}",
+                    p.summary
+                );
+                match mm.id {
+                    Mmap2Id::Inode {
+                        maj,
+                        min,
+                        ino,
+                        ino_generation,
+                    } => {
+                        let want = format!(" {:02x}:{:02x} {} {}]", maj, min, ino, ino_generation);
+                        assert!(
+                            p.summary.contains(&want),
+                            "{ctx}: {want:?} not in {:?}",
+                            p.summary
+                        );
+                    }
+                    Mmap2Id::BuildId { build_id, .. } => {
+                        let hex: String = build_id.iter().map(|b| format!("{b:02x}")).collect();
+                        assert!(
+                            p.summary.contains(&hex),
+                            "{ctx}: build id {hex} not in {:?}",
+                            p.summary
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+        n += 1;
+    }
+    if let (Some(Ok(r)), false) = (recs.next_record(), perf_failed) {
+        panic!(
+            "{name}: perf's dump ended but we have more records (next at {} type {})",
+            r.pos,
+            r.type_name()
+        );
+    }
+    n
+}
+
+#[test]
+fn committed_recordings_match_perf_dump() {
+    let files = common::testdata_files();
+    let mut checked = 0;
+    for f in &files {
+        let mut dump = f.clone().into_os_string();
+        dump.push(".dump");
+        let Some(text) = common::read_output(Path::new(&dump)) else {
+            continue;
+        };
+        if text.lines().filter(|l| l.contains("@")).count() == 0 {
+            continue; // perf could not read it (killed recording): covered by the damaged-input tests
+        }
+        let mut err = dump.clone();
+        err.push(".err");
+        let perf_failed = std::fs::read_to_string(&err).is_ok_and(|e| e.contains("Error"));
+        let n = check_file(f, &text, perf_failed);
+        assert!(n > 0);
+        checked += 1;
+    }
+    if !files.is_empty() {
+        assert!(
+            checked >= files.len() / 2,
+            "only {checked} of {} recordings had a perf dump",
+            files.len()
+        );
+    }
+}
+
+#[test]
+fn shared_corpus_matches_perf_dump() {
+    let files = common::corpus_files();
+    if files.is_empty() {
+        eprintln!("../shared/corpus absent: skipped");
+        return;
+    }
+    let mut checked = 0;
+    for f in files
+        .iter()
+        .filter(|f| !f.to_string_lossy().contains("qfuzz"))
+    {
+        let Some(text) = common::read_output(&common::corpus_dump_path(f)) else {
+            continue;
+        };
+        if !text.contains("PERF_RECORD_") {
+            continue; // perf rejects this file; the robustness tests cover it
+        }
+        let err = std::fs::read_to_string(common::corpus_dump_path(f).with_extension("dump.err"))
+            .unwrap_or_default();
+        check_file(f, &text, err.contains("Error"));
+        checked += 1;
+    }
+    assert!(
+        checked >= 50,
+        "only {checked} corpus files had a stored perf dump"
+    );
+}

@@ -1,0 +1,172 @@
+//! Damaged input never panics, and ends in data plus an error or diagnostic: truncation at record
+//! boundaries and inside records, overwritten bytes and length fields, and the quipper fuzz
+//! reproducers. Each case reads every record in file and time order and touches every field.
+
+mod common;
+
+use perfdata_core::{Order, PerfFile, RecordKind};
+
+/// Read everything; returns (records, errors).
+fn drain(data: &[u8]) -> (usize, usize) {
+    let Ok(file) = PerfFile::from_bytes(data) else { return (0, 1) };
+    let mut total = (0, 0);
+    for order in [Order::File, Order::Time] {
+        let Ok(mut recs) = file.records(order) else { return (0, 1) };
+        let mut guard = 0usize;
+        while let Some(r) = recs.next_record() {
+            guard += 1;
+            assert!(guard < 10_000_000, "reader does not terminate");
+            match r {
+                Ok(r) => {
+                    total.0 += 1;
+                    // Touch the variable parts.
+                    if let RecordKind::Sample(s) = &r.kind {
+                        let _ = s.callchain.map(|c| c.iter().fold(0u64, |a, b| a ^ b));
+                        let _ = s.read.map(|r| r.values().count());
+                        let _ = s.branch_stack.map(|b| b.entries().map(|e| e.cycles() as u64).sum::<u64>());
+                        let _ = s.regs_user.map(|r| r.iter().count());
+                        let _ = s.callchain_contexts();
+                    }
+                    #[cfg(feature = "json")]
+                    let _ = perfdata_core::json::record_json(&r);
+                }
+                Err(e) => {
+                    total.1 += 1;
+                    let _ = (e.position(), e.to_string());
+                }
+            }
+        }
+        let _ = recs.diagnostics();
+    }
+    total
+}
+
+/// Offsets of the records of a file, in file order.
+fn boundaries(data: &[u8]) -> Vec<u64> {
+    let Ok(file) = PerfFile::from_bytes(data) else { return Vec::new() };
+    let Ok(mut recs) = file.records(Order::File) else { return Vec::new() };
+    let mut v = Vec::new();
+    while let Some(Ok(r)) = recs.next_record() {
+        if r.pos.index.is_none() {
+            v.push(r.pos.offset);
+        }
+    }
+    v
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545F4914F6CDD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+fn inputs() -> Vec<(String, Vec<u8>)> {
+    let mut v = Vec::new();
+    for p in common::testdata_files().into_iter().chain(common::corpus_files()) {
+        if p.is_file() {
+            if let Ok(b) = std::fs::read(&p) {
+                v.push((p.display().to_string(), b));
+            }
+        }
+    }
+    v
+}
+
+#[test]
+fn truncation_at_every_record_boundary_keeps_the_records_before_it() {
+    for (name, data) in inputs() {
+        if data.len() > 4 << 20 {
+            continue;
+        }
+        let b = boundaries(&data);
+        let (full, _) = drain(&data);
+        let step = (b.len() / 40).max(1);
+        for (k, &off) in b.iter().enumerate().step_by(step) {
+            let cut = &data[..off as usize];
+            let (n, _errs) = drain(cut);
+            assert!(n <= full, "{name}: cut at {off} gave more records than the whole file");
+            // Every record stored before the cut is still read, in file order.
+            let direct = PerfFile::from_bytes(cut).map(|f| boundaries(f.bytes()).len()).unwrap_or(0);
+            assert_eq!(direct, k, "{name}: cut at {off}: {direct} records read, {k} stored before the cut");
+            // Cut inside the record too.
+            let inside = (off as usize + 5).min(data.len());
+            drain(&data[..inside]);
+        }
+    }
+}
+
+#[test]
+fn random_overwrites_never_panic() {
+    let mut rng = Rng(0x9e3779b97f4a7c15);
+    for (_name, data) in inputs() {
+        if data.len() > 2 << 20 {
+            continue;
+        }
+        for _ in 0..60 {
+            let mut d = data.clone();
+            let at = rng.below(d.len());
+            match rng.below(6) {
+                0 => d[at] = rng.next() as u8,
+                1 if at + 2 <= d.len() => d[at..at + 2].copy_from_slice(&(rng.next() as u16).to_le_bytes()),
+                2 if at + 4 <= d.len() => d[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes()),
+                3 if at + 8 <= d.len() => d[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes()),
+                4 if at + 8 <= d.len() => d[at..at + 8].copy_from_slice(&0u64.to_le_bytes()),
+                _ => {
+                    let cut = rng.below(d.len());
+                    d.truncate(cut);
+                }
+            }
+            drain(&d);
+        }
+    }
+}
+
+#[test]
+fn header_size_fields_set_to_extremes_never_panic() {
+    for (_name, data) in inputs().into_iter().take(20) {
+        for field in [8usize, 16, 24, 32, 40, 48] {
+            for v in [0u64, 1, 16, 104, u32::MAX as u64, u64::MAX, data.len() as u64] {
+                let mut d = data.clone();
+                if d.len() >= field + 8 {
+                    d[field..field + 8].copy_from_slice(&v.to_le_bytes());
+                    drain(&d);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn quipper_fuzz_reproducers_give_an_error_or_partial_result() {
+    let files: Vec<_> = common::corpus_files().into_iter().filter(|p| p.to_string_lossy().contains("qfuzz")).collect();
+    if common::shared_corpus().is_none() {
+        eprintln!("../shared/corpus absent: skipped");
+        return;
+    }
+    assert_eq!(files.len(), 28);
+    for f in files {
+        let data = std::fs::read(&f).unwrap();
+        let (n, errs) = drain(&data);
+        let _ = (n, errs, f);
+    }
+}
+
+#[test]
+fn empty_and_tiny_inputs_are_clean_errors() {
+    for n in 0..120 {
+        let mut d = b"PERFILE2".to_vec();
+        d.resize(n, 0);
+        let _ = drain(&d);
+    }
+    assert!(PerfFile::from_bytes(&[]).is_err());
+    assert!(matches!(PerfFile::from_bytes(b"PERFFILEsomething-longer-than-sixteen"), Err(perfdata_core::Error::Unsupported(_))));
+    assert!(matches!(PerfFile::from_bytes(b"not a perf file at all"), Err(perfdata_core::Error::NotPerfData(_))));
+}

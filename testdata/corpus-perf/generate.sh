@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Store perf's own reading of every ../shared/corpus file (the corpus itself is not copied here):
+#   <sub>/<name>.dump.zst    perf report -D, without the hex lines of raw bytes (size), zstd -19
+#   <sub>/<name>.header      perf report --header-only -I
+#   <sub>/<name>.dump.err  what perf printed on stderr, when anything
+#   <sub>/<name>.rc          exit codes of the two commands
+# Run from anywhere; needs perf and zstd. Regenerate only when the corpus changes.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+corpus=${1:-$here/../../../shared/corpus}
+for f in "$corpus"/{quipper,mslt,lnt}/*; do
+  sub=$(basename "$(dirname "$f")"); name=$(basename "$f")
+  mkdir -p "$here/$sub"
+  perf report -D -i "$f" 2>"$here/$sub/$name.dump.err" | grep -v '^\.  [0-9a-f][0-9a-f][0-9a-f][0-9a-f]: ' | zstd -q -19 -f -o "$here/$sub/$name.dump.zst"
+  d=${PIPESTATUS[0]}
+  [ -s "$here/$sub/$name.dump.err" ] || rm -f "$here/$sub/$name.dump.err"
+  perf report --header-only -I -i "$f" > "$here/$sub/$name.header" 2>/dev/null
+  echo "dump $d header $?" > "$here/$sub/$name.rc"
+done
