@@ -23,6 +23,91 @@ struct PerfRecord {
     /// The summary after `PERF_RECORD_`.
     summary: String,
     callchain: Option<Vec<u64>>,
+    /// Every line of the block after the summary line.
+    details: Vec<String>,
+}
+
+/// The lines perf's `dump_sample` prints for the sample fields besides the summary and callchain
+/// (perf 6.1 tools/perf/util/session.c), rendered from our decoding.
+fn perf_detail_lines(s: &perfdata_core::Sample<'_>, ev: &perfdata_core::Event) -> Vec<String> {
+    let mut out = Vec::new();
+    let t = ev.attr.sample_type;
+    if let Some(b) = &s.branch_stack {
+        out.push(format!("... branch stack: nr:{}", b.nr));
+        for (i, e) in b.entries().enumerate() {
+            let flag = |c: bool, ch: &str| if c { ch.to_string() } else { " ".to_string() };
+            out.push(format!(
+                "..... {:2}: {:016x} -> {:016x} {} cycles {}{}{}{} {:x}",
+                i,
+                e.from,
+                e.to,
+                e.cycles(),
+                flag(e.mispred(), "M"),
+                flag(e.predicted(), "P"),
+                flag(e.abort(), "A"),
+                flag(e.in_tx(), "T"),
+                e.flags >> 33
+            ));
+        }
+    }
+    for (regs, what) in [(&s.regs_user, "user"), (&s.regs_intr, "intr")] {
+        if let Some(r) = regs {
+            let abi = match r.abi {
+                0 => "none",
+                1 => "32-bit",
+                2 => "64-bit",
+                _ => "unknown",
+            };
+            out.push(format!("... {what} regs: mask {:#x} ABI {abi}", r.mask));
+            for (bit, v) in r.iter() {
+                let name = perfdata_core::sample::x86_64_reg_name(bit)
+                    .map(str::to_uppercase)
+                    .unwrap_or_default();
+                out.push(format!(".... {name:<5} 0x{v:016x}"));
+            }
+        }
+    }
+    if let Some(w) = s.weight {
+        if t & st::WEIGHT_STRUCT != 0 {
+            let (a, b, c) = s.weight_struct().unwrap();
+            out.push(format!("... weight: {a},{b:#x},{c:#x}").replace(",0x0", ",0x0"));
+        } else {
+            out.push(format!("... weight: {w}"));
+        }
+    }
+    if let Some(d) = s.data_src {
+        out.push(format!(" . data_src: {d:#x}"));
+    }
+    if let Some(p) = s.phys_addr {
+        out.push(format!(" .. phys_addr: {p:#x}"));
+    }
+    if let Some(x) = s.transaction {
+        out.push(format!("... transaction: {x:x}"));
+    }
+    if let Some(r) = &s.read {
+        out.push("... sample_read:".to_string());
+        if let Some(e) = r.time_enabled {
+            out.push(format!("...... time enabled {e:016x}"));
+        }
+        if let Some(e) = r.time_running {
+            out.push(format!("...... time running {e:016x}"));
+        }
+        if let Some(nr) = r.nr {
+            out.push(format!(".... group nr {nr}"));
+        }
+        for v in r.values() {
+            let mut line = format!(
+                "..... id {:016x}, value {:016x}",
+                v.id.unwrap_or(0),
+                v.value
+            );
+            if let Some(l) = v.lost {
+                line.push_str(&format!(", lost {l}"));
+            }
+            out.push(line);
+        }
+    }
+    out
 }
 
 fn parse_dump(text: &str) -> Vec<PerfRecord> {
@@ -44,6 +129,9 @@ fn parse_dump(text: &str) -> Vec<PerfRecord> {
             continue;
         }
         let Some(cur) = out.last_mut() else { continue };
+        if !cur.summary.is_empty() {
+            cur.details.push(line.trim_end().to_string());
+        }
         if let Some(c) = raw.captures(line) {
             cur.raw.extend(
                 c[1].split_whitespace()
@@ -184,6 +272,14 @@ fn check_file(path: &Path, dump: &str, perf_failed: bool) -> usize {
                 let period = s.period.unwrap_or(ev.attr.sample_period);
                 assert_eq!(hexnum(&c[5]), period, "{ctx}: period");
                 assert_eq!(hexnum(&c[6]), s.addr.unwrap_or(0), "{ctx}: addr");
+                for want in perf_detail_lines(s, ev) {
+                    let want = want.trim_end().to_string();
+                    assert!(
+                        p.details.iter().any(|l| *l == want),
+                        "{ctx}: perf did not print {want:?}; it printed {:#?}",
+                        &p.details[..p.details.len().min(12)]
+                    );
+                }
                 if let Some(pc) = &p.callchain {
                     let ours: Vec<u64> = s.callchain.map(|c| c.to_vec()).unwrap_or_default();
                     assert_eq!(&ours, pc, "{ctx}: callchain");
