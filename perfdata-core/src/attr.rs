@@ -259,7 +259,7 @@ impl EventAttr {
         let raw_flags = r.u64()?;
         let flags = match endian {
             Endian::Little => raw_flags,
-            Endian::Big => mirror_flag_word(raw_flags),
+            Endian::Big => flag_word_from_be(raw_flags),
         };
         Ok(EventAttr {
             type_,
@@ -303,7 +303,7 @@ impl EventAttr {
         e.put_u64(
             &mut b,
             if endian == Endian::Big {
-                mirror_flag_word(self.flags)
+                flag_word_to_be(self.flags)
             } else {
                 self.flags
             },
@@ -382,14 +382,23 @@ impl EventAttr {
     }
 }
 
-/// C bitfields are allocated from the MSB on big-endian ABIs (reference §6.2): a field at little-endian
-/// bit `lo` of width `w` sits at `64 - lo - w`, value bits in normal order. Mirroring is its own inverse.
-fn mirror_flag_word(x: u64) -> u64 {
-    let r = x.reverse_bits();
-    // reverse_bits also reversed the two value bits of precise_ip (bits 15..17); put them back.
-    let p = (r >> 15) & 3;
+/// Swap the two value bits of `precise_ip` (bits 15 and 16).
+fn swap_precise_bits(x: u64) -> u64 {
+    let p = (x >> 15) & 3;
     let p = ((p & 1) << 1) | (p >> 1);
-    (r & !(3 << 15)) | (p << 15)
+    (x & !(3 << 15)) | (p << 15)
+}
+
+/// C bitfields are allocated from the MSB on big-endian ABIs (reference §6.2): a field at little-endian
+/// bit `lo` of width `w` sits at `64 - lo - w`, value bits in normal order. Reversing the word moves
+/// every 1-bit flag to its place; the one 2-bit field (`precise_ip`) then needs its bits swapped back.
+fn flag_word_from_be(x: u64) -> u64 {
+    swap_precise_bits(x.reverse_bits())
+}
+
+/// The inverse of [`flag_word_from_be`].
+fn flag_word_to_be(x: u64) -> u64 {
+    swap_precise_bits(x).reverse_bits()
 }
 
 /// Render a bit set with names, perf style: `IP|TID|TIME`; unknown bits as `0x…`.

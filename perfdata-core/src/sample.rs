@@ -175,14 +175,23 @@ const BRANCH_FIELDS: [(u32, u32); 10] = [
     (33, 31),
 ];
 
-/// Convert a branch flags word between big-endian and little-endian bitfield allocation (reference
-/// §6.2: a field at LE offset `lo`, width `w` is at `64 - lo - w` in a big-endian file). An involution.
-pub fn mirror_branch_flags(x: u64) -> u64 {
+/// Convert a branch flags word read from a big-endian file to little-endian bit numbering (reference
+/// §6.2: a field at LE offset `lo`, width `w` is at `64 - lo - w` in a big-endian file).
+pub fn branch_flags_from_be(x: u64) -> u64 {
     let mut out = 0;
     for (lo, w) in BRANCH_FIELDS {
-        let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
-        let v = (x >> (64 - lo - w)) & mask;
-        out |= v << lo;
+        let mask = (1u64 << w) - 1;
+        out |= ((x >> (64 - lo - w)) & mask) << lo;
+    }
+    out
+}
+
+/// The inverse of [`branch_flags_from_be`]: lay out little-endian-numbered flags the big-endian way.
+pub fn branch_flags_to_be(x: u64) -> u64 {
+    let mut out = 0;
+    for (lo, w) in BRANCH_FIELDS {
+        let mask = (1u64 << w) - 1;
+        out |= ((x >> lo) & mask) << (64 - lo - w);
     }
     out
 }
@@ -198,7 +207,7 @@ impl<'a> BranchStack<'a> {
                 from: w(0),
                 to: w(1),
                 flags: if e == Endian::Big {
-                    mirror_branch_flags(raw)
+                    branch_flags_from_be(raw)
                 } else {
                     raw
                 },
@@ -501,5 +510,23 @@ impl CallchainContext {
             -2560 => CallchainContext::GuestUser,
             _ => CallchainContext::Other(v),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn branch_flags_convert_both_ways() {
+        // mispred, cycles 0x1234, type 4, spec 2, new_type 3, priv 1, reserved bit 40
+        let le = 1 | (0x1234 << 4) | (4 << 20) | (2 << 24) | (3 << 26) | (1 << 30) | (1 << 40);
+        let be = branch_flags_to_be(le);
+        assert_eq!(
+            be >> 63,
+            1,
+            "mispred is the most significant bit in a big-endian file"
+        );
+        assert_eq!(branch_flags_from_be(be), le);
     }
 }

@@ -8,10 +8,14 @@ use perfdata_core::{Order, PerfFile, RecordKind};
 
 /// Read everything; returns (records, errors).
 fn drain(data: &[u8]) -> (usize, usize) {
-    let Ok(file) = PerfFile::from_bytes(data) else { return (0, 1) };
+    let Ok(file) = PerfFile::from_bytes(data) else {
+        return (0, 1);
+    };
     let mut total = (0, 0);
     for order in [Order::File, Order::Time] {
-        let Ok(mut recs) = file.records(order) else { return (0, 1) };
+        let Ok(mut recs) = file.records(order) else {
+            return (0, 1);
+        };
         let mut guard = 0usize;
         while let Some(r) = recs.next_record() {
             guard += 1;
@@ -23,7 +27,9 @@ fn drain(data: &[u8]) -> (usize, usize) {
                     if let RecordKind::Sample(s) = &r.kind {
                         let _ = s.callchain.map(|c| c.iter().fold(0u64, |a, b| a ^ b));
                         let _ = s.read.map(|r| r.values().count());
-                        let _ = s.branch_stack.map(|b| b.entries().map(|e| e.cycles() as u64).sum::<u64>());
+                        let _ = s
+                            .branch_stack
+                            .map(|b| b.entries().map(|e| e.cycles() as u64).sum::<u64>());
                         let _ = s.regs_user.map(|r| r.iter().count());
                         let _ = s.callchain_contexts();
                     }
@@ -43,8 +49,12 @@ fn drain(data: &[u8]) -> (usize, usize) {
 
 /// Offsets of the records of a file, in file order.
 fn boundaries(data: &[u8]) -> Vec<u64> {
-    let Ok(file) = PerfFile::from_bytes(data) else { return Vec::new() };
-    let Ok(mut recs) = file.records(Order::File) else { return Vec::new() };
+    let Ok(file) = PerfFile::from_bytes(data) else {
+        return Vec::new();
+    };
+    let Ok(mut recs) = file.records(Order::File) else {
+        return Vec::new();
+    };
     let mut v = Vec::new();
     while let Some(Ok(r)) = recs.next_record() {
         if r.pos.index.is_none() {
@@ -70,7 +80,10 @@ impl Rng {
 
 fn inputs() -> Vec<(String, Vec<u8>)> {
     let mut v = Vec::new();
-    for p in common::testdata_files().into_iter().chain(common::corpus_files()) {
+    for p in common::testdata_files()
+        .into_iter()
+        .chain(common::corpus_files())
+    {
         if p.is_file() {
             if let Ok(b) = std::fs::read(&p) {
                 v.push((p.display().to_string(), b));
@@ -92,10 +105,18 @@ fn truncation_at_every_record_boundary_keeps_the_records_before_it() {
         for (k, &off) in b.iter().enumerate().step_by(step) {
             let cut = &data[..off as usize];
             let (n, _errs) = drain(cut);
-            assert!(n <= full, "{name}: cut at {off} gave more records than the whole file");
+            assert!(
+                n <= full,
+                "{name}: cut at {off} gave more records than the whole file"
+            );
             // Every record stored before the cut is still read, in file order.
-            let direct = PerfFile::from_bytes(cut).map(|f| boundaries(f.bytes()).len()).unwrap_or(0);
-            assert_eq!(direct, k, "{name}: cut at {off}: {direct} records read, {k} stored before the cut");
+            let direct = PerfFile::from_bytes(cut)
+                .map(|f| boundaries(f.bytes()).len())
+                .unwrap_or(0);
+            assert_eq!(
+                direct, k,
+                "{name}: cut at {off}: {direct} records read, {k} stored before the cut"
+            );
             // Cut inside the record too.
             let inside = (off as usize + 5).min(data.len());
             drain(&data[..inside]);
@@ -115,7 +136,9 @@ fn random_overwrites_never_panic() {
             let at = rng.below(d.len());
             match rng.below(6) {
                 0 => d[at] = rng.next() as u8,
-                1 if at + 2 <= d.len() => d[at..at + 2].copy_from_slice(&(rng.next() as u16).to_le_bytes()),
+                1 if at + 2 <= d.len() => {
+                    d[at..at + 2].copy_from_slice(&(rng.next() as u16).to_le_bytes())
+                }
                 2 if at + 4 <= d.len() => d[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes()),
                 3 if at + 8 <= d.len() => d[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes()),
                 4 if at + 8 <= d.len() => d[at..at + 8].copy_from_slice(&0u64.to_le_bytes()),
@@ -133,7 +156,15 @@ fn random_overwrites_never_panic() {
 fn header_size_fields_set_to_extremes_never_panic() {
     for (_name, data) in inputs().into_iter().take(20) {
         for field in [8usize, 16, 24, 32, 40, 48] {
-            for v in [0u64, 1, 16, 104, u32::MAX as u64, u64::MAX, data.len() as u64] {
+            for v in [
+                0u64,
+                1,
+                16,
+                104,
+                u32::MAX as u64,
+                u64::MAX,
+                data.len() as u64,
+            ] {
                 let mut d = data.clone();
                 if d.len() >= field + 8 {
                     d[field..field + 8].copy_from_slice(&v.to_le_bytes());
@@ -146,7 +177,10 @@ fn header_size_fields_set_to_extremes_never_panic() {
 
 #[test]
 fn quipper_fuzz_reproducers_give_an_error_or_partial_result() {
-    let files: Vec<_> = common::corpus_files().into_iter().filter(|p| p.to_string_lossy().contains("qfuzz")).collect();
+    let files: Vec<_> = common::corpus_files()
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains("qfuzz"))
+        .collect();
     if common::shared_corpus().is_none() {
         eprintln!("../shared/corpus absent: skipped");
         return;
@@ -167,6 +201,12 @@ fn empty_and_tiny_inputs_are_clean_errors() {
         let _ = drain(&d);
     }
     assert!(PerfFile::from_bytes(&[]).is_err());
-    assert!(matches!(PerfFile::from_bytes(b"PERFFILEsomething-longer-than-sixteen"), Err(perfdata_core::Error::Unsupported(_))));
-    assert!(matches!(PerfFile::from_bytes(b"not a perf file at all"), Err(perfdata_core::Error::NotPerfData(_))));
+    assert!(matches!(
+        PerfFile::from_bytes(b"PERFFILEsomething-longer-than-sixteen"),
+        Err(perfdata_core::Error::Unsupported(_))
+    ));
+    assert!(matches!(
+        PerfFile::from_bytes(b"not a perf file at all"),
+        Err(perfdata_core::Error::NotPerfData(_))
+    ));
 }

@@ -276,7 +276,8 @@ impl SampleId {
 /// One typed record. Everything borrows from the record bytes.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
-#[allow(missing_docs)] // variants are named after PERF_RECORD_*
+#[allow(missing_docs)]
+// variants are named after PERF_RECORD_*
 // Samples are large; boxing them would cost an allocation per record on the hot path.
 #[allow(clippy::large_enum_variant)]
 pub enum RecordKind<'a> {
