@@ -275,7 +275,7 @@ fn check_file(path: &Path, dump: &str, perf_failed: bool) -> usize {
                 for want in perf_detail_lines(s, ev) {
                     let want = want.trim_end().to_string();
                     assert!(
-                        p.details.iter().any(|l| *l == want),
+                        p.details.contains(&want),
                         "{ctx}: perf did not print {want:?}; it printed {:#?}",
                         &p.details[..p.details.len().min(12)]
                     );
