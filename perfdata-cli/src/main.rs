@@ -7,11 +7,7 @@ use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(
-    name = "perfdata",
-    version,
-    about = "Read Linux perf.data files: exact, fast, never crashing"
-)]
+#[command(name = "perfdata", version, about = "Read Linux perf.data files: exact, fast, never crashing")]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -118,11 +114,7 @@ fn dump(path: &str, as_json: bool, order: OrderArg) -> CliResult {
     for d in f.diagnostics().iter().chain(recs.diagnostics().iter()) {
         eprintln!("perfdata: warning: {d}");
     }
-    Ok(if failed {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
 fn stats(path: &str, as_json: bool) -> CliResult {
@@ -156,23 +148,14 @@ fn stats(path: &str, as_json: bool) -> CliResult {
     if as_json {
         let types: serde_json::Map<String, serde_json::Value> = by_type
             .iter()
-            .map(|(t, n)| {
-                (
-                    perfdata_core::record::record_type::display_name(*t).into_owned(),
-                    (*n).into(),
-                )
-            })
+            .map(|(t, n)| (perfdata_core::record::record_type::display_name(*t).into_owned(), (*n).into()))
             .collect();
         let v = serde_json::json!({"records": total, "types": types, "samples_by_event": by_event, "lost": lost, "lost_samples": lost_samples, "diagnostics": diags});
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         println!("{:>20}: {}", "TOTAL records", total);
         for (t, n) in &by_type {
-            println!(
-                "{:>20}: {}",
-                perfdata_core::record::record_type::display_name(*t),
-                n
-            );
+            println!("{:>20}: {}", perfdata_core::record::record_type::display_name(*t), n);
         }
         println!();
         for (e, n) in &by_event {

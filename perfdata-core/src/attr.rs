@@ -72,13 +72,7 @@ pub mod read_format {
     pub const GROUP: u64 = 1 << 3;
     pub const LOST: u64 = 1 << 4;
     /// Names in bit order.
-    pub const NAMES: [&str; 5] = [
-        "TOTAL_TIME_ENABLED",
-        "TOTAL_TIME_RUNNING",
-        "ID",
-        "GROUP",
-        "LOST",
-    ];
+    pub const NAMES: [&str; 5] = ["TOTAL_TIME_ENABLED", "TOTAL_TIME_RUNNING", "ID", "GROUP", "LOST"];
 }
 
 /// `PERF_SAMPLE_BRANCH_*` bits of `perf_event_attr.branch_sample_type`.
@@ -246,10 +240,7 @@ impl EventAttr {
         if let (Some(dst), Some(src)) = (buf.get_mut(..known), bytes.get(..known)) {
             dst.copy_from_slice(src);
         }
-        let extra = bytes
-            .get(ATTR_SIZE_KNOWN..avail)
-            .unwrap_or_default()
-            .to_vec();
+        let extra = bytes.get(ATTR_SIZE_KNOWN..avail).unwrap_or_default().to_vec();
         let mut r = Reader::new(&buf, endian, pos, "perf_event_attr");
         r.skip(8)?;
         let config = r.u64()?;
@@ -300,14 +291,7 @@ impl EventAttr {
         e.put_u64(&mut b, self.sample_period);
         e.put_u64(&mut b, self.sample_type);
         e.put_u64(&mut b, self.read_format);
-        e.put_u64(
-            &mut b,
-            if endian == Endian::Big {
-                flag_word_to_be(self.flags)
-            } else {
-                self.flags
-            },
-        );
+        e.put_u64(&mut b, if endian == Endian::Big { flag_word_to_be(self.flags) } else { self.flags });
         e.put_u32(&mut b, self.wakeup_events);
         e.put_u32(&mut b, self.bp_type);
         e.put_u64(&mut b, self.config1);
@@ -440,6 +424,9 @@ pub struct SampleLayout {
     pub trailer_time_from_end: Option<usize>,
     /// Size of one read_format block for a non-group read (group reads are variable).
     pub read_value_size: usize,
+    /// Byte offsets in a SAMPLE body of the fixed-prefix fields, indexed by
+    /// [`crate::sample::fixed`] (`ABSENT` when the field is not sampled).
+    pub fixed_offsets: [u8; crate::sample::FIXED_FIELDS],
 }
 
 impl SampleLayout {
@@ -463,32 +450,15 @@ impl SampleLayout {
             None
         };
         let fixed = (t
-            & (st::IP
-                | st::TID
-                | st::TIME
-                | st::ADDR
-                | st::ID
-                | st::STREAM_ID
-                | st::CPU
-                | st::PERIOD
-                | st::IDENTIFIER))
+            & (st::IP | st::TID | st::TIME | st::ADDR | st::ID | st::STREAM_ID | st::CPU | st::PERIOD | st::IDENTIFIER))
             .count_ones() as usize
             * 8;
-        let time_offset = has(st::TIME)
-            .then(|| 8 * (t & (st::IDENTIFIER | st::IP | st::TID)).count_ones() as usize);
-        let trailer_words = (t
-            & (st::TID | st::TIME | st::ID | st::STREAM_ID | st::CPU | st::IDENTIFIER))
-            .count_ones();
-        let trailer_size = if attr.sample_id_all() {
-            8 * trailer_words as usize
-        } else {
-            0
-        };
+        let time_offset = has(st::TIME).then(|| 8 * (t & (st::IDENTIFIER | st::IP | st::TID)).count_ones() as usize);
+        let trailer_words = (t & (st::TID | st::TIME | st::ID | st::STREAM_ID | st::CPU | st::IDENTIFIER)).count_ones();
+        let trailer_size = if attr.sample_id_all() { 8 * trailer_words as usize } else { 0 };
         // Counting back from the end: IDENTIFIER, CPU, STREAM_ID, ID are after TIME.
-        let trailer_time_from_end = (attr.sample_id_all() && has(st::TIME)).then(|| {
-            8 * (1
-                + (t & (st::ID | st::STREAM_ID | st::CPU | st::IDENTIFIER)).count_ones() as usize)
-        });
+        let trailer_time_from_end = (attr.sample_id_all() && has(st::TIME))
+            .then(|| 8 * (1 + (t & (st::ID | st::STREAM_ID | st::CPU | st::IDENTIFIER)).count_ones() as usize));
         let rf = attr.read_format;
         let read_value_size = 8
             * (1 + (rf
@@ -497,7 +467,22 @@ impl SampleLayout {
                     | read_format::ID
                     | read_format::LOST))
                 .count_ones() as usize);
+        let mut fixed_offsets = [crate::sample::fixed::ABSENT; crate::sample::FIXED_FIELDS];
+        let mut off = 0u8;
+        for (i, bit) in
+            [st::IDENTIFIER, st::IP, st::TID, st::TIME, st::ADDR, st::ID, st::STREAM_ID, st::CPU, st::PERIOD]
+                .into_iter()
+                .enumerate()
+        {
+            if has(bit) {
+                if let Some(slot) = fixed_offsets.get_mut(i) {
+                    *slot = off;
+                }
+                off += 8;
+            }
+        }
         SampleLayout {
+            fixed_offsets,
             sample_type: t,
             read_format: rf,
             id_pos,
@@ -551,9 +536,6 @@ mod tests {
             assert_eq!(out.len(), 136);
             assert_eq!(EventAttr::parse(&out, e, Position::at(0)).unwrap(), a);
         }
-        assert_eq!(
-            bit_names(0x10087, &sample_type::NAMES),
-            "IP|TID|TIME|CPU|IDENTIFIER"
-        );
+        assert_eq!(bit_names(0x10087, &sample_type::NAMES), "IP|TID|TIME|CPU|IDENTIFIER");
     }
 }

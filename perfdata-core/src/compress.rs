@@ -16,19 +16,15 @@ pub struct Decompressor {
 
 impl std::fmt::Debug for Decompressor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Decompressor")
-            .field("max_output", &self.max_output)
-            .finish()
+        f.debug_struct("Decompressor").field("max_output", &self.max_output).finish()
     }
 }
 
 impl Decompressor {
     /// A decoder allowing up to `max_output` bytes per payload.
     pub fn new(max_output: usize) -> Result<Self> {
-        let dec = zstd::stream::raw::Decoder::new().map_err(|e| Error::Decompress {
-            pos: Position::default(),
-            detail: e.to_string(),
-        })?;
+        let dec = zstd::stream::raw::Decoder::new()
+            .map_err(|e| Error::Decompress { pos: Position::default(), detail: e.to_string() })?;
         Ok(Decompressor { dec, max_output })
     }
 
@@ -41,20 +37,12 @@ impl Decompressor {
         let mut chunk = vec![0u8; 64 * 1024];
         loop {
             let mut output = OutBuffer::around(&mut chunk[..]);
-            self.dec
-                .run(&mut input, &mut output)
-                .map_err(|e| Error::Decompress {
-                    pos,
-                    detail: e.to_string(),
-                })?;
+            self.dec.run(&mut input, &mut output).map_err(|e| Error::Decompress { pos, detail: e.to_string() })?;
             let produced = output.pos();
             if out.len() - start + produced > self.max_output {
                 return Err(Error::Decompress {
                     pos,
-                    detail: format!(
-                        "payload expands beyond {} bytes (the file's per-record bound)",
-                        self.max_output
-                    ),
+                    detail: format!("payload expands beyond {} bytes (the file's per-record bound)", self.max_output),
                 });
             }
             out.extend_from_slice(chunk.get(..produced).unwrap_or(&[]));

@@ -20,11 +20,7 @@ pub struct Position {
 impl Position {
     /// A position directly in the input at `offset`.
     pub const fn at(offset: u64) -> Self {
-        Position {
-            offset,
-            index: None,
-            file: 0,
-        }
+        Position { offset, index: None, file: 0 }
     }
 }
 
@@ -46,9 +42,7 @@ impl fmt::Display for Position {
 #[non_exhaustive]
 pub enum Error {
     /// Input ended before a structure was complete.
-    #[error(
-        "truncated input at {pos}: reading {what}, needed {needed} bytes, {available} available"
-    )]
+    #[error("truncated input at {pos}: reading {what}, needed {needed} bytes, {available} available")]
     Truncated {
         /// Where the structure starts.
         pos: Position,
@@ -128,20 +122,12 @@ impl Error {
     pub(crate) fn in_record(self, pos: Position, record: &'static str) -> Error {
         match self {
             e @ Error::Record { .. } => e,
-            e => Error::Record {
-                pos,
-                record,
-                source: Box::new(e),
-            },
+            e => Error::Record { pos, record, source: Box::new(e) },
         }
     }
 
     pub(crate) fn malformed(pos: Position, what: &'static str, detail: impl Into<String>) -> Error {
-        Error::Malformed {
-            pos,
-            what,
-            detail: detail.into(),
-        }
+        Error::Malformed { pos, what, detail: detail.into() }
     }
 }
 

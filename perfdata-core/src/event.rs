@@ -22,23 +22,18 @@ pub struct Event {
     pub layout: SampleLayout,
     /// Sample parsing context (branch counters).
     pub sample_context: SampleContext,
+    /// The variable sample fields of this event, in emit order (computed once).
+    pub sample_plan: Vec<(crate::sample::VarField, u8)>,
 }
 
 impl Event {
     /// A new event from an attr and its ids.
     pub fn new(index: usize, attr: EventAttr, ids: Vec<u64>) -> Self {
         let layout = SampleLayout::new(&attr);
-        let sample_context = SampleContext {
-            branch_counters: attr.branch_sample_type & branch_sample_type::COUNTERS != 0,
-        };
-        Event {
-            index,
-            attr,
-            ids,
-            name: None,
-            layout,
-            sample_context,
-        }
+        let sample_context =
+            SampleContext { branch_counters: attr.branch_sample_type & branch_sample_type::COUNTERS != 0 };
+        let sample_plan = crate::sample::sample_plan(attr.sample_type);
+        Event { index, attr, ids, name: None, layout, sample_context, sample_plan }
     }
 
     /// The name, or a generic one built from type and config (perf names unnamed events this way too).
@@ -72,10 +67,7 @@ pub struct EventList {
 impl EventList {
     /// Build from events.
     pub fn new(events: Vec<Event>) -> Self {
-        let mut l = EventList {
-            events: Vec::new(),
-            by_id: HashMap::new(),
-        };
+        let mut l = EventList { events: Vec::new(), by_id: HashMap::new() };
         for e in events {
             l.push(e);
         }

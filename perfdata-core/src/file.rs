@@ -79,10 +79,7 @@ impl PerfFile<'static> {
         for entry in std::fs::read_dir(dir).map_err(io_err(dir.display().to_string()))? {
             let entry = entry.map_err(io_err(dir.display().to_string()))?;
             let name = entry.file_name();
-            let Some(n) = name
-                .to_str()
-                .and_then(|s| s.strip_prefix("data."))
-                .and_then(|s| s.parse::<u32>().ok())
+            let Some(n) = name.to_str().and_then(|s| s.strip_prefix("data.")).and_then(|s| s.parse::<u32>().ok())
             else {
                 continue;
             };
@@ -105,12 +102,7 @@ impl PerfFile<'static> {
                 Ok(0) => break,
                 Ok(n) => got += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    return Err(Error::Io {
-                        what: "input stream".into(),
-                        source: e,
-                    })
-                }
+                Err(e) => return Err(Error::Io { what: "input stream".into(), source: e }),
             }
         }
         let head = first.get(..got).unwrap_or(&[]);
@@ -118,9 +110,7 @@ impl PerfFile<'static> {
         if size != PIPE_HEADER_SIZE {
             // A regular file arrived on a stream: it needs random access, so read it whole.
             let mut all = head.to_vec();
-            reader
-                .read_to_end(&mut all)
-                .map_err(io_err("input stream"))?;
+            reader.read_to_end(&mut all).map_err(io_err("input stream"))?;
             return PerfFile::from_backing(Backing::Owned(all));
         }
         let header = FileHeader::parse(head)?;
@@ -145,10 +135,7 @@ impl PerfFile<'static> {
 
 fn map(path: &Path) -> Result<Backing<'static>> {
     let file = std::fs::File::open(path).map_err(io_err(path.display().to_string()))?;
-    let len = file
-        .metadata()
-        .map_err(io_err(path.display().to_string()))?
-        .len();
+    let len = file.metadata().map_err(io_err(path.display().to_string()))?.len();
     if len == 0 {
         return Ok(Backing::Owned(Vec::new()));
     }
@@ -201,9 +188,8 @@ impl<'d> PerfFile<'d> {
     }
 
     fn apply_event_desc(&mut self) {
-        let Some(Ok(descs)) = self
-            .feature_data(feat::EVENT_DESC)
-            .map(|(d, pos)| feature::event_desc(d, self.header.endian, pos))
+        let Some(Ok(descs)) =
+            self.feature_data(feat::EVENT_DESC).map(|(d, pos)| feature::event_desc(d, self.header.endian, pos))
         else {
             return;
         };
@@ -215,10 +201,9 @@ impl<'d> PerfFile<'d> {
             }
         }
         // Events without ids (single-event files) match EVENT_DESC by position.
-        if let (Some((d, pos)), true) = (
-            self.feature_data(feat::EVENT_DESC),
-            self.events.events.iter().any(|e| e.name.is_none()),
-        ) {
+        if let (Some((d, pos)), true) =
+            (self.feature_data(feat::EVENT_DESC), self.events.events.iter().any(|e| e.name.is_none()))
+        {
             if let Ok(descs) = feature::event_desc(d, self.header.endian, pos) {
                 for (e, d) in self.events.events.iter_mut().zip(descs) {
                     if e.name.is_none() && e.attr == d.attr {
@@ -297,10 +282,7 @@ impl<'d> PerfFile<'d> {
 
     /// Iterate records in `order`.
     pub fn records(&self, order: Order) -> Result<Records<'_>> {
-        self.records_with(ReadOptions {
-            order,
-            ..ReadOptions::default()
-        })
+        self.records_with(ReadOptions { order, ..ReadOptions::default() })
     }
 
     /// Iterate records with options.
@@ -309,18 +291,12 @@ impl<'d> PerfFile<'d> {
         let mut inputs = Vec::new();
         let mut slices = vec![data];
         let h = &self.header;
-        let max_dec = self.compression().map_or(DEFAULT_MAX_DECOMPRESSED, |c| {
-            (c.mmap_len as usize).max(1 << 20)
-        });
+        let max_dec = self.compression().map_or(DEFAULT_MAX_DECOMPRESSED, |c| (c.mmap_len as usize).max(1 << 20));
         let mut events = self.events.clone();
         match h.format {
             Format::Pipe => {
                 events = EventList::default();
-                let stream = self
-                    .stream
-                    .lock()
-                    .map_err(|_| Error::Unsupported("stream lock poisoned".into()))?
-                    .take();
+                let stream = self.stream.lock().map_err(|_| Error::Unsupported("stream lock poisoned".into()))?.take();
                 match stream {
                     Some(reader) => inputs.push(Input::Stream {
                         reader,
@@ -334,16 +310,9 @@ impl<'d> PerfFile<'d> {
                         && h.data.size == 0
                         && self.is_stream() =>
                     {
-                        return Err(Error::Unsupported(
-                            "the records of a stream can be read once".into(),
-                        ));
+                        return Err(Error::Unsupported("the records of a stream can be read once".into()));
                     }
-                    None => inputs.push(Input::Slice {
-                        data,
-                        at: PIPE_HEADER_SIZE as usize,
-                        end: data.len(),
-                        file: 0,
-                    }),
+                    None => inputs.push(Input::Slice { data, at: PIPE_HEADER_SIZE as usize, end: data.len(), file: 0 }),
                 }
             }
             Format::File | Format::Directory => {
@@ -352,28 +321,14 @@ impl<'d> PerfFile<'d> {
                 let end = if h.data.size == 0 {
                     data.len()
                 } else {
-                    h.data
-                        .end()
-                        .and_then(|e| usize::try_from(e).ok())
-                        .unwrap_or(usize::MAX)
-                        .min(data.len())
+                    h.data.end().and_then(|e| usize::try_from(e).ok()).unwrap_or(usize::MAX).min(data.len())
                 };
-                inputs.push(Input::Slice {
-                    data,
-                    at: start,
-                    end,
-                    file: 0,
-                });
+                inputs.push(Input::Slice { data, at: start, end, file: 0 });
                 for (_, b) in &self.extra {
                     let bytes = b.bytes();
                     slices.push(bytes);
                     let file = slices.len() as u32 - 1;
-                    inputs.push(Input::Slice {
-                        data: bytes,
-                        at: 0,
-                        end: bytes.len(),
-                        file,
-                    });
+                    inputs.push(Input::Slice { data: bytes, at: 0, end: bytes.len(), file });
                 }
             }
         }
@@ -389,6 +344,11 @@ impl<'d> PerfFile<'d> {
         Ok(recs)
     }
 
+    /// The raw record frames in file order (framing and decompression only, no decoding).
+    pub fn frames(&self) -> Result<Frames<'_>> {
+        self.records_with(ReadOptions { order: Order::File, ..ReadOptions::default() }).map(Records::into_frames)
+    }
+
     fn is_stream(&self) -> bool {
         matches!(self.backing, Backing::Owned(ref v) if v.len() == PIPE_HEADER_SIZE as usize)
     }
@@ -397,9 +357,8 @@ impl<'d> PerfFile<'d> {
 /// Read the attr section and each attr's ids.
 fn read_attrs(data: &[u8], h: &FileHeader, diagnostics: &mut Vec<String>) -> Result<EventList> {
     let attrs = h.attrs.slice(data, "attr section")?;
-    let stride = usize::try_from(h.attr_size).map_err(|_| {
-        Error::malformed(Position::at(16), "perf_file_header", "attr_size too large")
-    })?;
+    let stride = usize::try_from(h.attr_size)
+        .map_err(|_| Error::malformed(Position::at(16), "perf_file_header", "attr_size too large"))?;
     if stride == 0 {
         return Ok(EventList::default());
     }
@@ -408,20 +367,12 @@ fn read_attrs(data: &[u8], h: &FileHeader, diagnostics: &mut Vec<String>) -> Res
         let pos = Position::at(h.attrs.offset + (i * stride) as u64);
         let attr_bytes = entry.get(..stride - 16).unwrap_or(&[]);
         let attr = EventAttr::parse(attr_bytes, h.endian, pos)?;
-        let mut r = Reader::new(
-            entry.get(stride - 16..).unwrap_or(&[]),
-            h.endian,
-            pos,
-            "attr ids section",
-        );
-        let ids_sec = Section {
-            offset: r.u64()?,
-            size: r.u64()?,
-        };
+        let mut r = Reader::new(entry.get(stride - 16..).unwrap_or(&[]), h.endian, pos, "attr ids section");
+        let ids_sec = Section { offset: r.u64()?, size: r.u64()? };
         let ids = match ids_sec.slice(data, "attr ids") {
-            Ok(b) => Reader::new(b, h.endian, Position::at(ids_sec.offset), "attr ids")
-                .u64s((b.len() / 8) as u64)?
-                .to_vec(),
+            Ok(b) => {
+                Reader::new(b, h.endian, Position::at(ids_sec.offset), "attr ids").u64s((b.len() / 8) as u64)?.to_vec()
+            }
             Err(e) => {
                 diagnostics.push(format!("ids of attr {i}: {e}"));
                 Vec::new()
@@ -430,27 +381,14 @@ fn read_attrs(data: &[u8], h: &FileHeader, diagnostics: &mut Vec<String>) -> Res
         events.push(Event::new(i, attr, ids));
     }
     if attrs.len() % stride != 0 {
-        diagnostics.push(format!(
-            "attr section size {} is not a multiple of attr_size {stride}",
-            attrs.len()
-        ));
+        diagnostics.push(format!("attr section size {} is not a multiple of attr_size {stride}", attrs.len()));
     }
     Ok(EventList::new(events))
 }
 
 /// Learn events, names and features from the leading user records of a pipe stream.
-fn prescan_pipe(
-    data: &[u8],
-    endian: Endian,
-    events: &mut EventList,
-    features: &mut Vec<(u32, Vec<u8>)>,
-) {
-    let inputs = vec![Input::Slice {
-        data,
-        at: PIPE_HEADER_SIZE as usize,
-        end: data.len(),
-        file: 0,
-    }];
+fn prescan_pipe(data: &[u8], endian: Endian, events: &mut EventList, features: &mut Vec<(u32, Vec<u8>)>) {
+    let inputs = vec![Input::Slice { data, at: PIPE_HEADER_SIZE as usize, end: data.len(), file: 0 }];
     let mut frames = Frames::new(inputs, endian, DEFAULT_MAX_DECOMPRESSED);
     frames.yield_compressed = true;
     while let Some(Ok(frame)) = frames.next_frame() {

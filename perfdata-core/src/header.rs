@@ -26,10 +26,7 @@ pub struct Section {
 
 impl Section {
     pub(crate) fn read(r: &mut Reader<'_>) -> Result<Section> {
-        Ok(Section {
-            offset: r.u64()?,
-            size: r.u64()?,
-        })
+        Ok(Section { offset: r.u64()?, size: r.u64()? })
     }
 
     /// `offset + size`, or `None` on overflow.
@@ -42,9 +39,9 @@ impl Section {
         let start = usize::try_from(self.offset).ok();
         let end = self.end().and_then(|e| usize::try_from(e).ok());
         match (start, end) {
-            (Some(s), Some(e)) if e <= data.len() => data
-                .get(s..e)
-                .ok_or_else(|| Error::malformed(Position::at(self.offset), what, "bad range")),
+            (Some(s), Some(e)) if e <= data.len() => {
+                data.get(s..e).ok_or_else(|| Error::malformed(Position::at(self.offset), what, "bad range"))
+            }
             _ => Err(Error::Truncated {
                 pos: Position::at(self.offset),
                 what,
@@ -91,9 +88,9 @@ pub struct FileHeader {
 impl FileHeader {
     /// Detect the byte order and framing from the first 16 bytes.
     pub fn detect(first16: &[u8]) -> Result<(Endian, u64)> {
-        let magic = first16.get(..8).ok_or_else(|| {
-            Error::NotPerfData(format!("{} bytes is too short for a header", first16.len()))
-        })?;
+        let magic = first16
+            .get(..8)
+            .ok_or_else(|| Error::NotPerfData(format!("{} bytes is too short for a header", first16.len())))?;
         let endian = if magic == MAGIC_LE {
             Endian::Little
         } else if magic == MAGIC_BE {
@@ -121,10 +118,7 @@ impl FileHeader {
                 size,
                 attr_size: 0,
                 attrs: Section::default(),
-                data: Section {
-                    offset: PIPE_HEADER_SIZE,
-                    size: (data.len() as u64).saturating_sub(PIPE_HEADER_SIZE),
-                },
+                data: Section { offset: PIPE_HEADER_SIZE, size: (data.len() as u64).saturating_sub(PIPE_HEADER_SIZE) },
                 event_types: Section::default(),
                 features: [0; 4],
             });
@@ -163,16 +157,8 @@ impl FileHeader {
                 }
             }
         }
-        let h = FileHeader {
-            endian,
-            format: Format::File,
-            size,
-            attr_size,
-            attrs,
-            data: data_sec,
-            event_types,
-            features,
-        };
+        let h =
+            FileHeader { endian, format: Format::File, size, attr_size, attrs, data: data_sec, event_types, features };
         h.validate()?;
         Ok(h)
     }
@@ -186,16 +172,10 @@ impl FileHeader {
             ));
         }
         if self.attrs.size > 0 && self.attrs.offset < self.size {
-            return bad(format!(
-                "attrs section at {} overlaps the header",
-                self.attrs.offset
-            ));
+            return bad(format!("attrs section at {} overlaps the header", self.attrs.offset));
         }
         if self.data.offset < self.size {
-            return bad(format!(
-                "data section at {} overlaps the header",
-                self.data.offset
-            ));
+            return bad(format!("data section at {} overlaps the header", self.data.offset));
         }
         if self.attrs.end().is_none() || self.data.end().is_none() {
             return bad("section offset + size overflows".into());
@@ -206,9 +186,7 @@ impl FileHeader {
     /// True when feature bit `bit` is set.
     pub fn has_feature(&self, bit: u32) -> bool {
         let word = (bit / 64) as usize;
-        self.features
-            .get(word)
-            .is_some_and(|w| w & (1u64 << (bit % 64)) != 0)
+        self.features.get(word).is_some_and(|w| w & (1u64 << (bit % 64)) != 0)
     }
 
     /// Set feature bits in increasing order.
@@ -226,16 +204,8 @@ impl FileHeader {
         let Some(start) = self.data.end() else {
             return (out, None);
         };
-        let rest = usize::try_from(start)
-            .ok()
-            .and_then(|s| data.get(s..))
-            .unwrap_or(&[]);
-        let mut r = Reader::new(
-            rest,
-            self.endian,
-            Position::at(start),
-            "feature section table",
-        );
+        let rest = usize::try_from(start).ok().and_then(|s| data.get(s..)).unwrap_or(&[]);
+        let mut r = Reader::new(rest, self.endian, Position::at(start), "feature section table");
         for bit in self.feature_bits() {
             match Section::read(&mut r) {
                 Ok(s) => out.push((bit, s)),

@@ -2,9 +2,7 @@
 //! names in lower case; integers stay exact.
 
 use crate::reader::U64s;
-use crate::record::{
-    CpuMapData, EventUpdate, Mmap2Id, Record, RecordKind, SampleId, NAMESPACE_NAMES,
-};
+use crate::record::{CpuMapData, EventUpdate, Mmap2Id, Record, RecordKind, SampleId, NAMESPACE_NAMES};
 use crate::sample::{ReadValues, Regs, Sample};
 use serde_json::{json, Map, Value};
 
@@ -27,13 +25,13 @@ fn u64s(v: U64s<'_>) -> Value {
 
 fn read_json(r: &ReadValues<'_>) -> Value {
     let mut m = Map::new();
-    if let Some(nr) = r.nr {
+    if let Some(nr) = r.nr() {
         m.insert("nr".into(), nr.into());
     }
-    if let Some(v) = r.time_enabled {
+    if let Some(v) = r.time_enabled() {
         m.insert("time_enabled".into(), v.into());
     }
-    if let Some(v) = r.time_running {
+    if let Some(v) = r.time_running() {
         m.insert("time_running".into(), v.into());
     }
     let values: Vec<Value> = r
@@ -58,20 +56,20 @@ fn regs_json(r: &Regs<'_>) -> Value {
     json!({ "abi": r.abi, "mask": r.mask, "regs": u64s(r.values) })
 }
 
-fn sample_id_json(sid: &SampleId) -> Value {
+fn sample_id_json(sid: &SampleId<'_>) -> Value {
     let mut m = Map::new();
     let mut put = |k: &str, v: Option<u64>| {
         if let Some(v) = v {
             m.insert(k.into(), v.into());
         }
     };
-    put("pid", sid.pid.map(u64::from));
-    put("tid", sid.tid.map(u64::from));
-    put("time", sid.time);
-    put("id", sid.id);
-    put("stream_id", sid.stream_id);
-    put("cpu", sid.cpu.map(u64::from));
-    put("identifier", sid.identifier);
+    put("pid", sid.pid().map(u64::from));
+    put("tid", sid.tid().map(u64::from));
+    put("time", sid.time());
+    put("id", sid.id());
+    put("stream_id", sid.stream_id());
+    put("cpu", sid.cpu().map(u64::from));
+    put("identifier", sid.identifier());
     Value::Object(m)
 }
 
@@ -82,22 +80,22 @@ pub fn sample_fields(sm: &Sample<'_>, m: &mut Map<String, Value>) {
             m.insert(k.into(), v);
         }
     };
-    put("identifier", sm.identifier.map(Value::from));
-    put("ip", sm.ip.map(Value::from));
-    put("pid", sm.pid.map(Value::from));
-    put("tid", sm.tid.map(Value::from));
-    put("time", sm.time.map(Value::from));
-    put("addr", sm.addr.map(Value::from));
-    put("id", sm.id.map(Value::from));
-    put("stream_id", sm.stream_id.map(Value::from));
-    put("cpu", sm.cpu.map(Value::from));
-    put("period", sm.period.map(Value::from));
-    put("read", sm.read.as_ref().map(read_json));
-    put("callchain", sm.callchain.map(u64s));
-    put("raw", sm.raw.map(|r| Value::String(hex(r))));
+    put("identifier", sm.identifier().map(Value::from));
+    put("ip", sm.ip().map(Value::from));
+    put("pid", sm.pid().map(Value::from));
+    put("tid", sm.tid().map(Value::from));
+    put("time", sm.time().map(Value::from));
+    put("addr", sm.addr().map(Value::from));
+    put("id", sm.id().map(Value::from));
+    put("stream_id", sm.stream_id().map(Value::from));
+    put("cpu", sm.cpu().map(Value::from));
+    put("period", sm.period().map(Value::from));
+    put("read", sm.read().as_ref().map(read_json));
+    put("callchain", sm.callchain().map(u64s));
+    put("raw", sm.raw().map(|r| Value::String(hex(r))));
     put(
         "branch_stack",
-        sm.branch_stack.map(|b| {
+        sm.branch_stack().map(|b| {
             let entries: Vec<Value> = b
                 .entries()
                 .map(|e| {
@@ -116,10 +114,10 @@ pub fn sample_fields(sm: &Sample<'_>, m: &mut Map<String, Value>) {
             o
         }),
     );
-    put("regs_user", sm.regs_user.as_ref().map(regs_json));
+    put("regs_user", sm.regs_user().as_ref().map(regs_json));
     put(
         "stack_user",
-        sm.stack_user.map(|st| {
+        sm.stack_user().map(|st| {
             let mut o = Map::new();
             o.insert("size".into(), st.size.into());
             if let Some(d) = st.dyn_size {
@@ -128,15 +126,15 @@ pub fn sample_fields(sm: &Sample<'_>, m: &mut Map<String, Value>) {
             Value::Object(o)
         }),
     );
-    put("weight", sm.weight.map(Value::from));
-    put("data_src", sm.data_src.map(Value::from));
-    put("transaction", sm.transaction.map(Value::from));
-    put("regs_intr", sm.regs_intr.as_ref().map(regs_json));
-    put("phys_addr", sm.phys_addr.map(Value::from));
-    put("cgroup", sm.cgroup.map(Value::from));
-    put("data_page_size", sm.data_page_size.map(Value::from));
-    put("code_page_size", sm.code_page_size.map(Value::from));
-    put("aux", sm.aux.map(|a| Value::String(hex(a))));
+    put("weight", sm.weight().map(Value::from));
+    put("data_src", sm.data_src().map(Value::from));
+    put("transaction", sm.transaction().map(Value::from));
+    put("regs_intr", sm.regs_intr().as_ref().map(regs_json));
+    put("phys_addr", sm.phys_addr().map(Value::from));
+    put("cgroup", sm.cgroup().map(Value::from));
+    put("data_page_size", sm.data_page_size().map(Value::from));
+    put("code_page_size", sm.code_page_size().map(Value::from));
+    put("aux", sm.aux().map(|a| Value::String(hex(a))));
 }
 
 fn cpu_map_json(d: &CpuMapData) -> Value {
@@ -145,11 +143,7 @@ fn cpu_map_json(d: &CpuMapData) -> Value {
         CpuMapData::Mask { long_size, mask } => {
             json!({"encoding": "mask", "long_size": long_size, "mask": mask, "cpus": d.cpus()})
         }
-        CpuMapData::Range {
-            any_cpu,
-            start,
-            end,
-        } => {
+        CpuMapData::Range { any_cpu, start, end } => {
             json!({"encoding": "range", "any_cpu": any_cpu, "start": start, "end": end, "cpus": d.cpus()})
         }
         CpuMapData::Unknown { type_ } => json!({"encoding": "unknown", "type": type_}),
@@ -168,10 +162,7 @@ pub fn record_json(rec: &Record<'_>) -> Value {
         m.insert("index".into(), i.into());
     }
     if rec.pos.file != 0 {
-        m.insert(
-            "file".into(),
-            Value::String(format!("data.{}", rec.pos.file - 1)),
-        );
+        m.insert("file".into(), Value::String(format!("data.{}", rec.pos.file - 1)));
     }
     let ev = rec.event;
     let mut put = |k: &str, v: Value| {
@@ -179,10 +170,7 @@ pub fn record_json(rec: &Record<'_>) -> Value {
     };
     match &rec.kind {
         RecordKind::Sample(sm) => {
-            put(
-                "event",
-                ev.map_or(Value::Null, |e| Value::String(e.display_name())),
-            );
+            put("event", ev.map_or(Value::Null, |e| Value::String(e.display_name())));
             let mut f = Map::new();
             sample_fields(sm, &mut f);
             for (k, v) in f {
@@ -212,22 +200,13 @@ pub fn record_json(rec: &Record<'_>) -> Value {
                 put(k, v);
             }
             match r.id {
-                Mmap2Id::Inode {
-                    maj,
-                    min,
-                    ino,
-                    ino_generation,
-                } => {
+                Mmap2Id::Inode { maj, min, ino, ino_generation } => {
                     put("maj", maj.into());
                     put("min", min.into());
                     put("ino", ino.into());
                     put("ino_generation", ino_generation.into());
                 }
-                Mmap2Id::BuildId {
-                    build_id_size,
-                    build_id,
-                    ..
-                } => {
+                Mmap2Id::BuildId { build_id_size, build_id, .. } => {
                     put("build_id_size", build_id_size.into());
                     put("build_id", Value::String(hex(build_id)));
                 }
@@ -243,12 +222,7 @@ pub fn record_json(rec: &Record<'_>) -> Value {
             put("exec", r.exec.into());
         }
         RecordKind::Fork(r) | RecordKind::Exit(r) => {
-            for (k, v) in [
-                ("pid", r.pid),
-                ("ppid", r.ppid),
-                ("tid", r.tid),
-                ("ptid", r.ptid),
-            ] {
+            for (k, v) in [("pid", r.pid), ("ppid", r.ppid), ("tid", r.tid), ("ptid", r.ptid)] {
                 put(k, v.into());
             }
             put("time", r.time.into());
@@ -277,15 +251,9 @@ pub fn record_json(rec: &Record<'_>) -> Value {
             put("tid", r.tid.into());
         }
         RecordKind::LostSamples(r) => put("lost", r.lost.into()),
-        RecordKind::Switch => put(
-            "out",
-            (rec.header.misc & crate::record::misc::SWITCH_OUT != 0).into(),
-        ),
+        RecordKind::Switch => put("out", (rec.header.misc & crate::record::misc::SWITCH_OUT != 0).into()),
         RecordKind::SwitchCpuWide(r) => {
-            put(
-                "out",
-                (rec.header.misc & crate::record::misc::SWITCH_OUT != 0).into(),
-            );
+            put("out", (rec.header.misc & crate::record::misc::SWITCH_OUT != 0).into());
             put("next_prev_pid", r.next_prev_pid.into());
             put("next_prev_tid", r.next_prev_tid.into());
         }
@@ -296,7 +264,9 @@ pub fn record_json(rec: &Record<'_>) -> Value {
             let ns: Vec<Value> = (0..r.link_info.len() / 2)
                 .filter_map(|i| {
                     let (dev, ino) = r.namespace(i)?;
-                    Some(json!({"name": NAMESPACE_NAMES.get(i).copied().unwrap_or("unknown"), "dev": dev, "inode": ino}))
+                    Some(
+                        json!({"name": NAMESPACE_NAMES.get(i).copied().unwrap_or("unknown"), "dev": dev, "inode": ino}),
+                    )
                 })
                 .collect();
             put("link_info", Value::Array(ns));
@@ -344,10 +314,8 @@ pub fn record_json(rec: &Record<'_>) -> Value {
         }
         RecordKind::IdIndex(r) => {
             put("nr", r.nr.into());
-            let e: Vec<Value> = r
-                .entries()
-                .map(|e| json!({"id": e.id, "idx": e.idx, "cpu": e.cpu, "tid": e.tid}))
-                .collect();
+            let e: Vec<Value> =
+                r.entries().map(|e| json!({"id": e.id, "idx": e.idx, "cpu": e.cpu, "tid": e.tid})).collect();
             put("entries", Value::Array(e));
         }
         RecordKind::AuxtraceInfo(r) => {
@@ -355,11 +323,7 @@ pub fn record_json(rec: &Record<'_>) -> Value {
             put("priv", u64s(r.priv_));
         }
         RecordKind::Auxtrace(r) => {
-            for (k, v) in [
-                ("aux_size", r.size),
-                ("aux_offset", r.offset),
-                ("reference", r.reference),
-            ] {
+            for (k, v) in [("aux_size", r.size), ("aux_offset", r.offset), ("reference", r.reference)] {
                 put(k, v.into());
             }
             put("idx", r.idx.into());
@@ -380,19 +344,14 @@ pub fn record_json(rec: &Record<'_>) -> Value {
             put("msg", s(r.msg));
         }
         RecordKind::ThreadMap(r) => {
-            let e: Vec<Value> = r
-                .entries()
-                .map(|(pid, comm)| json!({"pid": pid, "comm": String::from_utf8_lossy(comm)}))
-                .collect();
+            let e: Vec<Value> =
+                r.entries().map(|(pid, comm)| json!({"pid": pid, "comm": String::from_utf8_lossy(comm)})).collect();
             put("nr", r.nr.into());
             put("entries", Value::Array(e));
         }
         RecordKind::CpuMap(r) => put("cpu_map", cpu_map_json(&r.data)),
         RecordKind::StatConfig(r) => {
-            let e: Vec<Value> = r
-                .entries()
-                .map(|(t, v)| json!({"tag": t, "val": v}))
-                .collect();
+            let e: Vec<Value> = r.entries().map(|(t, v)| json!({"tag": t, "val": v})).collect();
             put("nr", r.nr.into());
             put("entries", Value::Array(e));
         }
@@ -443,7 +402,10 @@ pub fn record_json(rec: &Record<'_>) -> Value {
         RecordKind::Compressed(r) => put("data_size", r.data.len().into()),
         RecordKind::BpfMetadata(r) => {
             put("prog_name", s(r.prog_name));
-            let e: Vec<Value> = r.entries().map(|(k, v)| json!({"key": String::from_utf8_lossy(k), "value": String::from_utf8_lossy(v)})).collect();
+            let e: Vec<Value> = r
+                .entries()
+                .map(|(k, v)| json!({"key": String::from_utf8_lossy(k), "value": String::from_utf8_lossy(v)}))
+                .collect();
             put("entries", Value::Array(e));
         }
         RecordKind::Schedstat(r) => {

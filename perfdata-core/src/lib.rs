@@ -14,7 +14,7 @@
 //! while let Some(record) = records.next_record() {
 //!     match record {
 //!         Ok(r) => if let RecordKind::Sample(s) = &r.kind {
-//!             println!("{:?} {:?} {:?}", s.time, s.tid, s.ip);
+//!             println!("{:?} {:?} {:?}", s.time(), s.tid(), s.ip());
 //!         },
 //!         Err(e) => eprintln!("{e}"),
 //!     }
@@ -22,21 +22,8 @@
 //! # Ok(()) }
 //! ```
 #![warn(missing_docs)]
-#![deny(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
-#![cfg_attr(
-    test,
-    allow(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing
-    )
-)]
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
 
 pub mod attr;
 pub mod compress;

@@ -29,15 +29,7 @@ const SW: [&str; 13] = [
     "cgroup-switches",
     "",
 ];
-const CACHE: [&str; 7] = [
-    "L1-dcache",
-    "L1-icache",
-    "LLC",
-    "dTLB",
-    "iTLB",
-    "branch",
-    "node",
-];
+const CACHE: [&str; 7] = ["L1-dcache", "L1-icache", "LLC", "dTLB", "iTLB", "branch", "node"];
 const CACHE_OP: [&str; 3] = ["load", "store", "prefetch"];
 const CACHE_RESULT: [&str; 2] = ["refs", "misses"];
 
@@ -45,22 +37,15 @@ const CACHE_RESULT: [&str; 2] = ["refs", "misses"];
 pub fn event_name(a: &EventAttr) -> String {
     let cfg = a.config;
     match a.type_ {
-        0 => HW.get(cfg as usize).map_or_else(
-            || format!("unknown-hardware:{cfg:#x}"),
-            |s| (*s).to_string(),
-        ),
-        1 => SW.get(cfg as usize).filter(|s| !s.is_empty()).map_or_else(
-            || format!("unknown-software:{cfg:#x}"),
-            |s| (*s).to_string(),
-        ),
+        0 => HW.get(cfg as usize).map_or_else(|| format!("unknown-hardware:{cfg:#x}"), |s| (*s).to_string()),
+        1 => SW
+            .get(cfg as usize)
+            .filter(|s| !s.is_empty())
+            .map_or_else(|| format!("unknown-software:{cfg:#x}"), |s| (*s).to_string()),
         2 => format!("tracepoint:{cfg}"),
         3 => {
             let (c, op, res) = (cfg & 0xff, (cfg >> 8) & 0xff, (cfg >> 16) & 0xff);
-            match (
-                CACHE.get(c as usize),
-                CACHE_OP.get(op as usize),
-                CACHE_RESULT.get(res as usize),
-            ) {
+            match (CACHE.get(c as usize), CACHE_OP.get(op as usize), CACHE_RESULT.get(res as usize)) {
                 (Some(c), Some(o), Some(r)) => format!("{c}-{o}s-{r}"),
                 _ => format!("unknown-cache:{cfg:#x}"),
             }

@@ -18,11 +18,7 @@ pub enum Endian {
 
 impl Endian {
     /// The byte order of the machine running this code.
-    pub const NATIVE: Endian = if cfg!(target_endian = "big") {
-        Endian::Big
-    } else {
-        Endian::Little
-    };
+    pub const NATIVE: Endian = if cfg!(target_endian = "big") { Endian::Big } else { Endian::Little };
 
     /// The other byte order.
     pub fn swapped(self) -> Endian {
@@ -93,13 +89,7 @@ impl<'a> Reader<'a> {
     /// A reader over `data`, whose first byte is at `base` in the input; `what` names the structure for
     /// error messages.
     pub fn new(data: &'a [u8], endian: Endian, base: Position, what: &'static str) -> Self {
-        Reader {
-            data,
-            at: 0,
-            base,
-            endian,
-            what,
-        }
+        Reader { data, at: 0, base, endian, what }
     }
 
     /// The byte order.
@@ -136,12 +126,7 @@ impl<'a> Reader<'a> {
     }
 
     fn truncated(&self, needed: u64) -> Error {
-        Error::Truncated {
-            pos: self.position(),
-            what: self.what,
-            needed,
-            available: self.remaining() as u64,
-        }
+        Error::Truncated { pos: self.position(), what: self.what, needed, available: self.remaining() as u64 }
     }
 
     /// An error about a malformed value at the current position.
@@ -152,10 +137,7 @@ impl<'a> Reader<'a> {
     /// Take the next `n` bytes.
     #[inline]
     pub fn bytes(&mut self, n: usize) -> Result<&'a [u8]> {
-        let end = self
-            .at
-            .checked_add(n)
-            .ok_or_else(|| self.truncated(n as u64))?;
+        let end = self.at.checked_add(n).ok_or_else(|| self.truncated(n as u64))?;
         match self.data.get(self.at..end) {
             Some(s) => {
                 self.at = end;
@@ -209,14 +191,9 @@ impl<'a> Reader<'a> {
 
     /// Read `count` u64 values, borrowing them as a [`U64s`] view.
     pub fn u64s(&mut self, count: u64) -> Result<U64s<'a>> {
-        let n = count
-            .checked_mul(8)
-            .ok_or_else(|| self.malformed(format!("array count {count} overflows")))?;
+        let n = count.checked_mul(8).ok_or_else(|| self.malformed(format!("array count {count} overflows")))?;
         let bytes = self.bytes_u64(n)?;
-        Ok(U64s {
-            bytes,
-            endian: self.endian,
-        })
+        Ok(U64s { bytes, endian: self.endian })
     }
 
     /// Read a NUL-padded string occupying exactly `n` bytes; the value stops at the first NUL.
@@ -242,10 +219,7 @@ pub struct U64s<'a> {
 
 impl<'a> U64s<'a> {
     /// An empty array.
-    pub const EMPTY: U64s<'static> = U64s {
-        bytes: &[],
-        endian: Endian::Little,
-    };
+    pub const EMPTY: U64s<'static> = U64s { bytes: &[], endian: Endian::Little };
 
     /// Wrap bytes (length a multiple of 8; a trailing partial word is ignored).
     pub fn new(bytes: &'a [u8], endian: Endian) -> Self {
@@ -262,9 +236,7 @@ impl<'a> U64s<'a> {
     /// The value at `i`.
     pub fn get(&self, i: usize) -> Option<u64> {
         let start = i.checked_mul(8)?;
-        self.bytes
-            .get(start..start.checked_add(8)?)
-            .map(|b| self.endian.u64(b))
+        self.bytes.get(start..start.checked_add(8)?).map(|b| self.endian.u64(b))
     }
     /// Iterate the values.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = u64> + DoubleEndedIterator + 'a {
@@ -283,9 +255,7 @@ impl<'a> U64s<'a> {
 
 impl std::fmt::Debug for U64s<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list()
-            .entries(self.iter().map(|v| format!("{v:#x}")))
-            .finish()
+        f.debug_list().entries(self.iter().map(|v| format!("{v:#x}"))).finish()
     }
 }
 
@@ -308,12 +278,7 @@ mod tests {
         assert_eq!(be.u64().unwrap(), 0x0100_0000_0000_0002);
         let err = be.u16().unwrap_err();
         match err {
-            Error::Truncated {
-                pos,
-                needed: 2,
-                available: 1,
-                what: "test",
-            } => assert_eq!(pos.offset, 108),
+            Error::Truncated { pos, needed: 2, available: 1, what: "test" } => assert_eq!(pos.offset, 108),
             e => panic!("unexpected {e}"),
         }
         assert!(be.bytes_u64(u64::MAX).is_err());

@@ -10,10 +10,8 @@
 use crate::error::{Error, Position, Result};
 use crate::event::{Event, EventList, Resolution};
 use crate::reader::Endian;
-use crate::record::{decode, record_type as rt, EventUpdate, Record, RecordHeader, RecordKind};
+use crate::record::{decode, record_type as rt, EventUpdate, Record, RecordKind};
 use crate::stream::{Frame, Frames};
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
 
 /// The order records are delivered in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -38,25 +36,33 @@ pub struct ReadOptions {
 
 impl Default for ReadOptions {
     fn default() -> Self {
-        ReadOptions {
-            order: Order::Time,
-            include_compressed: false,
-            window_records: 1 << 20,
-        }
+        ReadOptions { order: Order::Time, include_compressed: false, window_records: 1 << 20 }
     }
 }
 
-enum Loc {
-    /// In a mapped/borrowed input: input file number and byte range.
-    Mapped { file: u32, start: usize, end: usize },
-    /// Copied (records from streams or decompression buffers).
-    Owned(Box<[u8]>),
+/// A queued kernel record: 32 bytes of key and location; the bytes stay in the file or the arena.
+/// Arrival order needs no field: the queue is only ever sorted stably by timestamp.
+#[derive(Clone, Copy)]
+struct Queued {
+    ts: u64,
+    /// Offset of the record (or of its COMPRESSED carrier).
+    offset: u64,
+    /// Where the bytes are: an offset in the input slice `file`, or in the arena when `arena`.
+    start: usize,
+    file: u16,
+    arena: bool,
+    /// Index among decompressed records, `u32::MAX` for none.
+    index: u32,
 }
 
-struct Queued {
-    pos: Position,
-    header: RecordHeader,
-    loc: Loc,
+impl Queued {
+    fn pos(&self) -> Position {
+        Position {
+            offset: self.offset,
+            index: (self.index != u32::MAX).then_some(self.index),
+            file: u32::from(self.file),
+        }
+    }
 }
 
 /// Counters of what happened while reading.
@@ -85,7 +91,7 @@ enum Current {
 /// while let Some(record) = records.next_record() {
 ///     let record = record?;
 ///     if let perfdata_core::RecordKind::Sample(s) = &record.kind {
-///         println!("{:?} {:?}", s.time, s.ip);
+///         println!("{:?} {:?}", s.time(), s.ip());
 ///     }
 /// }
 /// # Ok(()) }
@@ -96,12 +102,13 @@ pub struct Records<'f> {
     events: EventList,
     endian: Endian,
     opts: ReadOptions,
-    // time ordering
-    heap: BinaryHeap<Reverse<(u64, u64, usize)>>,
-    slots: Vec<Option<Queued>>,
-    free: Vec<usize>,
-    ready: VecDeque<Queued>,
-    seq: u64,
+    // time ordering: `queue` is sorted up to `sorted`, then unsorted appends of the current round.
+    queue: Vec<Queued>,
+    sorted: usize,
+    arena: Vec<u8>,
+    /// `queue[head..ready_end]` are released and delivered in order.
+    head: usize,
+    ready_end: usize,
     max_ts: u64,
     next_flush: u64,
     last_delivered_ts: u64,
@@ -128,11 +135,11 @@ impl<'f> Records<'f> {
             events,
             endian,
             opts,
-            heap: BinaryHeap::new(),
-            slots: Vec::new(),
-            free: Vec::new(),
-            ready: VecDeque::new(),
-            seq: 0,
+            queue: Vec::new(),
+            sorted: 0,
+            arena: Vec::new(),
+            head: 0,
+            ready_end: 0,
             max_ts: 0,
             next_flush: 0,
             last_delivered_ts: 0,
@@ -158,10 +165,7 @@ impl<'f> Records<'f> {
         let mut d = self.frames.diagnostics.clone();
         d.extend(self.errors.iter().cloned());
         if self.stats.unknown_id > 0 {
-            d.push(format!(
-                "{} records carried an id that matches no event",
-                self.stats.unknown_id
-            ));
+            d.push(format!("{} records carried an id that matches no event", self.stats.unknown_id));
         }
         d
     }
@@ -185,7 +189,9 @@ impl<'f> Records<'f> {
 
     fn next_ordered(&mut self) -> Option<Result<Record<'_>>> {
         let deliver_frame = loop {
-            if let Some(q) = self.ready.pop_front() {
+            if self.head < self.ready_end {
+                let Some(&q) = self.queue.get(self.head) else { break false };
+                self.head += 1;
                 self.current = Current::Queued(q);
                 break false;
             }
@@ -196,7 +202,7 @@ impl<'f> Records<'f> {
                 continue;
             }
             // Pull the next frame and decide: deliver now, or queue.
-            let (ts, queued, is_round) = match self.frames.next_frame() {
+            let (_, queued, is_round) = match self.frames.next_frame() {
                 None => {
                     self.eof = true;
                     continue;
@@ -214,7 +220,7 @@ impl<'f> Records<'f> {
                     } else {
                         match frame_time(&frame, &self.events, self.endian) {
                             Some(ts) if ts != 0 && ts != u64::MAX => {
-                                (ts, Some(own(&self.slices, frame)), false)
+                                (ts, Some(own(&self.slices, &mut self.arena, ts, frame)), false)
                             }
                             _ => (0, None, false),
                         }
@@ -222,7 +228,7 @@ impl<'f> Records<'f> {
                 }
             };
             match queued {
-                Some(q) => self.enqueue(ts, q),
+                Some(q) => self.enqueue(q),
                 None => {
                     if is_round {
                         // perf hands the round to the tool, which flushes; the round record itself is
@@ -230,6 +236,7 @@ impl<'f> Records<'f> {
                         let upto = self.next_flush;
                         self.next_flush = self.max_ts;
                         self.flush_upto(upto);
+                        self.compact_arena();
                     }
                     break true;
                 }
@@ -255,18 +262,11 @@ impl<'f> Records<'f> {
         let Current::Queued(q) = &self.current else {
             return None;
         };
-        let bytes: &[u8] = match &q.loc {
-            Loc::Mapped { file, start, end } => {
-                self.slices.get(*file as usize)?.get(*start..*end)?
-            }
-            Loc::Owned(b) => b,
-        };
-        let frame = Frame {
-            pos: q.pos,
-            header: q.header,
-            bytes,
-            payload: &[],
-        };
+        let src: &[u8] = if q.arena { &self.arena } else { self.slices.get(usize::from(q.file))? };
+        let rest = src.get(q.start..)?;
+        let header = crate::record::RecordHeader::parse(rest, self.endian, q.pos()).ok()?;
+        let bytes = rest.get(..usize::from(header.size))?;
+        let frame = Frame { pos: q.pos(), header, bytes, payload: &[] };
         let rec = decode(frame, &self.events, self.endian);
         if let Ok(r) = &rec {
             if let Some(t) = r.time() {
@@ -281,79 +281,86 @@ impl<'f> Records<'f> {
     }
 }
 
-fn own(slices: &[&[u8]], frame: Frame<'_>) -> Queued {
-    let loc = match frame.pos.index {
-        None => match slices.get(frame.pos.file as usize) {
-            Some(s)
-                if std::ptr::eq(
-                    s.as_ptr(),
-                    frame.bytes.as_ptr().wrapping_sub(frame.pos.offset as usize),
-                ) =>
-            {
-                let start = frame.pos.offset as usize;
-                Loc::Mapped {
-                    file: frame.pos.file,
-                    start,
-                    end: start + frame.bytes.len(),
-                }
-            }
-            _ => Loc::Owned(frame.bytes.into()),
-        },
-        Some(_) => Loc::Owned(frame.bytes.into()),
+fn own(slices: &[&[u8]], arena: &mut Vec<u8>, ts: u64, frame: Frame<'_>) -> Queued {
+    let p = frame.pos;
+    let mapped = p.index.is_none()
+        && slices
+            .get(p.file as usize)
+            .is_some_and(|s| std::ptr::eq(s.as_ptr().wrapping_add(p.offset as usize), frame.bytes.as_ptr()));
+    let (start, in_arena) = if mapped {
+        (p.offset as usize, false)
+    } else {
+        arena.extend_from_slice(frame.bytes);
+        (arena.len() - frame.bytes.len(), true)
     };
-    Queued {
-        pos: frame.pos,
-        header: frame.header,
-        loc,
-    }
+    Queued { ts, offset: p.offset, start, file: p.file as u16, arena: in_arena, index: p.index.unwrap_or(u32::MAX) }
 }
 
 impl Records<'_> {
-    fn enqueue(&mut self, ts: u64, q: Queued) {
-        let slot = match self.free.pop() {
-            Some(i) => {
-                if let Some(s) = self.slots.get_mut(i) {
-                    *s = Some(q);
-                }
-                i
-            }
-            None => {
-                self.slots.push(Some(q));
-                self.slots.len() - 1
-            }
-        };
-        self.heap.push(Reverse((ts, self.seq, slot)));
-        self.seq += 1;
-        self.max_ts = self.max_ts.max(ts);
-        if self.heap.len() > self.opts.window_records {
-            // Release the oldest half (perf's HALF flush).
+    fn enqueue(&mut self, q: Queued) {
+        self.max_ts = self.max_ts.max(q.ts);
+        self.queue.push(q);
+        if self.queue.len() - self.head > self.opts.window_records {
+            // Release the oldest half early (perf's HALF flush), keeping memory bounded.
             self.stats.early_flushes += 1;
-            let keep = self.opts.window_records / 2;
-            while self.heap.len() > keep {
-                self.pop_one();
-            }
+            self.sort_queue();
+            let mid = self.head + (self.queue.len() - self.head) / 2;
+            let half = self.queue.get(mid).map_or(u64::MAX, |q| q.ts);
+            self.flush_upto(half);
         }
     }
 
-    fn pop_one(&mut self) {
-        if let Some(Reverse((_, _, slot))) = self.heap.pop() {
-            if let Some(q) = self.slots.get_mut(slot).and_then(Option::take) {
-                self.ready.push_back(q);
+    /// Sort the unreleased part by timestamp, stably (ties keep file order). The sorted prefix plus
+    /// the per-CPU runs appended since make this close to a linear merge.
+    fn sort_queue(&mut self) {
+        if self.sorted < self.queue.len() {
+            if let Some(tail) = self.queue.get_mut(self.ready_end..) {
+                tail.sort_by_key(|q| q.ts);
             }
-            self.free.push(slot);
+            self.sorted = self.queue.len();
         }
     }
 
-    /// Move queued records with ts ≤ `upto` to the ready list; false when nothing was queued.
+    /// Release queued records with ts ≤ `upto`; false when nothing was queued.
     fn flush_upto(&mut self, upto: u64) -> bool {
-        let had = !self.heap.is_empty();
-        while let Some(Reverse((ts, _, _))) = self.heap.peek() {
-            if *ts > upto {
-                break;
-            }
-            self.pop_one();
+        // Forget what was delivered.
+        if self.head > 0 && self.head == self.ready_end {
+            self.queue.drain(..self.head);
+            self.sorted -= self.head.min(self.sorted);
+            self.head = 0;
+            self.ready_end = 0;
         }
-        had
+        if self.queue.len() == self.ready_end {
+            if self.head == self.queue.len() {
+                self.arena.clear();
+                self.queue.clear();
+                self.head = 0;
+                self.ready_end = 0;
+                self.sorted = 0;
+            }
+            return false;
+        }
+        self.sort_queue();
+        let n = self.queue.get(self.ready_end..).map_or(0, |t| t.partition_point(|q| q.ts <= upto));
+        self.ready_end += n;
+        true
+    }
+
+    /// Drop arena bytes no queued record refers to any more.
+    fn compact_arena(&mut self) {
+        if self.arena.len() < (1 << 20) {
+            return;
+        }
+        let min = self.queue.get(self.head..).unwrap_or(&[]).iter().filter(|q| q.arena).map(|q| q.start).min();
+        let cut = match min {
+            None => self.arena.len(),
+            Some(m) if m > self.arena.len() / 2 => m,
+            Some(_) => return,
+        };
+        self.arena.drain(..cut);
+        for q in self.queue.iter_mut().filter(|q| q.arena) {
+            q.start = q.start.saturating_sub(cut);
+        }
     }
 }
 
@@ -370,10 +377,7 @@ fn count_unknown(stats: &mut ReadStats, rec: &Result<Record<'_>>) {
 /// Update the event list from records that define events (pipe mode) or name them, before the
 /// record itself is decoded against it.
 fn learn_from(events: &mut EventList, frame: Frame<'_>, endian: Endian) {
-    if !matches!(
-        frame.header.type_,
-        rt::HEADER_ATTR | rt::EVENT_UPDATE | rt::ID_INDEX
-    ) {
+    if !matches!(frame.header.type_, rt::HEADER_ATTR | rt::EVENT_UPDATE | rt::ID_INDEX) {
         return;
     }
     let empty = EventList::default();
@@ -391,7 +395,7 @@ pub(crate) fn learn(events: &mut EventList, rec: &Record<'_>) {
             if ids.iter().any(|id| events.index_of_id(*id).is_some()) && !ids.is_empty() {
                 return;
             }
-            events.push(Event::new(0, h.attr.clone(), ids));
+            events.push(Event::new(0, (*h.attr).clone(), ids));
         }
         RecordKind::EventUpdate(u) => {
             if let EventUpdate::Name(n) = u.update {
@@ -435,7 +439,12 @@ fn frame_time(frame: &Frame<'_>, events: &EventList, endian: Endian) -> Option<u
     }
 }
 
-impl Records<'_> {
+impl<'f> Records<'f> {
+    /// The underlying frame reader.
+    pub fn into_frames(self) -> Frames<'f> {
+        self.frames
+    }
+
     pub(crate) fn note(&mut self, msg: String) {
         self.errors.push(msg);
     }

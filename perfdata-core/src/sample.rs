@@ -4,21 +4,13 @@ use crate::attr::{branch_sample_type, read_format as rf, sample_type as st, Even
 use crate::error::Result;
 use crate::reader::{Endian, Reader, U64s};
 
-/// A read_format block (sample READ field or READ record).
+/// A read_format block (sample READ field or READ record), read on access.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ReadValues<'a> {
     /// The `read_format` it was decoded with.
     pub read_format: u64,
-    /// `nr` for group reads (None for a single counter).
-    pub nr: Option<u64>,
-    /// TOTAL_TIME_ENABLED.
-    pub time_enabled: Option<u64>,
-    /// TOTAL_TIME_RUNNING.
-    pub time_running: Option<u64>,
-    /// The value of a non-group read.
-    single: Option<ReadValue>,
-    /// Group entries, each `1 + [ID] + [LOST]` u64.
-    group: U64s<'a>,
+    bytes: &'a [u8],
+    endian: Endian,
 }
 
 /// One counter value of a read.
@@ -33,66 +25,78 @@ pub struct ReadValue {
 }
 
 impl<'a> ReadValues<'a> {
-    /// Parse a block for `read_format` (reference §5.3).
+    /// Check a block for `read_format` (reference §5.3) and keep its bytes.
     pub fn parse(r: &mut Reader<'a>, read_format: u64) -> Result<Self> {
-        let opt = |r: &mut Reader<'a>, bit: u64| -> Result<Option<u64>> {
-            if read_format & bit != 0 {
-                r.u64().map(Some)
-            } else {
-                Ok(None)
-            }
-        };
+        let start = r.rest();
+        let per_value = 1 + u64::from(read_format & rf::ID != 0) + u64::from(read_format & rf::LOST != 0);
+        let times =
+            u64::from(read_format & rf::TOTAL_TIME_ENABLED != 0) + u64::from(read_format & rf::TOTAL_TIME_RUNNING != 0);
         if read_format & rf::GROUP != 0 {
-            let stride =
-                1 + u64::from(read_format & rf::ID != 0) + u64::from(read_format & rf::LOST != 0);
             let nr = r.u64()?;
-            let time_enabled = opt(r, rf::TOTAL_TIME_ENABLED)?;
-            let time_running = opt(r, rf::TOTAL_TIME_RUNNING)?;
-            let words = nr
-                .checked_mul(stride)
-                .ok_or_else(|| r.malformed(format!("read group nr {nr}")))?;
-            let group = r.u64s(words)?;
-            Ok(ReadValues {
-                read_format,
-                nr: Some(nr),
-                time_enabled,
-                time_running,
-                single: None,
-                group,
-            })
+            r.u64s(times)?;
+            let words = nr.checked_mul(per_value).ok_or_else(|| r.malformed(format!("read group nr {nr}")))?;
+            r.u64s(words)?;
         } else {
-            let value = r.u64()?;
-            let time_enabled = opt(r, rf::TOTAL_TIME_ENABLED)?;
-            let time_running = opt(r, rf::TOTAL_TIME_RUNNING)?;
-            let id = opt(r, rf::ID)?;
-            let lost = opt(r, rf::LOST)?;
-            let single = Some(ReadValue { value, id, lost });
-            Ok(ReadValues {
-                read_format,
-                nr: None,
-                time_enabled,
-                time_running,
-                single,
-                group: U64s::new(&[], r.endian()),
-            })
+            r.u64s(times + per_value)?;
         }
+        let len = start.len() - r.rest().len();
+        Ok(ReadValues { read_format, bytes: start.get(..len).unwrap_or(&[]), endian: r.endian() })
+    }
+
+    fn word(&self, i: usize) -> Option<u64> {
+        let o = i.checked_mul(8)?;
+        self.bytes.get(o..o.checked_add(8)?).map(|b| self.endian.u64(b))
+    }
+
+    fn is_group(&self) -> bool {
+        self.read_format & rf::GROUP != 0
+    }
+
+    /// `nr` for group reads (None for a single counter).
+    pub fn nr(&self) -> Option<u64> {
+        if self.is_group() {
+            self.word(0)
+        } else {
+            None
+        }
+    }
+
+    /// Index of the first time word.
+    fn times_at(&self) -> usize {
+        1
+    }
+
+    /// TOTAL_TIME_ENABLED.
+    pub fn time_enabled(&self) -> Option<u64> {
+        (self.read_format & rf::TOTAL_TIME_ENABLED != 0).then(|| self.word(self.times_at())).flatten()
+    }
+
+    /// TOTAL_TIME_RUNNING.
+    pub fn time_running(&self) -> Option<u64> {
+        let i = self.times_at() + usize::from(self.read_format & rf::TOTAL_TIME_ENABLED != 0);
+        (self.read_format & rf::TOTAL_TIME_RUNNING != 0).then(|| self.word(i)).flatten()
     }
 
     /// The values (one for a non-group read), leader first.
     pub fn values(&self) -> impl Iterator<Item = ReadValue> + 'a {
-        let has_id = self.read_format & rf::ID != 0;
-        let has_lost = self.read_format & rf::LOST != 0;
+        let rfmt = self.read_format;
+        let has_id = rfmt & rf::ID != 0;
+        let has_lost = rfmt & rf::LOST != 0;
+        let times = usize::from(rfmt & rf::TOTAL_TIME_ENABLED != 0) + usize::from(rfmt & rf::TOTAL_TIME_RUNNING != 0);
+        let this = *self;
+        // Non-group: value, times, [id], [lost]. Group: nr, times, {value, [id], [lost]}*.
+        let (first, count, after_value) =
+            if this.is_group() { (1 + times, this.nr().unwrap_or(0) as usize, 1) } else { (0, 1, 1 + times) };
         let stride = 1 + usize::from(has_id) + usize::from(has_lost);
-        let g = self.group;
-        let group = (0..g.len() / stride).map(move |i| {
-            let base = i * stride;
-            ReadValue {
-                value: g.get(base).unwrap_or(0),
-                id: has_id.then(|| g.get(base + 1).unwrap_or(0)),
-                lost: has_lost.then(|| g.get(base + 1 + usize::from(has_id)).unwrap_or(0)),
-            }
-        });
-        self.single.into_iter().chain(group)
+        let count = count.min(this.bytes.len() / 8);
+        (0..count).map_while(move |k| {
+            let base = first + k * stride;
+            let value = this.word(base)?;
+            let tail = if this.is_group() { base + after_value } else { after_value };
+            let id = if has_id { Some(this.word(tail)?) } else { None };
+            let lost = if has_lost { Some(this.word(tail + usize::from(has_id))?) } else { None };
+            Some(ReadValue { value, id, lost })
+        })
     }
 }
 
@@ -162,18 +166,8 @@ impl BranchEntry {
 }
 
 /// The little-endian (offset, width) of every perf_branch_entry flag field.
-const BRANCH_FIELDS: [(u32, u32); 10] = [
-    (0, 1),
-    (1, 1),
-    (2, 1),
-    (3, 1),
-    (4, 16),
-    (20, 4),
-    (24, 2),
-    (26, 4),
-    (30, 3),
-    (33, 31),
-];
+const BRANCH_FIELDS: [(u32, u32); 10] =
+    [(0, 1), (1, 1), (2, 1), (3, 1), (4, 16), (20, 4), (24, 2), (26, 4), (30, 3), (33, 31)];
 
 /// Convert a branch flags word read from a big-endian file to little-endian bit numbering (reference
 /// §6.2: a field at LE offset `lo`, width `w` is at `64 - lo - w` in a big-endian file).
@@ -203,15 +197,7 @@ impl<'a> BranchStack<'a> {
         self.entries.chunks_exact(24).map(move |c| {
             let w = |i: usize| c.get(i * 8..i * 8 + 8).map_or(0, |b| e.u64(b));
             let raw = w(2);
-            BranchEntry {
-                from: w(0),
-                to: w(1),
-                flags: if e == Endian::Big {
-                    branch_flags_from_be(raw)
-                } else {
-                    raw
-                },
-            }
+            BranchEntry { from: w(0), to: w(1), flags: if e == Endian::Big { branch_flags_from_be(raw) } else { raw } }
         })
     }
     /// The raw entry bytes (24 per entry).
@@ -250,12 +236,12 @@ impl Regs<'_> {
 /// Register names of x86_64 (`arch/x86/include/uapi/asm/perf_regs.h`) by bit number.
 pub fn x86_64_reg_name(bit: u32) -> Option<&'static str> {
     const N: [&str; 24] = [
-        "ax", "bx", "cx", "dx", "si", "di", "bp", "sp", "ip", "flags", "cs", "ss", "ds", "es",
-        "fs", "gs", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+        "ax", "bx", "cx", "dx", "si", "di", "bp", "sp", "ip", "flags", "cs", "ss", "ds", "es", "fs", "gs", "r8", "r9",
+        "r10", "r11", "r12", "r13", "r14", "r15",
     ];
     const XMM: [&str; 16] = [
-        "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",
-        "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
+        "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12",
+        "xmm13", "xmm14", "xmm15",
     ];
     match bit {
         0..=23 => N.get(bit as usize).copied(),
@@ -268,9 +254,9 @@ pub fn x86_64_reg_name(bit: u32) -> Option<&'static str> {
 /// Register names of aarch64 (`arch/arm64/include/uapi/asm/perf_regs.h`) by bit number.
 pub fn aarch64_reg_name(bit: u32) -> Option<&'static str> {
     const N: [&str; 34] = [
-        "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13",
-        "x14", "x15", "x16", "x17", "x18", "x19", "x20", "x21", "x22", "x23", "x24", "x25", "x26",
-        "x27", "x28", "x29", "lr", "sp", "pc", "vg",
+        "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13", "x14", "x15", "x16",
+        "x17", "x18", "x19", "x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27", "x28", "x29", "lr", "sp", "pc",
+        "vg",
     ];
     N.get(bit as usize).copied()
 }
@@ -286,40 +272,63 @@ pub struct StackUser<'a> {
     pub dyn_size: Option<u64>,
 }
 
-/// A decoded sample. Each field is `Some` exactly when its bit is in the attr's `sample_type`.
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
-#[allow(missing_docs)] // field names are perf_event.h's
+/// A sample: a view over the SAMPLE record's body. Each accessor returns `Some` exactly when its bit
+/// is in the attr's `sample_type`. Parsing walks the variable-size fields once to check bounds and
+/// note where each starts; fixed fields sit at offsets computed once per attr ([`SampleLayout`]), so
+/// accessors never fail and nothing is copied.
+#[derive(Clone, Copy, Debug)]
 pub struct Sample<'a> {
-    pub identifier: Option<u64>,
-    pub ip: Option<u64>,
-    pub pid: Option<u32>,
-    pub tid: Option<u32>,
-    pub time: Option<u64>,
-    pub addr: Option<u64>,
-    pub id: Option<u64>,
-    pub stream_id: Option<u64>,
-    pub cpu: Option<u32>,
-    /// The reserved u32 after `cpu`, kept.
-    pub cpu_res: Option<u32>,
-    pub period: Option<u64>,
-    pub read: Option<ReadValues<'a>>,
-    /// Callchain with PERF_CONTEXT markers included.
-    pub callchain: Option<U64s<'a>>,
-    /// RAW data (size includes padding).
-    pub raw: Option<&'a [u8]>,
-    pub branch_stack: Option<BranchStack<'a>>,
-    pub regs_user: Option<Regs<'a>>,
-    pub stack_user: Option<StackUser<'a>>,
-    /// WEIGHT, or WEIGHT_STRUCT's u64 (see [`Sample::weight_struct`]).
-    pub weight: Option<u64>,
-    pub data_src: Option<u64>,
-    pub transaction: Option<u64>,
-    pub regs_intr: Option<Regs<'a>>,
-    pub phys_addr: Option<u64>,
-    pub cgroup: Option<u64>,
-    pub data_page_size: Option<u64>,
-    pub code_page_size: Option<u64>,
-    pub aux: Option<&'a [u8]>,
+    body: &'a [u8],
+    endian: Endian,
+    attr: &'a EventAttr,
+    fixed: &'a [u8; FIXED_FIELDS],
+    ctx: SampleContext,
+    /// Offsets in `body` of the variable parts and of the fields after them (`NONE` when absent).
+    var: [u32; VAR_FIELDS],
+}
+
+impl PartialEq for Sample<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.body == other.body && self.endian == other.endian && self.attr.sample_type == other.attr.sample_type
+    }
+}
+
+/// Number of fixed-prefix fields (see [`SampleLayout::fixed_offsets`]).
+pub const FIXED_FIELDS: usize = 9;
+const NONE: u32 = u32::MAX;
+const VAR_FIELDS: usize = 17;
+// Indexes into `Sample::var`.
+const V_READ: usize = 0;
+const V_CALLCHAIN: usize = 1;
+const V_RAW: usize = 2;
+const V_BRANCH: usize = 3;
+const V_REGS_USER: usize = 4;
+const V_STACK_USER: usize = 5;
+const V_WEIGHT: usize = 6;
+const V_DATA_SRC: usize = 7;
+const V_TRANSACTION: usize = 8;
+const V_REGS_INTR: usize = 9;
+const V_PHYS_ADDR: usize = 10;
+const V_CGROUP: usize = 11;
+const V_DATA_PAGE_SIZE: usize = 12;
+const V_CODE_PAGE_SIZE: usize = 13;
+const V_AUX: usize = 14;
+const V_END: usize = 15;
+
+/// Indexes of the fixed-prefix fields in [`SampleLayout::fixed_offsets`].
+pub mod fixed {
+    #![allow(missing_docs)]
+    pub const IDENTIFIER: usize = 0;
+    pub const IP: usize = 1;
+    pub const TID: usize = 2;
+    pub const TIME: usize = 3;
+    pub const ADDR: usize = 4;
+    pub const ID: usize = 5;
+    pub const STREAM_ID: usize = 6;
+    pub const CPU: usize = 7;
+    pub const PERIOD: usize = 8;
+    /// Marks an absent field.
+    pub const ABSENT: u8 = u8::MAX;
 }
 
 /// What sample parsing needs besides the attr: whether the event's group has branch counters.
@@ -330,129 +339,218 @@ pub struct SampleContext {
 }
 
 impl<'a> Sample<'a> {
-    /// Parse a SAMPLE body (the bytes after the 8-byte record header).
-    pub fn parse(r: &mut Reader<'a>, attr: &EventAttr, ctx: SampleContext) -> Result<Sample<'a>> {
-        let t = attr.sample_type;
-        let has = |b: u64| t & b != 0;
-        let mut s = Sample::default();
-        macro_rules! u64_if {
-            ($bit:expr, $field:ident, $what:literal) => {
-                if has($bit) {
-                    s.$field = Some(r.u64()?);
-                }
-            };
-        }
-        *r = r.context("SAMPLE");
-        u64_if!(st::IDENTIFIER, identifier, "identifier");
-        u64_if!(st::IP, ip, "ip");
-        if has(st::TID) {
-            s.pid = Some(r.u32()?);
-            s.tid = Some(r.u32()?);
-        }
-        u64_if!(st::TIME, time, "time");
-        u64_if!(st::ADDR, addr, "addr");
-        u64_if!(st::ID, id, "id");
-        u64_if!(st::STREAM_ID, stream_id, "stream_id");
-        if has(st::CPU) {
-            s.cpu = Some(r.u32()?);
-            s.cpu_res = Some(r.u32()?);
-        }
-        u64_if!(st::PERIOD, period, "period");
-        if has(st::READ) {
-            *r = r.context("SAMPLE read");
-            s.read = Some(ReadValues::parse(r, attr.read_format)?);
-        }
-        if has(st::CALLCHAIN) {
-            *r = r.context("SAMPLE callchain");
-            let nr = r.u64()?;
-            s.callchain = Some(r.u64s(nr)?);
-        }
-        if has(st::RAW) {
-            *r = r.context("SAMPLE raw");
-            let n = r.u32()?;
-            s.raw = Some(r.bytes(n as usize)?);
-        }
-        if has(st::BRANCH_STACK) {
-            *r = r.context("SAMPLE branch_stack");
-            let nr = r.u64()?;
-            let hw_idx = if attr.branch_sample_type & branch_sample_type::HW_INDEX != 0 {
-                Some(r.u64()?)
-            } else {
-                None
-            };
-            let n = nr
-                .checked_mul(24)
-                .ok_or_else(|| r.malformed(format!("branch nr {nr}")))?;
-            let entries = r.bytes_u64(n)?;
-            let counters = if ctx.branch_counters {
-                Some(r.u64s(nr)?)
-            } else {
-                None
-            };
-            s.branch_stack = Some(BranchStack {
-                nr,
-                hw_idx,
-                entries,
-                counters,
-                endian: r.endian(),
-            });
-        }
-        if has(st::REGS_USER) {
-            *r = r.context("SAMPLE regs_user");
-            s.regs_user = Some(parse_regs(r, attr.sample_regs_user)?);
-        }
-        if has(st::STACK_USER) {
-            *r = r.context("SAMPLE stack_user");
-            let size = r.u64()?;
-            if size == 0 {
-                s.stack_user = Some(StackUser {
-                    size,
-                    data: &[],
-                    dyn_size: None,
-                });
-            } else {
-                let data = r.bytes_u64(size)?;
-                s.stack_user = Some(StackUser {
-                    size,
-                    data,
-                    dyn_size: Some(r.u64()?),
-                });
+    /// Check a SAMPLE body (the bytes after the 8-byte record header) against its event and note where
+    /// each variable field starts.
+    pub fn parse(r: &mut Reader<'a>, event: &'a crate::event::Event) -> Result<Sample<'a>> {
+        let attr = &event.attr;
+
+        let body = r.rest();
+        let endian = r.endian();
+        let mut var = [NONE; VAR_FIELDS];
+        // A plain checked walk over the body: the hot path builds no errors; on any failure the
+        // careful walk below re-reads the body with a Reader to produce an error that says where.
+        match walk(body, event, endian, &mut var) {
+            Some(end) => {
+                r.skip(end)?;
+                Ok(Sample { body, endian, attr, fixed: &event.layout.fixed_offsets, ctx: event.sample_context, var })
             }
+            None => Err(careful_walk(r, event)),
         }
-        *r = r.context("SAMPLE");
-        if has(st::WEIGHT) || has(st::WEIGHT_STRUCT) {
-            s.weight = Some(r.u64()?);
-        }
-        u64_if!(st::DATA_SRC, data_src, "data_src");
-        u64_if!(st::TRANSACTION, transaction, "transaction");
-        if has(st::REGS_INTR) {
-            *r = r.context("SAMPLE regs_intr");
-            s.regs_intr = Some(parse_regs(r, attr.sample_regs_intr)?);
-        }
-        *r = r.context("SAMPLE");
-        u64_if!(st::PHYS_ADDR, phys_addr, "phys_addr");
-        u64_if!(st::CGROUP, cgroup, "cgroup");
-        u64_if!(st::DATA_PAGE_SIZE, data_page_size, "data_page_size");
-        u64_if!(st::CODE_PAGE_SIZE, code_page_size, "code_page_size");
-        if has(st::AUX) {
-            *r = r.context("SAMPLE aux");
-            let n = r.u64()?;
-            s.aux = Some(r.bytes_u64(n)?);
-        }
-        Ok(s)
     }
 
+    /// The attr this sample was decoded with.
+    pub fn attr(&self) -> &'a EventAttr {
+        self.attr
+    }
+
+    /// The record body (after the 8-byte header).
+    pub fn body(&self) -> &'a [u8] {
+        self.body
+    }
+
+    /// Bytes after the last field the attr describes (normally none).
+    pub fn trailing(&self) -> &'a [u8] {
+        self.body.get(self.var[V_END] as usize..).unwrap_or(&[])
+    }
+
+    #[inline]
+    fn word(&self, off: usize) -> Option<u64> {
+        self.body.get(off..off.checked_add(8)?).map(|b| self.endian.u64(b))
+    }
+
+    #[inline]
+    fn fixed_u64(&self, field: usize) -> Option<u64> {
+        match self.fixed.get(field) {
+            Some(&o) if o != fixed::ABSENT => self.word(usize::from(o)),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn fixed_u32_pair(&self, field: usize) -> Option<(u32, u32)> {
+        match self.fixed.get(field) {
+            Some(&o) if o != fixed::ABSENT => {
+                let o = usize::from(o);
+                let b = self.body.get(o..o + 8)?;
+                Some((self.endian.u32(b.get(..4)?), self.endian.u32(b.get(4..)?)))
+            }
+            _ => None,
+        }
+    }
+
+    fn var_reader(&self, slot: usize, what: &'static str) -> Option<Reader<'a>> {
+        let off = *self.var.get(slot)?;
+        if off == NONE {
+            return None;
+        }
+        let b = self.body.get(off as usize..)?;
+        Some(Reader::new(b, self.endian, crate::error::Position::default(), what))
+    }
+
+    fn var_u64(&self, slot: usize) -> Option<u64> {
+        let off = *self.var.get(slot)?;
+        if off == NONE {
+            return None;
+        }
+        self.word(off as usize)
+    }
+
+    /// PERF_SAMPLE_IDENTIFIER.
+    pub fn identifier(&self) -> Option<u64> {
+        self.fixed_u64(fixed::IDENTIFIER)
+    }
+    /// PERF_SAMPLE_IP.
+    pub fn ip(&self) -> Option<u64> {
+        self.fixed_u64(fixed::IP)
+    }
+    /// PERF_SAMPLE_TID: the pid.
+    pub fn pid(&self) -> Option<u32> {
+        self.fixed_u32_pair(fixed::TID).map(|p| p.0)
+    }
+    /// PERF_SAMPLE_TID: the tid.
+    pub fn tid(&self) -> Option<u32> {
+        self.fixed_u32_pair(fixed::TID).map(|p| p.1)
+    }
+    /// PERF_SAMPLE_TIME.
+    pub fn time(&self) -> Option<u64> {
+        self.fixed_u64(fixed::TIME)
+    }
+    /// PERF_SAMPLE_ADDR.
+    pub fn addr(&self) -> Option<u64> {
+        self.fixed_u64(fixed::ADDR)
+    }
+    /// PERF_SAMPLE_ID.
+    pub fn id(&self) -> Option<u64> {
+        self.fixed_u64(fixed::ID)
+    }
+    /// PERF_SAMPLE_STREAM_ID.
+    pub fn stream_id(&self) -> Option<u64> {
+        self.fixed_u64(fixed::STREAM_ID)
+    }
+    /// PERF_SAMPLE_CPU: the cpu.
+    pub fn cpu(&self) -> Option<u32> {
+        self.fixed_u32_pair(fixed::CPU).map(|p| p.0)
+    }
+    /// PERF_SAMPLE_CPU: the reserved u32 after the cpu, kept.
+    pub fn cpu_res(&self) -> Option<u32> {
+        self.fixed_u32_pair(fixed::CPU).map(|p| p.1)
+    }
+    /// PERF_SAMPLE_PERIOD (when absent perf uses `attr.sample_period`; see [`Sample::period_or_attr`]).
+    pub fn period(&self) -> Option<u64> {
+        self.fixed_u64(fixed::PERIOD)
+    }
+    /// The period, or the attr's fixed `sample_period` when the sample has none (what perf does).
+    pub fn period_or_attr(&self) -> u64 {
+        self.period().unwrap_or(self.attr.sample_period)
+    }
+    /// PERF_SAMPLE_READ.
+    pub fn read(&self) -> Option<ReadValues<'a>> {
+        ReadValues::parse(&mut self.var_reader(V_READ, "SAMPLE read")?, self.attr.read_format).ok()
+    }
+    /// PERF_SAMPLE_CALLCHAIN with PERF_CONTEXT markers included.
+    pub fn callchain(&self) -> Option<U64s<'a>> {
+        let mut r = self.var_reader(V_CALLCHAIN, "SAMPLE callchain")?;
+        let nr = r.u64().ok()?;
+        r.u64s(nr).ok()
+    }
+    /// PERF_SAMPLE_RAW data (its size includes padding).
+    pub fn raw(&self) -> Option<&'a [u8]> {
+        let mut r = self.var_reader(V_RAW, "SAMPLE raw")?;
+        let n = r.u32().ok()?;
+        r.bytes(n as usize).ok()
+    }
+    /// PERF_SAMPLE_BRANCH_STACK.
+    pub fn branch_stack(&self) -> Option<BranchStack<'a>> {
+        let mut r = self.var_reader(V_BRANCH, "SAMPLE branch_stack")?;
+        let nr = r.u64().ok()?;
+        let hw_idx =
+            if self.attr.branch_sample_type & branch_sample_type::HW_INDEX != 0 { Some(r.u64().ok()?) } else { None };
+        let entries = r.bytes_u64(nr.checked_mul(24)?).ok()?;
+        let counters = if self.ctx.branch_counters { Some(r.u64s(nr).ok()?) } else { None };
+        Some(BranchStack { nr, hw_idx, entries, counters, endian: self.endian })
+    }
+    /// PERF_SAMPLE_REGS_USER.
+    pub fn regs_user(&self) -> Option<Regs<'a>> {
+        parse_regs(&mut self.var_reader(V_REGS_USER, "SAMPLE regs_user")?, self.attr.sample_regs_user).ok()
+    }
+    /// PERF_SAMPLE_STACK_USER.
+    pub fn stack_user(&self) -> Option<StackUser<'a>> {
+        let mut r = self.var_reader(V_STACK_USER, "SAMPLE stack_user")?;
+        let size = r.u64().ok()?;
+        if size == 0 {
+            return Some(StackUser { size, data: &[], dyn_size: None });
+        }
+        let data = r.bytes_u64(size).ok()?;
+        Some(StackUser { size, data, dyn_size: Some(r.u64().ok()?) })
+    }
+    /// PERF_SAMPLE_WEIGHT, or WEIGHT_STRUCT's u64 (see [`Sample::weight_struct`]).
+    pub fn weight(&self) -> Option<u64> {
+        self.var_u64(V_WEIGHT)
+    }
     /// WEIGHT_STRUCT parts `(var1_dw, var2_w, var3_w)`.
     pub fn weight_struct(&self) -> Option<(u32, u16, u16)> {
-        self.weight
-            .map(|w| (w as u32, (w >> 32) as u16, (w >> 48) as u16))
+        self.weight().map(|w| (w as u32, (w >> 32) as u16, (w >> 48) as u16))
+    }
+    /// PERF_SAMPLE_DATA_SRC (see [`crate::sample::DataSrc`]).
+    pub fn data_src(&self) -> Option<u64> {
+        self.var_u64(V_DATA_SRC)
+    }
+    /// PERF_SAMPLE_TRANSACTION.
+    pub fn transaction(&self) -> Option<u64> {
+        self.var_u64(V_TRANSACTION)
+    }
+    /// PERF_SAMPLE_REGS_INTR.
+    pub fn regs_intr(&self) -> Option<Regs<'a>> {
+        parse_regs(&mut self.var_reader(V_REGS_INTR, "SAMPLE regs_intr")?, self.attr.sample_regs_intr).ok()
+    }
+    /// PERF_SAMPLE_PHYS_ADDR.
+    pub fn phys_addr(&self) -> Option<u64> {
+        self.var_u64(V_PHYS_ADDR)
+    }
+    /// PERF_SAMPLE_CGROUP.
+    pub fn cgroup(&self) -> Option<u64> {
+        self.var_u64(V_CGROUP)
+    }
+    /// PERF_SAMPLE_DATA_PAGE_SIZE.
+    pub fn data_page_size(&self) -> Option<u64> {
+        self.var_u64(V_DATA_PAGE_SIZE)
+    }
+    /// PERF_SAMPLE_CODE_PAGE_SIZE.
+    pub fn code_page_size(&self) -> Option<u64> {
+        self.var_u64(V_CODE_PAGE_SIZE)
+    }
+    /// PERF_SAMPLE_AUX data.
+    pub fn aux(&self) -> Option<&'a [u8]> {
+        let mut r = self.var_reader(V_AUX, "SAMPLE aux")?;
+        let n = r.u64().ok()?;
+        r.bytes_u64(n).ok()
     }
 
     /// The callchain split into its contexts: `(marker, frames)` runs. Frames before any marker get
     /// `None`. A USER_DEFERRED marker is followed by its cookie, which is returned as its only frame.
     pub fn callchain_contexts(&self) -> Vec<(Option<CallchainContext>, Vec<u64>)> {
         let mut out: Vec<(Option<CallchainContext>, Vec<u64>)> = Vec::new();
-        let Some(cc) = self.callchain else { return out };
+        let Some(cc) = self.callchain() else { return out };
         for ip in cc.iter() {
             if let Some(ctx) = CallchainContext::from_marker(ip) {
                 out.push((Some(ctx), Vec::new()));
@@ -466,13 +564,193 @@ impl<'a> Sample<'a> {
     }
 }
 
+/// One variable-size (or post-variable) field of a sample, in emit order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarField {
+    /// READ block.
+    Read,
+    /// u64 nr + nr × u64.
+    Callchain,
+    /// u32 size + bytes.
+    Raw,
+    /// Branch stack.
+    BranchStack,
+    /// REGS_USER.
+    RegsUser,
+    /// STACK_USER.
+    StackUser,
+    /// One u64 (WEIGHT, DATA_SRC, TRANSACTION, PHYS_ADDR, CGROUP, page sizes) at this slot.
+    Word(u8),
+    /// REGS_INTR.
+    RegsIntr,
+    /// u64 size + bytes.
+    Aux,
+}
+
+/// The variable part of an attr's samples: which fields, in order, and their slots in
+/// `Sample::var`. Computed once per event.
+pub fn sample_plan(t: u64) -> Vec<(VarField, u8)> {
+    let mut plan = Vec::new();
+    let mut add = |bit: u64, f: VarField, slot: usize| {
+        if t & bit != 0 {
+            plan.push((f, slot as u8));
+        }
+    };
+    add(st::READ, VarField::Read, V_READ);
+    add(st::CALLCHAIN, VarField::Callchain, V_CALLCHAIN);
+    add(st::RAW, VarField::Raw, V_RAW);
+    add(st::BRANCH_STACK, VarField::BranchStack, V_BRANCH);
+    add(st::REGS_USER, VarField::RegsUser, V_REGS_USER);
+    add(st::STACK_USER, VarField::StackUser, V_STACK_USER);
+    add(st::WEIGHT | st::WEIGHT_STRUCT, VarField::Word(0), V_WEIGHT);
+    add(st::DATA_SRC, VarField::Word(0), V_DATA_SRC);
+    add(st::TRANSACTION, VarField::Word(0), V_TRANSACTION);
+    add(st::REGS_INTR, VarField::RegsIntr, V_REGS_INTR);
+    add(st::PHYS_ADDR, VarField::Word(0), V_PHYS_ADDR);
+    add(st::CGROUP, VarField::Word(0), V_CGROUP);
+    add(st::DATA_PAGE_SIZE, VarField::Word(0), V_DATA_PAGE_SIZE);
+    add(st::CODE_PAGE_SIZE, VarField::Word(0), V_CODE_PAGE_SIZE);
+    add(st::AUX, VarField::Aux, V_AUX);
+    plan
+}
+
+/// Offsets of the variable fields; `None` if the body is too short for what the attr describes.
+#[inline]
+fn walk(body: &[u8], event: &crate::event::Event, endian: Endian, var: &mut [u32; VAR_FIELDS]) -> Option<usize> {
+    let attr = &event.attr;
+    let word = |at: usize| -> Option<u64> { body.get(at..at.checked_add(8)?).map(|b| endian.u64(b)) };
+    let bytes = |n: u64| -> Option<usize> { usize::try_from(n.checked_mul(8)?).ok() };
+    let mut at = event.layout.fixed_size;
+    for &(field, slot) in &event.sample_plan {
+        if let Some(v) = var.get_mut(usize::from(slot)) {
+            *v = at as u32;
+        }
+        at = match field {
+            VarField::Callchain => at.checked_add(8)?.checked_add(bytes(word(at)?)?)?,
+            VarField::Word(_) => at.checked_add(8)?,
+            VarField::Read => {
+                let rfmt = attr.read_format;
+                let per = 1 + u64::from(rfmt & rf::ID != 0) + u64::from(rfmt & rf::LOST != 0);
+                let times =
+                    u64::from(rfmt & rf::TOTAL_TIME_ENABLED != 0) + u64::from(rfmt & rf::TOTAL_TIME_RUNNING != 0);
+                let words = if rfmt & rf::GROUP != 0 {
+                    (1 + times).checked_add(word(at)?.checked_mul(per)?)?
+                } else {
+                    times + per
+                };
+                at.checked_add(bytes(words)?)?
+            }
+            VarField::Raw => {
+                let n = body.get(at..at.checked_add(4)?).map(|b| endian.u32(b))?;
+                at.checked_add(4)?.checked_add(n as usize)?
+            }
+            VarField::BranchStack => {
+                let nr = word(at)?;
+                let hw = u64::from(attr.branch_sample_type & branch_sample_type::HW_INDEX != 0);
+                let per = 3 + u64::from(event.sample_context.branch_counters);
+                at.checked_add(bytes((1 + hw).checked_add(nr.checked_mul(per)?)?)?)?
+            }
+            VarField::RegsUser | VarField::RegsIntr => {
+                let mask = if field == VarField::RegsUser { attr.sample_regs_user } else { attr.sample_regs_intr };
+                let n = if word(at)? == 0 { 0 } else { mask.count_ones() as usize };
+                at.checked_add(8 * (1 + n))?
+            }
+            VarField::StackUser => {
+                let size = word(at)?;
+                if size == 0 {
+                    at.checked_add(8)?
+                } else {
+                    at.checked_add(16)?.checked_add(usize::try_from(size).ok()?)?
+                }
+            }
+            VarField::Aux => at.checked_add(8)?.checked_add(usize::try_from(word(at)?).ok()?)?,
+        };
+    }
+    if let Some(v) = var.get_mut(V_END) {
+        *v = at as u32;
+    }
+    (at <= body.len()).then_some(at)
+}
+
+/// Re-walk a body that failed the fast walk with the checked reader, to say what was wrong and where.
+#[cold]
+fn careful_walk(r: &mut Reader<'_>, event: &crate::event::Event) -> crate::error::Error {
+    let attr = &event.attr;
+    let t = attr.sample_type;
+    let has = |b: u64| t & b != 0;
+    let res = (|| -> Result<()> {
+        *r = r.context("SAMPLE");
+        r.skip(event.layout.fixed_size)?;
+        if has(st::READ) {
+            *r = r.context("SAMPLE read");
+            ReadValues::parse(r, attr.read_format)?;
+        }
+        if has(st::CALLCHAIN) {
+            *r = r.context("SAMPLE callchain");
+            let nr = r.u64()?;
+            r.u64s(nr)?;
+        }
+        if has(st::RAW) {
+            *r = r.context("SAMPLE raw");
+            let n = r.u32()?;
+            r.bytes(n as usize)?;
+        }
+        if has(st::BRANCH_STACK) {
+            *r = r.context("SAMPLE branch_stack");
+            let nr = r.u64()?;
+            if attr.branch_sample_type & branch_sample_type::HW_INDEX != 0 {
+                r.u64()?;
+            }
+            let n = nr.checked_mul(24).ok_or_else(|| r.malformed(format!("branch nr {nr}")))?;
+            r.bytes_u64(n)?;
+            if event.sample_context.branch_counters {
+                r.u64s(nr)?;
+            }
+        }
+        if has(st::REGS_USER) {
+            *r = r.context("SAMPLE regs_user");
+            parse_regs(r, attr.sample_regs_user)?;
+        }
+        if has(st::STACK_USER) {
+            *r = r.context("SAMPLE stack_user");
+            let size = r.u64()?;
+            if size != 0 {
+                r.bytes_u64(size)?;
+                r.u64()?;
+            }
+        }
+        *r = r.context("SAMPLE");
+        for bit in [st::WEIGHT | st::WEIGHT_STRUCT, st::DATA_SRC, st::TRANSACTION] {
+            if t & bit != 0 {
+                r.u64()?;
+            }
+        }
+        if has(st::REGS_INTR) {
+            *r = r.context("SAMPLE regs_intr");
+            parse_regs(r, attr.sample_regs_intr)?;
+        }
+        *r = r.context("SAMPLE");
+        for bit in [st::PHYS_ADDR, st::CGROUP, st::DATA_PAGE_SIZE, st::CODE_PAGE_SIZE] {
+            if has(bit) {
+                r.u64()?;
+            }
+        }
+        if has(st::AUX) {
+            *r = r.context("SAMPLE aux");
+            let n = r.u64()?;
+            r.bytes_u64(n)?;
+        }
+        Ok(())
+    })();
+    match res {
+        Err(e) => e,
+        Ok(()) => r.malformed("sample fields do not fit the record"),
+    }
+}
+
 fn parse_regs<'a>(r: &mut Reader<'a>, mask: u64) -> Result<Regs<'a>> {
     let abi = r.u64()?;
-    let values = if abi == 0 {
-        U64s::new(&[], r.endian())
-    } else {
-        r.u64s(u64::from(mask.count_ones()))?
-    };
+    let values = if abi == 0 { U64s::new(&[], r.endian()) } else { r.u64s(u64::from(mask.count_ones()))? };
     Ok(Regs { abi, mask, values })
 }
 
@@ -522,11 +800,7 @@ mod tests {
         // mispred, cycles 0x1234, type 4, spec 2, new_type 3, priv 1, reserved bit 40
         let le = 1 | (0x1234 << 4) | (4 << 20) | (2 << 24) | (3 << 26) | (1 << 30) | (1 << 40);
         let be = branch_flags_to_be(le);
-        assert_eq!(
-            be >> 63,
-            1,
-            "mispred is the most significant bit in a big-endian file"
-        );
+        assert_eq!(be >> 63, 1, "mispred is the most significant bit in a big-endian file");
         assert_eq!(branch_flags_from_be(be), le);
     }
 }

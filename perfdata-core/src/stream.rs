@@ -61,10 +61,7 @@ impl std::fmt::Debug for Input<'_> {
 #[derive(Clone, Copy, Debug)]
 enum Loc {
     /// In the current input's slice/buffer: record at `rec`, payload at `payload`.
-    Input {
-        rec: (usize, usize),
-        payload: (usize, usize),
-    },
+    Input { rec: (usize, usize), payload: (usize, usize) },
     /// In the decompression buffer.
     Decompressed { rec: (usize, usize) },
 }
@@ -127,6 +124,37 @@ impl<'d> Frames<'d> {
         if self.failed {
             return None;
         }
+        // Hot path: the next record lies whole in a mapped slice and nothing is left to decompress.
+        if self.dpos >= self.dbuf.len() {
+            if let Some(Input::Slice { data, at, end, file }) = self.inputs.front_mut() {
+                let data: &'d [u8] = data;
+                let start = *at;
+                if let Some(h) = data.get(start..*end).and_then(|a| a.get(..8).map(|h| (h, a.len()))) {
+                    let (h, avail) = h;
+                    let e = self.endian;
+                    let header = RecordHeader {
+                        type_: e.u32(h.get(..4).unwrap_or(&[0; 4])),
+                        misc: e.u16(h.get(4..6).unwrap_or(&[0; 2])),
+                        size: e.u16(h.get(6..8).unwrap_or(&[0; 2])),
+                    };
+                    let size = usize::from(header.size);
+                    let special = matches!(
+                        header.type_,
+                        rt::HEADER_TRACING_DATA | rt::AUXTRACE | rt::COMPRESSED | rt::COMPRESSED2
+                    );
+                    if size >= 8 && size <= avail && !special {
+                        *at = start + size;
+                        let pos = Position { offset: start as u64, index: None, file: *file };
+                        let range = (start, start + size);
+                        self.last = Some(Loc::Input { rec: range, payload: (range.1, range.1) });
+                        self.last_pos = pos;
+                        self.last_header = Some(header);
+                        let bytes = data.get(range.0..range.1).unwrap_or(&[]);
+                        return Some(Ok(Frame { pos, header, bytes, payload: &[] }));
+                    }
+                }
+            }
+        }
         match self.advance() {
             Ok(true) => {}
             Ok(false) => return None,
@@ -152,12 +180,7 @@ impl<'d> Frames<'d> {
                 (buf.get(rec.0..rec.1)?, buf.get(payload.0..payload.1)?)
             }
         };
-        Some(Frame {
-            pos,
-            header,
-            bytes,
-            payload,
-        })
+        Some(Frame { pos, header, bytes, payload })
     }
 
     /// Move to the next record; Ok(false) at the end of all inputs.
@@ -229,11 +252,7 @@ impl<'d> Frames<'d> {
         let header = RecordHeader::parse(avail, self.endian, pos)?;
         let size = usize::from(header.size);
         if size < 8 {
-            return Err(framing_error(
-                pos,
-                header,
-                "record size below the 8-byte header",
-            ));
+            return Err(framing_error(pos, header, "record size below the 8-byte header"));
         }
         if avail.len() < size {
             return Ok(None); // the rest arrives with the next compressed record
@@ -259,10 +278,7 @@ impl<'d> Frames<'d> {
     }
 }
 
-fn input_bytes<'a>(
-    inputs: &'a std::collections::VecDeque<Input<'_>>,
-    range: (usize, usize),
-) -> &'a [u8] {
+fn input_bytes<'a>(inputs: &'a std::collections::VecDeque<Input<'_>>, range: (usize, usize)) -> &'a [u8] {
     let buf: &[u8] = match inputs.front() {
         Some(Input::Slice { data, .. }) => data,
         Some(Input::Stream { buf, .. }) => buf,
@@ -275,11 +291,7 @@ fn framing_error(pos: Position, header: RecordHeader, detail: &str) -> Error {
     Error::Record {
         pos,
         record: rt::name(header.type_).unwrap_or("UNKNOWN"),
-        source: Box::new(Error::malformed(
-            pos,
-            "perf_event_header",
-            format!("{detail} (size {})", header.size),
-        )),
+        source: Box::new(Error::malformed(pos, "perf_event_header", format!("{detail} (size {})", header.size))),
     }
 }
 
@@ -288,21 +300,28 @@ type Framed = (Position, RecordHeader, (usize, usize), (usize, usize));
 /// Read the next record of an input: `None` at its clean end.
 fn read_frame(input: &mut Input<'_>, endian: Endian) -> Result<Option<Framed>> {
     match input {
-        Input::Slice {
-            data,
-            at,
-            end,
-            file,
-        } => {
+        Input::Slice { data, at, end, file } => {
             let start = *at;
             if start >= *end {
                 return Ok(None);
             }
-            let pos = Position {
-                offset: start as u64,
-                index: None,
-                file: *file,
-            };
+            // Hot path: a plain header decode; errors are built below only when something is off.
+            if let Some(h) = data.get(start..*end).and_then(|a| a.get(..8).map(|h| (h, a.len()))) {
+                let (h, avail) = h;
+                let header = RecordHeader {
+                    type_: endian.u32(h.get(..4).unwrap_or(&[0; 4])),
+                    misc: endian.u16(h.get(4..6).unwrap_or(&[0; 2])),
+                    size: endian.u16(h.get(6..8).unwrap_or(&[0; 2])),
+                };
+                let size = usize::from(header.size);
+                if size >= 8 && size <= avail && header.type_ != rt::HEADER_TRACING_DATA && header.type_ != rt::AUXTRACE
+                {
+                    *at = start + size;
+                    let pos = Position { offset: start as u64, index: None, file: *file };
+                    return Ok(Some((pos, header, (start, start + size), (start + size, start + size))));
+                }
+            }
+            let pos = Position { offset: start as u64, index: None, file: *file };
             let avail = data.get(start..*end).unwrap_or(&[]);
             if avail.len() < 8 {
                 return Err(Error::Truncated {
@@ -315,11 +334,7 @@ fn read_frame(input: &mut Input<'_>, endian: Endian) -> Result<Option<Framed>> {
             let header = RecordHeader::parse(avail, endian, pos)?;
             let size = usize::from(header.size);
             if size < 8 {
-                return Err(framing_error(
-                    pos,
-                    header,
-                    "record size below the 8-byte header",
-                ));
+                return Err(framing_error(pos, header, "record size below the 8-byte header"));
             }
             if avail.len() < size {
                 return Err(Error::Record {
@@ -349,20 +364,9 @@ fn read_frame(input: &mut Input<'_>, endian: Endian) -> Result<Option<Framed>> {
             }
             let extra = extra as usize;
             *at = start + size + extra;
-            Ok(Some((
-                pos,
-                header,
-                (start, start + size),
-                (start + size, start + size + extra),
-            )))
+            Ok(Some((pos, header, (start, start + size), (start + size, start + size + extra))))
         }
-        Input::Stream {
-            reader,
-            buf,
-            start,
-            base,
-            eof,
-        } => {
+        Input::Stream { reader, buf, start, base, eof } => {
             // Drop consumed bytes once they dominate the buffer.
             if *start > 0 && *start >= buf.len() / 2 {
                 buf.drain(..*start);
@@ -376,21 +380,12 @@ fn read_frame(input: &mut Input<'_>, endian: Endian) -> Result<Option<Framed>> {
                 return Ok(None);
             }
             if avail < 8 {
-                return Err(Error::Truncated {
-                    pos,
-                    what: "perf_event_header",
-                    needed: 8,
-                    available: avail as u64,
-                });
+                return Err(Error::Truncated { pos, what: "perf_event_header", needed: 8, available: avail as u64 });
             }
             let header = RecordHeader::parse(buf.get(*start..).unwrap_or(&[]), endian, pos)?;
             let size = usize::from(header.size);
             if size < 8 {
-                return Err(framing_error(
-                    pos,
-                    header,
-                    "record size below the 8-byte header",
-                ));
+                return Err(framing_error(pos, header, "record size below the 8-byte header"));
             }
             fill(reader, buf, *start + size, eof)?;
             if buf.len() - *start < size {
@@ -405,18 +400,9 @@ fn read_frame(input: &mut Input<'_>, endian: Endian) -> Result<Option<Framed>> {
                     }),
                 });
             }
-            let extra = payload_len(
-                header,
-                buf.get(*start..*start + size).unwrap_or(&[]),
-                endian,
-            )?;
+            let extra = payload_len(header, buf.get(*start..*start + size).unwrap_or(&[]), endian)?;
             let want = (*start + size) as u64 + extra;
-            fill(
-                reader,
-                buf,
-                usize::try_from(want).unwrap_or(usize::MAX),
-                eof,
-            )?;
+            fill(reader, buf, usize::try_from(want).unwrap_or(usize::MAX), eof)?;
             if (buf.len() as u64) < want {
                 return Err(Error::Record {
                     pos,
@@ -431,24 +417,14 @@ fn read_frame(input: &mut Input<'_>, endian: Endian) -> Result<Option<Framed>> {
             }
             let s = *start;
             *start = want as usize;
-            Ok(Some((
-                pos,
-                header,
-                (s, s + size),
-                (s + size, want as usize),
-            )))
+            Ok(Some((pos, header, (s, s + size), (s + size, want as usize))))
         }
     }
 }
 
 /// Read from `reader` until `buf` holds `want` bytes or the stream ends. Growth follows the bytes
 /// actually read, so a huge length field cannot make us allocate ahead of the data.
-fn fill(
-    reader: &mut Box<dyn Read + Send + '_>,
-    buf: &mut Vec<u8>,
-    want: usize,
-    eof: &mut bool,
-) -> Result<()> {
+fn fill(reader: &mut Box<dyn Read + Send + '_>, buf: &mut Vec<u8>, want: usize, eof: &mut bool) -> Result<()> {
     while buf.len() < want && !*eof {
         let chunk = (want - buf.len()).clamp(4096, 1 << 20);
         let old = buf.len();
@@ -462,10 +438,7 @@ fn fill(
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => buf.truncate(old),
             Err(e) => {
                 buf.truncate(old);
-                return Err(Error::Io {
-                    what: "input stream".into(),
-                    source: e,
-                });
+                return Err(Error::Io { what: "input stream".into(), source: e });
             }
         }
     }

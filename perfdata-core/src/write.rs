@@ -93,22 +93,15 @@ impl Conv<'_, '_> {
 }
 
 /// Re-encode an attr (`bytes` = the stored attr) in `to`.
-fn conv_attr(
-    bytes: &[u8],
-    from: Endian,
-    to: Endian,
-    pos: Position,
-    out: &mut Vec<u8>,
-) -> Result<()> {
+fn conv_attr(bytes: &[u8], from: Endian, to: Endian, pos: Position, out: &mut Vec<u8>) -> Result<()> {
     let attr = EventAttr::parse(bytes, from, pos)?;
     let start = out.len();
     attr.write(to, out);
     // Keep the stored length even when it differs from attr.size.
     out.resize(start + bytes.len(), 0);
-    if let (Some(dst), Some(src)) = (
-        out.get_mut(start + attr.stored_size().min(bytes.len())..),
-        bytes.get(attr.stored_size().min(bytes.len())..),
-    ) {
+    if let (Some(dst), Some(src)) =
+        (out.get_mut(start + attr.stored_size().min(bytes.len())..), bytes.get(attr.stored_size().min(bytes.len())..))
+    {
         dst.copy_from_slice(src);
     }
     Ok(())
@@ -116,8 +109,8 @@ fn conv_attr(
 
 fn conv_read(c: &mut Conv<'_, '_>, read_format: u64) -> Result<()> {
     let stride = 1 + u64::from(read_format & rf::ID != 0) + u64::from(read_format & rf::LOST != 0);
-    let times = u64::from(read_format & rf::TOTAL_TIME_ENABLED != 0)
-        + u64::from(read_format & rf::TOTAL_TIME_RUNNING != 0);
+    let times =
+        u64::from(read_format & rf::TOTAL_TIME_ENABLED != 0) + u64::from(read_format & rf::TOTAL_TIME_RUNNING != 0);
     if read_format & rf::GROUP != 0 {
         let nr = c.u64()?;
         c.u64s(times)?;
@@ -127,12 +120,7 @@ fn conv_read(c: &mut Conv<'_, '_>, read_format: u64) -> Result<()> {
     }
 }
 
-fn conv_sample(
-    c: &mut Conv<'_, '_>,
-    attr: &EventAttr,
-    from: Endian,
-    branch_counters: bool,
-) -> Result<()> {
+fn conv_sample(c: &mut Conv<'_, '_>, attr: &EventAttr, from: Endian, branch_counters: bool) -> Result<()> {
     let t = attr.sample_type;
     let has = |b: u64| t & b != 0;
     for (bit, words) in [(st::IDENTIFIER, 1), (st::IP, 1)] {
@@ -177,16 +165,8 @@ fn conv_sample(
             c.u64()?;
             c.u64()?;
             let raw = c.r.u64()?;
-            let le = if from == Endian::Big {
-                branch_flags_from_be(raw)
-            } else {
-                raw
-            };
-            let out = if c.to == Endian::Big {
-                branch_flags_to_be(le)
-            } else {
-                le
-            };
+            let le = if from == Endian::Big { branch_flags_from_be(raw) } else { raw };
+            let out = if c.to == Endian::Big { branch_flags_to_be(le) } else { le };
             c.to.put_u64(c.out, out);
         }
         if branch_counters {
@@ -206,11 +186,7 @@ fn conv_sample(
             c.u64()?;
         }
     }
-    for bit in [
-        st::WEIGHT | st::WEIGHT_STRUCT,
-        st::DATA_SRC,
-        st::TRANSACTION,
-    ] {
+    for bit in [st::WEIGHT | st::WEIGHT_STRUCT, st::DATA_SRC, st::TRANSACTION] {
         if t & bit != 0 {
             c.u64()?;
         }
@@ -221,12 +197,7 @@ fn conv_sample(
             c.u64s(u64::from(attr.sample_regs_intr.count_ones()))?;
         }
     }
-    for bit in [
-        st::PHYS_ADDR,
-        st::CGROUP,
-        st::DATA_PAGE_SIZE,
-        st::CODE_PAGE_SIZE,
-    ] {
+    for bit in [st::PHYS_ADDR, st::CGROUP, st::DATA_PAGE_SIZE, st::CODE_PAGE_SIZE] {
         if has(bit) {
             c.u64()?;
         }
@@ -309,33 +280,18 @@ fn conv_record(
     nr_cpus: u32,
     out: &mut Vec<u8>,
 ) -> Result<()> {
-    let mut c = Conv {
-        r: Reader::new(bytes, from, pos, "record"),
-        out,
-        to,
-    };
+    let mut c = Conv { r: Reader::new(bytes, from, pos, "record"), out, to };
     let type_ = c.u32()?;
     let misc = c.u16()?;
     c.u16()?;
     let body_len = bytes.len().saturating_sub(8);
     // Split off the sample_id trailer of kernel records.
     let owner = ev.or(first);
-    let trailer = if type_ < rt::USER_START && type_ != rt::SAMPLE {
-        owner.map_or(0, |e| e.layout.trailer_size)
-    } else {
-        0
-    };
-    let body = bytes
-        .get(8..8 + body_len.saturating_sub(trailer))
-        .unwrap_or(&[]);
-    let tail = bytes
-        .get(8 + body_len.saturating_sub(trailer)..)
-        .unwrap_or(&[]);
-    let mut b = Conv {
-        r: Reader::new(body, from, pos, "record body"),
-        out: c.out,
-        to,
-    };
+    let trailer =
+        if type_ < rt::USER_START && type_ != rt::SAMPLE { owner.map_or(0, |e| e.layout.trailer_size) } else { 0 };
+    let body = bytes.get(8..8 + body_len.saturating_sub(trailer)).unwrap_or(&[]);
+    let tail = bytes.get(8 + body_len.saturating_sub(trailer)..).unwrap_or(&[]);
+    let mut b = Conv { r: Reader::new(body, from, pos, "record body"), out: c.out, to };
     match type_ {
         rt::MMAP => {
             b.u32()?;
@@ -377,8 +333,7 @@ fn conv_record(
             b.rest();
         }
         rt::SAMPLE => {
-            let e =
-                ev.ok_or_else(|| Error::malformed(pos, "SAMPLE", "no event to write it with"))?;
+            let e = ev.ok_or_else(|| Error::malformed(pos, "SAMPLE", "no event to write it with"))?;
             conv_sample(&mut b, &e.attr, from, e.sample_context.branch_counters)?;
         }
         rt::KSYMBOL => {
@@ -411,11 +366,7 @@ fn conv_record(
         }
         rt::HEADER_ATTR => {
             let ab = b.r.rest();
-            let size = if ab.len() >= 8 {
-                from.u32(ab.get(4..8).unwrap_or(&[0; 4]))
-            } else {
-                0
-            };
+            let size = if ab.len() >= 8 { from.u32(ab.get(4..8).unwrap_or(&[0; 4])) } else { 0 };
             let n = if size == 0 { 64 } else { size as usize };
             let attr_bytes = b.r.bytes(n)?;
             conv_attr(attr_bytes, from, to, pos, b.out)?;
@@ -496,15 +447,7 @@ fn conv_record(
         rt::HEADER_FEATURE => {
             let feat = b.u64()?;
             let data = b.r.rest();
-            conv_feature(
-                u32::try_from(feat).unwrap_or(u32::MAX),
-                data,
-                from,
-                to,
-                pos,
-                nr_cpus,
-                b.out,
-            )?;
+            conv_feature(u32::try_from(feat).unwrap_or(u32::MAX), data, from, to, pos, nr_cpus, b.out)?;
         }
         rt::COMPRESSED2 => {
             b.u64()?;
@@ -542,11 +485,7 @@ fn conv_record(
         _ => b.rest(),
     }
     if trailer > 0 {
-        let mut tc = Conv {
-            r: Reader::new(tail, from, pos, "sample_id trailer"),
-            out: b.out,
-            to,
-        };
+        let mut tc = Conv { r: Reader::new(tail, from, pos, "sample_id trailer"), out: b.out, to };
         conv_sample_id(&mut tc, owner.map_or(0, |e| e.attr.sample_type))?;
         tc.rest();
     }
@@ -566,15 +505,9 @@ pub fn conv_feature(
     out: &mut Vec<u8>,
 ) -> Result<()> {
     use crate::header::feature as f;
-    let mut c = Conv {
-        r: Reader::new(data, from, pos, "feature section"),
-        out,
-        to,
-    };
+    let mut c = Conv { r: Reader::new(data, from, pos, "feature section"), out, to };
     match bit {
-        f::HOSTNAME | f::OSRELEASE | f::VERSION | f::ARCH | f::CPUDESC | f::CPUID => {
-            c.header_string()?
-        }
+        f::HOSTNAME | f::OSRELEASE | f::VERSION | f::ARCH | f::CPUDESC | f::CPUID => c.header_string()?,
         f::NRCPUS => {
             c.u32()?;
             c.u32()?;
@@ -689,11 +622,8 @@ pub fn conv_feature(
                 c.u16()?;
                 let size = c.u16()?;
                 let body = usize::from(size).saturating_sub(8).min(c.remaining());
-                let mut e = Conv {
-                    r: Reader::new(c.r.bytes(body)?, from, start.position(), "build id"),
-                    out: c.out,
-                    to,
-                };
+                let mut e =
+                    Conv { r: Reader::new(c.r.bytes(body)?, from, start.position(), "build id"), out: c.out, to };
                 e.u32()?;
                 e.rest();
                 if size < 8 {
@@ -767,11 +697,8 @@ pub fn write_file(file: &PerfFile<'_>, to: Endian) -> Result<Vec<u8>> {
     let attrs_size = out.len() as u64 - attrs_off;
     // Records, in file order, decompressed.
     let data_off = out.len() as u64;
-    let mut recs = file.records_with(ReadOptions {
-        order: Order::File,
-        include_compressed: false,
-        ..ReadOptions::default()
-    })?;
+    let mut recs =
+        file.records_with(ReadOptions { order: Order::File, include_compressed: false, ..ReadOptions::default() })?;
     let first = file.events().first().cloned();
     let nr_cpus = file
         .feature_data(crate::header::feature::NRCPUS)
@@ -780,9 +707,7 @@ pub fn write_file(file: &PerfFile<'_>, to: Endian) -> Result<Vec<u8>> {
     while let Some(rec) = recs.next_record() {
         let rec = match rec {
             Ok(r) => r,
-            Err(Error::Record { source, .. }) if matches!(*source, Error::Malformed { .. }) => {
-                continue
-            }
+            Err(Error::Record { source, .. }) if matches!(*source, Error::Malformed { .. }) => continue,
             Err(e) => return Err(e),
         };
         let payload: &[u8] = match &rec.kind {
@@ -790,17 +715,7 @@ pub fn write_file(file: &PerfFile<'_>, to: Endian) -> Result<Vec<u8>> {
             crate::RecordKind::Auxtrace(a) => a.data,
             _ => &[],
         };
-        conv_record(
-            rec.bytes,
-            payload,
-            rec.pos,
-            from,
-            to,
-            rec.event,
-            first.as_ref(),
-            nr_cpus,
-            &mut out,
-        )?;
+        conv_record(rec.bytes, payload, rec.pos, from, to, rec.event, first.as_ref(), nr_cpus, &mut out)?;
     }
     let data_size = out.len() as u64 - data_off;
     if pipe {
@@ -846,14 +761,8 @@ pub fn write_file(file: &PerfFile<'_>, to: Endian) -> Result<Vec<u8>> {
         format: Format::File,
         size: FILE_HEADER_SIZE,
         attr_size: h.attr_size,
-        attrs: crate::Section {
-            offset: attrs_off,
-            size: attrs_size,
-        },
-        data: crate::Section {
-            offset: data_off,
-            size: data_size,
-        },
+        attrs: crate::Section { offset: attrs_off, size: attrs_size },
+        data: crate::Section { offset: data_off, size: data_size },
         event_types: crate::Section::default(),
         features,
     };

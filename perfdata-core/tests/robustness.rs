@@ -25,12 +25,10 @@ fn drain(data: &[u8]) -> (usize, usize) {
                     total.0 += 1;
                     // Touch the variable parts.
                     if let RecordKind::Sample(s) = &r.kind {
-                        let _ = s.callchain.map(|c| c.iter().fold(0u64, |a, b| a ^ b));
-                        let _ = s.read.map(|r| r.values().count());
-                        let _ = s
-                            .branch_stack
-                            .map(|b| b.entries().map(|e| e.cycles() as u64).sum::<u64>());
-                        let _ = s.regs_user.map(|r| r.iter().count());
+                        let _ = s.callchain().map(|c| c.iter().fold(0u64, |a, b| a ^ b));
+                        let _ = s.read().map(|r| r.values().count());
+                        let _ = s.branch_stack().map(|b| b.entries().map(|e| e.cycles() as u64).sum::<u64>());
+                        let _ = s.regs_user().map(|r| r.iter().count());
                         let _ = s.callchain_contexts();
                     }
                     #[cfg(feature = "json")]
@@ -80,10 +78,7 @@ impl Rng {
 
 fn inputs() -> Vec<(String, Vec<u8>)> {
     let mut v = Vec::new();
-    for p in common::testdata_files()
-        .into_iter()
-        .chain(common::corpus_files())
-    {
+    for p in common::testdata_files().into_iter().chain(common::corpus_files()) {
         if p.is_file() {
             if let Ok(b) = std::fs::read(&p) {
                 v.push((p.display().to_string(), b));
@@ -105,18 +100,10 @@ fn truncation_at_every_record_boundary_keeps_the_records_before_it() {
         for (k, &off) in b.iter().enumerate().step_by(step) {
             let cut = &data[..off as usize];
             let (n, _errs) = drain(cut);
-            assert!(
-                n <= full,
-                "{name}: cut at {off} gave more records than the whole file"
-            );
+            assert!(n <= full, "{name}: cut at {off} gave more records than the whole file");
             // Every record stored before the cut is still read, in file order.
-            let direct = PerfFile::from_bytes(cut)
-                .map(|f| boundaries(f.bytes()).len())
-                .unwrap_or(0);
-            assert_eq!(
-                direct, k,
-                "{name}: cut at {off}: {direct} records read, {k} stored before the cut"
-            );
+            let direct = PerfFile::from_bytes(cut).map(|f| boundaries(f.bytes()).len()).unwrap_or(0);
+            assert_eq!(direct, k, "{name}: cut at {off}: {direct} records read, {k} stored before the cut");
             // Cut inside the record too.
             let inside = (off as usize + 5).min(data.len());
             drain(&data[..inside]);
@@ -136,9 +123,7 @@ fn random_overwrites_never_panic() {
             let at = rng.below(d.len());
             match rng.below(6) {
                 0 => d[at] = rng.next() as u8,
-                1 if at + 2 <= d.len() => {
-                    d[at..at + 2].copy_from_slice(&(rng.next() as u16).to_le_bytes())
-                }
+                1 if at + 2 <= d.len() => d[at..at + 2].copy_from_slice(&(rng.next() as u16).to_le_bytes()),
                 2 if at + 4 <= d.len() => d[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes()),
                 3 if at + 8 <= d.len() => d[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes()),
                 4 if at + 8 <= d.len() => d[at..at + 8].copy_from_slice(&0u64.to_le_bytes()),
@@ -156,15 +141,7 @@ fn random_overwrites_never_panic() {
 fn header_size_fields_set_to_extremes_never_panic() {
     for (_name, data) in inputs().into_iter().take(20) {
         for field in [8usize, 16, 24, 32, 40, 48] {
-            for v in [
-                0u64,
-                1,
-                16,
-                104,
-                u32::MAX as u64,
-                u64::MAX,
-                data.len() as u64,
-            ] {
+            for v in [0u64, 1, 16, 104, u32::MAX as u64, u64::MAX, data.len() as u64] {
                 let mut d = data.clone();
                 if d.len() >= field + 8 {
                     d[field..field + 8].copy_from_slice(&v.to_le_bytes());
@@ -177,10 +154,7 @@ fn header_size_fields_set_to_extremes_never_panic() {
 
 #[test]
 fn quipper_fuzz_reproducers_give_an_error_or_partial_result() {
-    let files: Vec<_> = common::corpus_files()
-        .into_iter()
-        .filter(|p| p.to_string_lossy().contains("qfuzz"))
-        .collect();
+    let files: Vec<_> = common::corpus_files().into_iter().filter(|p| p.to_string_lossy().contains("qfuzz")).collect();
     if common::shared_corpus().is_none() {
         eprintln!("../shared/corpus absent: skipped");
         return;
@@ -205,8 +179,5 @@ fn empty_and_tiny_inputs_are_clean_errors() {
         PerfFile::from_bytes(b"PERFFILEsomething-longer-than-sixteen"),
         Err(perfdata_core::Error::Unsupported(_))
     ));
-    assert!(matches!(
-        PerfFile::from_bytes(b"not a perf file at all"),
-        Err(perfdata_core::Error::NotPerfData(_))
-    ));
+    assert!(matches!(PerfFile::from_bytes(b"not a perf file at all"), Err(perfdata_core::Error::NotPerfData(_))));
 }

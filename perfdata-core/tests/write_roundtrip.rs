@@ -36,32 +36,18 @@ fn check(name: &str, data: &[u8]) -> usize {
         Err(_) => return 0,
     };
     let orig = a.endian();
-    let b_bytes =
-        write_file(&a, orig.swapped()).unwrap_or_else(|e| panic!("{name}: writing swapped: {e}"));
-    let b =
-        PerfFile::from_bytes(&b_bytes).unwrap_or_else(|e| panic!("{name}: reading swapped: {e}"));
+    let b_bytes = write_file(&a, orig.swapped()).unwrap_or_else(|e| panic!("{name}: writing swapped: {e}"));
+    let b = PerfFile::from_bytes(&b_bytes).unwrap_or_else(|e| panic!("{name}: reading swapped: {e}"));
     assert_eq!(b.endian(), orig.swapped());
-    let ea: Vec<_> = a
-        .events()
-        .iter()
-        .map(|e| (&e.attr, &e.ids, e.display_name()))
-        .collect();
-    let eb: Vec<_> = b
-        .events()
-        .iter()
-        .map(|e| (&e.attr, &e.ids, e.display_name()))
-        .collect();
+    let ea: Vec<_> = a.events().iter().map(|e| (&e.attr, &e.ids, e.display_name())).collect();
+    let eb: Vec<_> = b.events().iter().map(|e| (&e.attr, &e.ids, e.display_name())).collect();
     assert_eq!(ea, eb, "{name}: events differ after byte swap");
     let (ra, rb) = (records(&a), records(&b));
     assert_eq!(ra.len(), rb.len(), "{name}: record count");
     for (i, (x, y)) in ra.iter().zip(&rb).enumerate() {
         if x != y {
             let (xs, ys) = (x.to_string(), y.to_string());
-            let at = xs
-                .bytes()
-                .zip(ys.bytes())
-                .position(|(a, b)| a != b)
-                .unwrap_or(0);
+            let at = xs.bytes().zip(ys.bytes()).position(|(a, b)| a != b).unwrap_or(0);
             let lo = at.saturating_sub(120);
             panic!(
                 "{name}: record {i} differs after byte swap near\n ours: {}\n swap: {}",
@@ -73,22 +59,14 @@ fn check(name: &str, data: &[u8]) -> usize {
     assert_eq!(a.feature_bits(), b.feature_bits(), "{name}: feature bits");
     let same = write_file(&a, orig).unwrap();
     let back = write_file(&b, orig).unwrap();
-    assert!(
-        same == back,
-        "{name}: swapping twice is not the identity ({} vs {} bytes)",
-        same.len(),
-        back.len()
-    );
+    assert!(same == back, "{name}: swapping twice is not the identity ({} vs {} bytes)", same.len(), back.len());
     ra.len()
 }
 
 #[test]
 fn every_file_reads_the_same_in_the_other_byte_order() {
     let mut n = 0;
-    for p in common::testdata_files()
-        .into_iter()
-        .chain(common::corpus_files())
-    {
+    for p in common::testdata_files().into_iter().chain(common::corpus_files()) {
         if !p.is_file() || p.to_string_lossy().contains("qfuzz") {
             continue;
         }
@@ -102,10 +80,7 @@ fn every_file_reads_the_same_in_the_other_byte_order() {
 
 #[test]
 fn fuzz_reproducers_survive_the_writer() {
-    for p in common::corpus_files()
-        .into_iter()
-        .filter(|p| p.to_string_lossy().contains("qfuzz"))
-    {
+    for p in common::corpus_files().into_iter().filter(|p| p.to_string_lossy().contains("qfuzz")) {
         let data = std::fs::read(&p).unwrap();
         if let Ok(f) = PerfFile::from_bytes(&data) {
             let _ = write_file(&f, f.endian().swapped());

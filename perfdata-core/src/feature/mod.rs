@@ -56,11 +56,5 @@ pub struct Compressed {
 /// Parse HEADER_COMPRESSED.
 pub fn compressed(data: &[u8], endian: Endian, pos: Position) -> Result<Compressed> {
     let mut r = Reader::new(data, endian, pos, "COMPRESSED feature");
-    Ok(Compressed {
-        version: r.u32()?,
-        type_: r.u32()?,
-        level: r.u32()?,
-        ratio: r.u32()?,
-        mmap_len: r.u32()?,
-    })
+    Ok(Compressed { version: r.u32()?, type_: r.u32()?, level: r.u32()?, ratio: r.u32()?, mmap_len: r.u32()? })
 }

@@ -72,30 +72,11 @@ impl<'a> Mmap2Record<'a> {
             let raw = r.bytes(24)?;
             let size = raw.first().copied().unwrap_or(0);
             let ids = raw.get(4..).unwrap_or(&[]);
-            Mmap2Id::BuildId {
-                build_id_size: size,
-                build_id: ids.get(..usize::from(size)).unwrap_or(ids),
-                raw,
-            }
+            Mmap2Id::BuildId { build_id_size: size, build_id: ids.get(..usize::from(size)).unwrap_or(ids), raw }
         } else {
-            Mmap2Id::Inode {
-                maj: r.u32()?,
-                min: r.u32()?,
-                ino: r.u64()?,
-                ino_generation: r.u64()?,
-            }
+            Mmap2Id::Inode { maj: r.u32()?, min: r.u32()?, ino: r.u64()?, ino_generation: r.u64()? }
         };
-        Ok(Mmap2Record {
-            pid,
-            tid,
-            addr,
-            len,
-            pgoff,
-            id,
-            prot: r.u32()?,
-            flags: r.u32()?,
-            filename: str_to_end(r),
-        })
+        Ok(Mmap2Record { pid, tid, addr, len, pgoff, id, prot: r.u32()?, flags: r.u32()?, filename: str_to_end(r) })
     }
 }
 
@@ -109,10 +90,7 @@ pub struct LostRecord {
 
 impl LostRecord {
     pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
-        Ok(LostRecord {
-            id: r.u64()?,
-            lost: r.u64()?,
-        })
+        Ok(LostRecord { id: r.u64()?, lost: r.u64()? })
     }
 }
 
@@ -129,12 +107,7 @@ pub struct CommRecord<'a> {
 
 impl<'a> CommRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>, misc: u16) -> Result<Self> {
-        Ok(CommRecord {
-            pid: r.u32()?,
-            tid: r.u32()?,
-            comm: str_to_end(r),
-            exec: misc & super::misc::COMM_EXEC != 0,
-        })
+        Ok(CommRecord { pid: r.u32()?, tid: r.u32()?, comm: str_to_end(r), exec: misc & super::misc::COMM_EXEC != 0 })
     }
 }
 
@@ -151,13 +124,7 @@ pub struct TaskRecord {
 
 impl TaskRecord {
     pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
-        Ok(TaskRecord {
-            pid: r.u32()?,
-            ppid: r.u32()?,
-            tid: r.u32()?,
-            ptid: r.u32()?,
-            time: r.u64()?,
-        })
+        Ok(TaskRecord { pid: r.u32()?, ppid: r.u32()?, tid: r.u32()?, ptid: r.u32()?, time: r.u64()? })
     }
 }
 
@@ -172,11 +139,7 @@ pub struct ThrottleRecord {
 
 impl ThrottleRecord {
     pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
-        Ok(ThrottleRecord {
-            time: r.u64()?,
-            id: r.u64()?,
-            stream_id: r.u64()?,
-        })
+        Ok(ThrottleRecord { time: r.u64()?, id: r.u64()?, stream_id: r.u64()? })
     }
 }
 
@@ -191,11 +154,7 @@ pub struct ReadRecord<'a> {
 
 impl<'a> ReadRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>, attr: &EventAttr) -> Result<Self> {
-        Ok(ReadRecord {
-            pid: r.u32()?,
-            tid: r.u32()?,
-            values: ReadValues::parse(r, attr.read_format)?,
-        })
+        Ok(ReadRecord { pid: r.u32()?, tid: r.u32()?, values: ReadValues::parse(r, attr.read_format)? })
     }
 }
 
@@ -211,11 +170,7 @@ pub struct AuxRecord {
 
 impl AuxRecord {
     pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
-        Ok(AuxRecord {
-            aux_offset: r.u64()?,
-            aux_size: r.u64()?,
-            flags: r.u64()?,
-        })
+        Ok(AuxRecord { aux_offset: r.u64()?, aux_size: r.u64()?, flags: r.u64()? })
     }
 }
 
@@ -229,10 +184,7 @@ pub struct ItraceStartRecord {
 
 impl ItraceStartRecord {
     pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
-        Ok(ItraceStartRecord {
-            pid: r.u32()?,
-            tid: r.u32()?,
-        })
+        Ok(ItraceStartRecord { pid: r.u32()?, tid: r.u32()? })
     }
 }
 
@@ -259,10 +211,7 @@ pub struct SwitchCpuWideRecord {
 
 impl SwitchCpuWideRecord {
     pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
-        Ok(SwitchCpuWideRecord {
-            next_prev_pid: r.u32()?,
-            next_prev_tid: r.u32()?,
-        })
+        Ok(SwitchCpuWideRecord { next_prev_pid: r.u32()?, next_prev_tid: r.u32()? })
     }
 }
 
@@ -278,21 +227,13 @@ pub struct NamespacesRecord<'a> {
 }
 
 /// Names of namespace indexes in NAMESPACES records.
-pub const NAMESPACE_NAMES: [&str; 8] =
-    ["net", "uts", "ipc", "pid", "user", "mnt", "cgroup", "time"];
+pub const NAMESPACE_NAMES: [&str; 8] = ["net", "uts", "ipc", "pid", "user", "mnt", "cgroup", "time"];
 
 impl<'a> NamespacesRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
         let (pid, tid, nr) = (r.u32()?, r.u32()?, r.u64()?);
-        let words = nr
-            .checked_mul(2)
-            .ok_or_else(|| r.malformed(format!("nr_namespaces {nr}")))?;
-        Ok(NamespacesRecord {
-            pid,
-            tid,
-            nr_namespaces: nr,
-            link_info: r.u64s(words)?,
-        })
+        let words = nr.checked_mul(2).ok_or_else(|| r.malformed(format!("nr_namespaces {nr}")))?;
+        Ok(NamespacesRecord { pid, tid, nr_namespaces: nr, link_info: r.u64s(words)? })
     }
 
     /// The `(dev, inode)` of namespace `i`.
@@ -316,13 +257,7 @@ pub struct KsymbolRecord<'a> {
 
 impl<'a> KsymbolRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        Ok(KsymbolRecord {
-            addr: r.u64()?,
-            len: r.u32()?,
-            ksym_type: r.u16()?,
-            flags: r.u16()?,
-            name: str_to_end(r),
-        })
+        Ok(KsymbolRecord { addr: r.u64()?, len: r.u32()?, ksym_type: r.u16()?, flags: r.u16()?, name: str_to_end(r) })
     }
 }
 
@@ -339,12 +274,7 @@ pub struct BpfEventRecord<'a> {
 
 impl<'a> BpfEventRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        Ok(BpfEventRecord {
-            type_: r.u16()?,
-            flags: r.u16()?,
-            id: r.u32()?,
-            tag: r.bytes(8)?,
-        })
+        Ok(BpfEventRecord { type_: r.u16()?, flags: r.u16()?, id: r.u32()?, tag: r.bytes(8)? })
     }
 }
 
@@ -358,10 +288,7 @@ pub struct CgroupRecord<'a> {
 
 impl<'a> CgroupRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        Ok(CgroupRecord {
-            id: r.u64()?,
-            path: str_to_end(r),
-        })
+        Ok(CgroupRecord { id: r.u64()?, path: str_to_end(r) })
     }
 }
 
@@ -378,11 +305,7 @@ impl<'a> TextPokeRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
         let addr = r.u64()?;
         let (old_len, new_len) = (r.u16()?, r.u16()?);
-        Ok(TextPokeRecord {
-            addr,
-            old_bytes: r.bytes(old_len.into())?,
-            new_bytes: r.bytes(new_len.into())?,
-        })
+        Ok(TextPokeRecord { addr, old_bytes: r.bytes(old_len.into())?, new_bytes: r.bytes(new_len.into())? })
     }
 }
 
@@ -405,9 +328,6 @@ impl<'a> CallchainDeferredRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
         let cookie = r.u64()?;
         let nr = r.u64()?;
-        Ok(CallchainDeferredRecord {
-            cookie,
-            ips: r.u64s(nr)?,
-        })
+        Ok(CallchainDeferredRecord { cookie, ips: r.u64s(nr)? })
     }
 }

@@ -29,11 +29,7 @@ impl RecordHeader {
     /// Decode from at least 8 bytes.
     pub fn parse(b: &[u8], endian: Endian, pos: Position) -> Result<RecordHeader> {
         let mut r = Reader::new(b, endian, pos, "perf_event_header");
-        Ok(RecordHeader {
-            type_: r.u32()?,
-            misc: r.u16()?,
-            size: r.u16()?,
-        })
+        Ok(RecordHeader { type_: r.u32()?, misc: r.u16()?, size: r.u16()? })
     }
 
     /// Encode.
@@ -211,65 +207,95 @@ pub mod record_type {
     }
 }
 
-/// The `sample_id` trailer of a non-sample kernel record (present with `sample_id_all`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[allow(missing_docs)]
-pub struct SampleId {
-    pub pid: Option<u32>,
-    pub tid: Option<u32>,
-    pub time: Option<u64>,
-    pub id: Option<u64>,
-    pub stream_id: Option<u64>,
-    pub cpu: Option<u32>,
-    pub res: Option<u32>,
-    pub identifier: Option<u64>,
+/// The `sample_id` trailer of a non-sample kernel record (present with `sample_id_all`), read on
+/// access: each accessor is `Some` exactly when its bit is in the event's `sample_type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SampleId<'a> {
+    bytes: &'a [u8],
+    sample_type: u64,
+    endian: Endian,
 }
 
-impl SampleId {
-    /// Parse a trailer of exactly the attr's trailer size, in kernel emit order.
-    pub fn parse(b: &[u8], sample_type: u64, endian: Endian, pos: Position) -> Result<SampleId> {
+impl<'a> SampleId<'a> {
+    /// Check a trailer of exactly the attr's trailer size, in kernel emit order.
+    pub fn parse(b: &'a [u8], sample_type: u64, endian: Endian, pos: Position) -> Result<SampleId<'a>> {
         use crate::attr::sample_type as st;
-        let mut r = Reader::new(b, endian, pos, "sample_id trailer");
-        let mut s = SampleId::default();
-        if sample_type & st::TID != 0 {
-            s.pid = Some(r.u32()?);
-            s.tid = Some(r.u32()?);
+        let words = (sample_type & (st::TID | st::TIME | st::ID | st::STREAM_ID | st::CPU | st::IDENTIFIER))
+            .count_ones() as usize;
+        if b.len() < words * 8 {
+            return Err(Error::Truncated {
+                pos,
+                what: "sample_id trailer",
+                needed: (words * 8) as u64,
+                available: b.len() as u64,
+            });
         }
-        if sample_type & st::TIME != 0 {
-            s.time = Some(r.u64()?);
-        }
-        if sample_type & st::ID != 0 {
-            s.id = Some(r.u64()?);
-        }
-        if sample_type & st::STREAM_ID != 0 {
-            s.stream_id = Some(r.u64()?);
-        }
-        if sample_type & st::CPU != 0 {
-            s.cpu = Some(r.u32()?);
-            s.res = Some(r.u32()?);
-        }
-        if sample_type & st::IDENTIFIER != 0 {
-            s.identifier = Some(r.u64()?);
-        }
-        Ok(s)
+        Ok(SampleId { bytes: b, sample_type, endian })
     }
 
-    /// Encode in kernel emit order.
-    pub fn write(&self, endian: Endian, out: &mut Vec<u8>) {
-        if let (Some(p), Some(t)) = (self.pid, self.tid) {
-            endian.put_u32(out, p);
-            endian.put_u32(out, t);
+    /// The trailer bytes.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// Byte offset of the word for `bit`, if present.
+    fn offset(&self, bit: u64) -> Option<usize> {
+        use crate::attr::sample_type as st;
+        if self.sample_type & bit == 0 {
+            return None;
         }
-        for v in [self.time, self.id, self.stream_id].into_iter().flatten() {
-            endian.put_u64(out, v);
-        }
-        if let Some(c) = self.cpu {
-            endian.put_u32(out, c);
-            endian.put_u32(out, self.res.unwrap_or(0));
-        }
-        if let Some(v) = self.identifier {
-            endian.put_u64(out, v);
-        }
+        let before = match bit {
+            st::TID => 0,
+            st::TIME => st::TID,
+            st::ID => st::TID | st::TIME,
+            st::STREAM_ID => st::TID | st::TIME | st::ID,
+            st::CPU => st::TID | st::TIME | st::ID | st::STREAM_ID,
+            _ => st::TID | st::TIME | st::ID | st::STREAM_ID | st::CPU,
+        };
+        Some(8 * (self.sample_type & before).count_ones() as usize)
+    }
+
+    fn u64_of(&self, bit: u64) -> Option<u64> {
+        let o = self.offset(bit)?;
+        self.bytes.get(o..o + 8).map(|b| self.endian.u64(b))
+    }
+
+    fn u32_of(&self, bit: u64, second: bool) -> Option<u32> {
+        let o = self.offset(bit)? + if second { 4 } else { 0 };
+        self.bytes.get(o..o + 4).map(|b| self.endian.u32(b))
+    }
+
+    /// pid (TID).
+    pub fn pid(&self) -> Option<u32> {
+        self.u32_of(crate::attr::sample_type::TID, false)
+    }
+    /// tid (TID).
+    pub fn tid(&self) -> Option<u32> {
+        self.u32_of(crate::attr::sample_type::TID, true)
+    }
+    /// time (TIME).
+    pub fn time(&self) -> Option<u64> {
+        self.u64_of(crate::attr::sample_type::TIME)
+    }
+    /// id (ID).
+    pub fn id(&self) -> Option<u64> {
+        self.u64_of(crate::attr::sample_type::ID)
+    }
+    /// stream_id (STREAM_ID).
+    pub fn stream_id(&self) -> Option<u64> {
+        self.u64_of(crate::attr::sample_type::STREAM_ID)
+    }
+    /// cpu (CPU).
+    pub fn cpu(&self) -> Option<u32> {
+        self.u32_of(crate::attr::sample_type::CPU, false)
+    }
+    /// The reserved u32 after cpu.
+    pub fn res(&self) -> Option<u32> {
+        self.u32_of(crate::attr::sample_type::CPU, true)
+    }
+    /// identifier (IDENTIFIER).
+    pub fn identifier(&self) -> Option<u64> {
+        self.u64_of(crate::attr::sample_type::IDENTIFIER)
     }
 }
 
@@ -342,7 +368,7 @@ pub struct Record<'a> {
     /// kernel records whose id matched no attr.
     pub event: Option<&'a crate::event::Event>,
     /// The record's sample_id trailer, for kernel records other than SAMPLE with `sample_id_all`.
-    pub sample_id: Option<SampleId>,
+    pub sample_id: Option<SampleId<'a>>,
     /// The typed body.
     pub kind: RecordKind<'a>,
     /// All bytes of the record, header included (out-of-band payloads are in the typed body).
@@ -358,8 +384,8 @@ impl Record<'_> {
     /// The record's timestamp: a sample's `time`, the trailer's `time` for other kernel records.
     pub fn time(&self) -> Option<u64> {
         match &self.kind {
-            RecordKind::Sample(s) => s.time,
-            _ => self.sample_id.and_then(|s| s.time),
+            RecordKind::Sample(s) => s.time(),
+            _ => self.sample_id.and_then(|s| s.time()),
         }
     }
 }
@@ -378,17 +404,33 @@ pub fn decode<'a>(
     use crate::event::Resolution;
     let h = frame.header;
     let pos = frame.pos;
-    let name = record_type::name(h.type_).unwrap_or("UNKNOWN");
     let resolution = events.resolve(h.type_, frame.bytes, endian);
+    // Hot path: a sample of a known event.
+    if h.type_ == record_type::SAMPLE {
+        if let Resolution::Event(i) = resolution {
+            if let Some(ev) = events.events.get(i) {
+                let body = frame.bytes.get(8..).unwrap_or(&[]);
+                let mut r =
+                    Reader::new(body, endian, Position { offset: pos.offset.saturating_add(8), ..pos }, "SAMPLE");
+                let sample = Sample::parse(&mut r, ev).map_err(|e| e.in_record(pos, "SAMPLE"))?;
+                return Ok(Record {
+                    pos,
+                    header: h,
+                    event: Some(ev),
+                    sample_id: None,
+                    kind: RecordKind::Sample(sample),
+                    bytes: frame.bytes,
+                });
+            }
+        }
+    }
+    let name = record_type::name(h.type_).unwrap_or("UNKNOWN");
     let event = match resolution {
         Resolution::Event(i) => events.events.get(i),
         _ => None,
     };
     let body_all = frame.bytes.get(8..).unwrap_or(&[]);
-    let base = Position {
-        offset: pos.offset.saturating_add(8),
-        ..pos
-    };
+    let base = Position { offset: pos.offset.saturating_add(8), ..pos };
     let wrap = |e: Error| e.in_record(pos, name);
     // Kernel records other than SAMPLE end in a sample_id trailer laid out per their event (or the
     // first event when their id is unknown).
@@ -403,20 +445,12 @@ pub fn decode<'a>(
                     wrap(Error::malformed(
                         pos,
                         "sample_id trailer",
-                        format!(
-                            "record body of {} bytes is shorter than the {t}-byte trailer",
-                            body_all.len()
-                        ),
+                        format!("record body of {} bytes is shorter than the {t}-byte trailer", body_all.len()),
                     ))
                 })?;
                 let (b, trailer) = body_all.split_at(split);
-                let tpos = Position {
-                    offset: base.offset.saturating_add(split as u64),
-                    ..pos
-                };
-                sample_id = Some(
-                    SampleId::parse(trailer, ev.attr.sample_type, endian, tpos).map_err(wrap)?,
-                );
+                let tpos = Position { offset: base.offset.saturating_add(split as u64), ..pos };
+                sample_id = Some(SampleId::parse(trailer, ev.attr.sample_type, endian, tpos).map_err(wrap)?);
                 body = b;
             }
         }
@@ -424,18 +458,13 @@ pub fn decode<'a>(
     let mut r = Reader::new(body, endian, base, name);
     let need_event = || -> Result<&crate::event::Event> {
         match resolution {
-            Resolution::Event(_) => event
-                .ok_or_else(|| wrap(Error::malformed(pos, "record", "event index out of range"))),
-            Resolution::UnknownId(id) => Err(wrap(Error::malformed(
-                pos,
-                "record",
-                format!("id {id} matches no event in the file"),
-            ))),
-            Resolution::NoEvent => Err(wrap(Error::malformed(
-                pos,
-                "record",
-                "no event (attr) describes this record",
-            ))),
+            Resolution::Event(_) => {
+                event.ok_or_else(|| wrap(Error::malformed(pos, "record", "event index out of range")))
+            }
+            Resolution::UnknownId(id) => {
+                Err(wrap(Error::malformed(pos, "record", format!("id {id} matches no event in the file"))))
+            }
+            Resolution::NoEvent => Err(wrap(Error::malformed(pos, "record", "no event (attr) describes this record"))),
         }
     };
     use record_type as t;
@@ -451,11 +480,8 @@ pub fn decode<'a>(
             t::READ => RecordKind::Read(ReadRecord::parse(&mut r, &need_event()?.attr)?),
             t::SAMPLE => {
                 let ev = need_event()?;
-                let s = Sample::parse(&mut r, &ev.attr, ev.sample_context)?;
-                if r.remaining() != 0 {
-                    // perf accepts trailing bytes; we keep the sample and note nothing here.
-                }
-                RecordKind::Sample(s)
+                // Bytes after the last field are accepted (as perf does) and kept: Sample::trailing.
+                RecordKind::Sample(Sample::parse(&mut r, ev)?)
             }
             t::MMAP2 => RecordKind::Mmap2(Mmap2Record::parse(&mut r, h.misc)?),
             t::AUX => RecordKind::Aux(AuxRecord::parse(&mut r)?),
@@ -468,32 +494,22 @@ pub fn decode<'a>(
             t::BPF_EVENT => RecordKind::BpfEvent(BpfEventRecord::parse(&mut r)?),
             t::CGROUP => RecordKind::Cgroup(CgroupRecord::parse(&mut r)?),
             t::TEXT_POKE => RecordKind::TextPoke(TextPokeRecord::parse(&mut r)?),
-            t::AUX_OUTPUT_HW_ID => {
-                RecordKind::AuxOutputHwId(AuxOutputHwIdRecord { hw_id: r.u64()? })
-            }
-            t::CALLCHAIN_DEFERRED => {
-                RecordKind::CallchainDeferred(CallchainDeferredRecord::parse(&mut r)?)
-            }
+            t::AUX_OUTPUT_HW_ID => RecordKind::AuxOutputHwId(AuxOutputHwIdRecord { hw_id: r.u64()? }),
+            t::CALLCHAIN_DEFERRED => RecordKind::CallchainDeferred(CallchainDeferredRecord::parse(&mut r)?),
             t::HEADER_ATTR => RecordKind::HeaderAttr(HeaderAttrRecord::parse(&mut r)?),
-            t::HEADER_EVENT_TYPE => RecordKind::HeaderEventType(HeaderEventTypeRecord {
-                event_id: r.u64()?,
-                name: until_nul_rest(&mut r),
-            }),
-            t::HEADER_TRACING_DATA => RecordKind::HeaderTracingData(TracingDataRecord {
-                size: r.u32()?,
-                data: frame.payload,
-            }),
+            t::HEADER_EVENT_TYPE => {
+                RecordKind::HeaderEventType(HeaderEventTypeRecord { event_id: r.u64()?, name: until_nul_rest(&mut r) })
+            }
+            t::HEADER_TRACING_DATA => {
+                RecordKind::HeaderTracingData(TracingDataRecord { size: r.u32()?, data: frame.payload })
+            }
             t::HEADER_BUILD_ID => RecordKind::HeaderBuildId(BuildIdRecord::parse(&mut r, h.misc)?),
             t::FINISHED_ROUND => RecordKind::FinishedRound,
             t::ID_INDEX => RecordKind::IdIndex(IdIndexRecord::parse(&mut r)?),
             t::AUXTRACE_INFO => {
                 let (type_, reserved) = (r.u32()?, r.u32()?);
                 let n = (r.remaining() / 8) as u64;
-                RecordKind::AuxtraceInfo(AuxtraceInfoRecord {
-                    type_,
-                    reserved,
-                    priv_: r.u64s(n)?,
-                })
+                RecordKind::AuxtraceInfo(AuxtraceInfoRecord { type_, reserved, priv_: r.u64s(n)? })
             }
             t::AUXTRACE => RecordKind::Auxtrace(AuxtraceRecord {
                 size: r.u64()?,
@@ -509,20 +525,12 @@ pub fn decode<'a>(
             t::THREAD_MAP => RecordKind::ThreadMap(ThreadMapRecord::parse(&mut r)?),
             t::CPU_MAP => {
                 let raw = r.rest();
-                RecordKind::CpuMap(CpuMapRecord {
-                    data: CpuMapData::parse(&mut r)?,
-                    raw,
-                })
+                RecordKind::CpuMap(CpuMapRecord { data: CpuMapData::parse(&mut r)?, raw })
             }
             t::STAT_CONFIG => {
                 let nr = r.u64()?;
-                let words = nr
-                    .checked_mul(2)
-                    .ok_or_else(|| r.malformed(format!("nr {nr}")))?;
-                RecordKind::StatConfig(StatConfigRecord {
-                    nr,
-                    data: r.u64s(words)?,
-                })
+                let words = nr.checked_mul(2).ok_or_else(|| r.malformed(format!("nr {nr}")))?;
+                RecordKind::StatConfig(StatConfigRecord { nr, data: r.u64s(words)? })
             }
             t::STAT => RecordKind::Stat(StatRecord {
                 id: r.u64()?,
@@ -532,26 +540,14 @@ pub fn decode<'a>(
                 ena: r.u64()?,
                 run: r.u64()?,
             }),
-            t::STAT_ROUND => RecordKind::StatRound(StatRoundRecord {
-                type_: r.u64()?,
-                time: r.u64()?,
-            }),
+            t::STAT_ROUND => RecordKind::StatRound(StatRoundRecord { type_: r.u64()?, time: r.u64()? }),
             t::EVENT_UPDATE => RecordKind::EventUpdate(EventUpdateRecord::parse(&mut r)?),
             t::TIME_CONV => RecordKind::TimeConv(TimeConvRecord::parse(&mut r)?),
-            t::HEADER_FEATURE => RecordKind::HeaderFeature(HeaderFeatureRecord {
-                feat_id: r.u64()?,
-                data: r.rest(),
-            }),
-            t::COMPRESSED => RecordKind::Compressed(CompressedRecord {
-                data_size: None,
-                data: r.rest(),
-            }),
+            t::HEADER_FEATURE => RecordKind::HeaderFeature(HeaderFeatureRecord { feat_id: r.u64()?, data: r.rest() }),
+            t::COMPRESSED => RecordKind::Compressed(CompressedRecord { data_size: None, data: r.rest() }),
             t::COMPRESSED2 => {
                 let n = r.u64()?;
-                RecordKind::Compressed(CompressedRecord {
-                    data_size: Some(n),
-                    data: r.bytes_u64(n)?,
-                })
+                RecordKind::Compressed(CompressedRecord { data_size: Some(n), data: r.bytes_u64(n)? })
             }
             t::FINISHED_INIT => RecordKind::FinishedInit,
             t::BPF_METADATA => RecordKind::BpfMetadata(BpfMetadataRecord::parse(&mut r)?),
@@ -563,26 +559,13 @@ pub fn decode<'a>(
                     r.skip(2)?;
                     None
                 };
-                RecordKind::Schedstat(SchedstatRecord {
-                    timestamp,
-                    cpu,
-                    version,
-                    domain,
-                    counters: r.rest(),
-                })
+                RecordKind::Schedstat(SchedstatRecord { timestamp, cpu, version, domain, counters: r.rest() })
             }
             _ => RecordKind::Unknown(body_all),
         })
     })()
     .map_err(wrap)?;
-    Ok(Record {
-        pos,
-        header: h,
-        event,
-        sample_id,
-        kind,
-        bytes: frame.bytes,
-    })
+    Ok(Record { pos, header: h, event, sample_id, kind, bytes: frame.bytes })
 }
 
 fn until_nul_rest<'a>(r: &mut Reader<'a>) -> &'a [u8] {

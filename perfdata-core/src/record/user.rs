@@ -8,7 +8,8 @@ use crate::reader::{until_nul, Endian, Reader, U64s};
 #[derive(Clone, Debug, PartialEq)]
 #[allow(missing_docs)]
 pub struct HeaderAttrRecord<'a> {
-    pub attr: EventAttr,
+    /// Boxed: HEADER_ATTR is rare and the attr is large (keeps every record small).
+    pub attr: Box<EventAttr>,
     pub ids: U64s<'a>,
 }
 
@@ -21,13 +22,10 @@ impl<'a> HeaderAttrRecord<'a> {
         let size = peek.u32()?;
         let attr_len = if size == 0 { 64 } else { size as usize };
         let attr_bytes = r.bytes(attr_len)?;
-        let attr = EventAttr::parse(attr_bytes, r.endian(), pos)?;
+        let attr = Box::new(EventAttr::parse(attr_bytes, r.endian(), pos)?);
         // ids start at 8 + attr.size (reference §4.3.2).
         let n = (body.len() - attr_len) / 8;
-        Ok(HeaderAttrRecord {
-            attr,
-            ids: r.u64s(n as u64)?,
-        })
+        Ok(HeaderAttrRecord { attr, ids: r.u64s(n as u64)? })
     }
 }
 
@@ -70,11 +68,7 @@ impl<'a> BuildIdRecord<'a> {
         let raw = r.bytes(20)?;
         let size = r.u8()?;
         r.skip(3)?;
-        let valid = if misc & super::misc::BUILD_ID_SIZE != 0 {
-            usize::from(size).min(20)
-        } else {
-            20
-        };
+        let valid = if misc & super::misc::BUILD_ID_SIZE != 0 { usize::from(size).min(20) } else { 20 };
         Ok(BuildIdRecord {
             pid,
             build_id: raw.get(..valid).unwrap_or(raw),
@@ -110,20 +104,11 @@ pub struct IdIndexRecord<'a> {
 impl<'a> IdIndexRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
         let nr = r.u64()?;
-        let words = nr
-            .checked_mul(4)
-            .ok_or_else(|| r.malformed(format!("nr {nr}")))?;
+        let words = nr.checked_mul(4).ok_or_else(|| r.malformed(format!("nr {nr}")))?;
         let entries = r.u64s(words)?;
-        let entries2 = if (r.remaining() as u64) >= nr.saturating_mul(16) && nr > 0 {
-            Some(r.u64s(nr * 2)?)
-        } else {
-            None
-        };
-        Ok(IdIndexRecord {
-            nr,
-            entries,
-            entries2,
-        })
+        let entries2 =
+            if (r.remaining() as u64) >= nr.saturating_mul(16) && nr > 0 { Some(r.u64s(nr * 2)?) } else { None };
+        Ok(IdIndexRecord { nr, entries, entries2 })
     }
 
     /// The entries.
@@ -187,37 +172,15 @@ pub struct AuxtraceErrorRecord<'a> {
 
 impl<'a> AuxtraceErrorRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        let (type_, code, cpu, pid, tid, fmt, ip) = (
-            r.u32()?,
-            r.u32()?,
-            r.u32()?,
-            r.u32()?,
-            r.u32()?,
-            r.u32()?,
-            r.u64()?,
-        );
+        let (type_, code, cpu, pid, tid, fmt, ip) =
+            (r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u64()?);
         let time = if fmt >= 1 { Some(r.u64()?) } else { None };
         // msg[64] may be cut after its NUL (size = ALIGN8).
         let n = r.remaining().min(64);
         let msg = r.fixed_str(n)?;
-        let (machine_pid, vcpu) = if fmt >= 2 && r.remaining() >= 8 {
-            (Some(r.u32()?), Some(r.u32()?))
-        } else {
-            (None, None)
-        };
-        Ok(AuxtraceErrorRecord {
-            type_,
-            code,
-            cpu,
-            pid,
-            tid,
-            fmt,
-            ip,
-            time,
-            msg,
-            machine_pid,
-            vcpu,
-        })
+        let (machine_pid, vcpu) =
+            if fmt >= 2 && r.remaining() >= 8 { (Some(r.u32()?), Some(r.u32()?)) } else { (None, None) };
+        Ok(AuxtraceErrorRecord { type_, code, cpu, pid, tid, fmt, ip, time, msg, machine_pid, vcpu })
     }
 }
 
@@ -233,25 +196,16 @@ pub struct ThreadMapRecord<'a> {
 impl<'a> ThreadMapRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
         let nr = r.u64()?;
-        let n = nr
-            .checked_mul(24)
-            .ok_or_else(|| r.malformed(format!("nr {nr}")))?;
-        Ok(ThreadMapRecord {
-            nr,
-            entries: r.bytes_u64(n)?,
-            endian: r.endian(),
-        })
+        let n = nr.checked_mul(24).ok_or_else(|| r.malformed(format!("nr {nr}")))?;
+        Ok(ThreadMapRecord { nr, entries: r.bytes_u64(n)?, endian: r.endian() })
     }
 
     /// `(pid, comm)` entries.
     pub fn entries(&self) -> impl Iterator<Item = (u64, &'a [u8])> + 'a {
         let e = self.endian;
-        self.entries.chunks_exact(24).map(move |c| {
-            (
-                e.u64(c.get(..8).unwrap_or(&[0; 8])),
-                until_nul(c.get(8..).unwrap_or(&[])),
-            )
-        })
+        self.entries
+            .chunks_exact(24)
+            .map(move |c| (e.u64(c.get(..8).unwrap_or(&[0; 8])), until_nul(c.get(8..).unwrap_or(&[]))))
     }
 }
 
@@ -313,22 +267,14 @@ impl CpuMapData {
                             mask.push(r.u64()?);
                         }
                     }
-                    n => {
-                        return Err(
-                            r.malformed(format!("cpu map mask long_size {n}, expected 4 or 8"))
-                        )
-                    }
+                    n => return Err(r.malformed(format!("cpu map mask long_size {n}, expected 4 or 8"))),
                 }
                 CpuMapData::Mask { long_size, mask }
             }
             2 => {
                 let any = r.u8()?;
                 r.skip(1)?;
-                CpuMapData::Range {
-                    any_cpu: any != 0,
-                    start: r.u16()?,
-                    end: r.u16()?,
-                }
+                CpuMapData::Range { any_cpu: any != 0, start: r.u16()?, end: r.u16()? }
             }
             t => CpuMapData::Unknown { type_: t },
         })
@@ -350,11 +296,7 @@ impl CpuMapData {
                 }
                 out
             }
-            CpuMapData::Range {
-                any_cpu,
-                start,
-                end,
-            } => {
+            CpuMapData::Range { any_cpu, start, end } => {
                 let mut out = Vec::new();
                 if *any_cpu {
                     out.push(-1);
@@ -387,12 +329,7 @@ pub struct StatConfigRecord<'a> {
 impl StatConfigRecord<'_> {
     /// The `(tag, val)` pairs.
     pub fn entries(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
-        (0..self.data.len() / 2).map(|i| {
-            (
-                self.data.get(2 * i).unwrap_or(0),
-                self.data.get(2 * i + 1).unwrap_or(0),
-            )
-        })
+        (0..self.data.len() / 2).map(|i| (self.data.get(2 * i).unwrap_or(0), self.data.get(2 * i + 1).unwrap_or(0)))
     }
 }
 
@@ -517,24 +454,15 @@ impl<'a> BpfMetadataRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
         let prog_name = r.fixed_str(512)?;
         let nr = r.u64()?;
-        let n = nr
-            .checked_mul(320)
-            .ok_or_else(|| r.malformed(format!("nr_entries {nr}")))?;
-        Ok(BpfMetadataRecord {
-            prog_name,
-            nr_entries: nr,
-            entries: r.bytes_u64(n)?,
-        })
+        let n = nr.checked_mul(320).ok_or_else(|| r.malformed(format!("nr_entries {nr}")))?;
+        Ok(BpfMetadataRecord { prog_name, nr_entries: nr, entries: r.bytes_u64(n)? })
     }
 
     /// `(key, value)` pairs.
     pub fn entries(&self) -> impl Iterator<Item = (&'a [u8], &'a [u8])> + 'a {
-        self.entries.chunks_exact(320).map(|c| {
-            (
-                until_nul(c.get(..64).unwrap_or(&[])),
-                until_nul(c.get(64..).unwrap_or(&[])),
-            )
-        })
+        self.entries
+            .chunks_exact(320)
+            .map(|c| (until_nul(c.get(..64).unwrap_or(&[])), until_nul(c.get(64..).unwrap_or(&[]))))
     }
 }
 

@@ -5,10 +5,7 @@ use std::path::{Path, PathBuf};
 
 /// The repository root.
 pub fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
 /// `../shared/corpus` beside the repository, when present.
@@ -21,10 +18,7 @@ pub fn shared_corpus() -> Option<PathBuf> {
 pub fn testdata_files() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(repo().join("testdata"))
         .map(|d| {
-            d.filter_map(|e| e.ok())
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "data"))
-                .collect()
+            d.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "data")).collect()
         })
         .unwrap_or_default();
     v.sort();
@@ -39,11 +33,7 @@ pub fn corpus_files() -> Vec<PathBuf> {
     let mut v = Vec::new();
     for sub in ["quipper", "mslt", "lnt", "qfuzz"] {
         if let Ok(d) = std::fs::read_dir(root.join(sub)) {
-            v.extend(
-                d.filter_map(|e| e.ok())
-                    .map(|e| e.path())
-                    .filter(|p| p.is_file()),
-            );
+            v.extend(d.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file()));
         }
     }
     v.sort();
@@ -64,15 +54,7 @@ pub fn read_output(path: &Path) -> Option<String> {
 
 /// Where perf's stored `-D` dump of a shared-corpus file lives.
 pub fn corpus_dump_path(file: &Path) -> PathBuf {
-    let sub = file
-        .parent()
-        .and_then(|p| p.file_name())
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
+    let sub = file.parent().and_then(|p| p.file_name()).unwrap().to_string_lossy().into_owned();
     let name = file.file_name().unwrap().to_string_lossy().into_owned();
-    repo()
-        .join("testdata/corpus-perf")
-        .join(sub)
-        .join(format!("{name}.dump"))
+    repo().join("testdata/corpus-perf").join(sub).join(format!("{name}.dump"))
 }
