@@ -21,7 +21,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         "decode" | "time" => {
             let order = if mode == "time" { Order::Time } else { Order::File };
-            let mut recs = file.records(order)?;
+            let mut opts = perfdata_core::ReadOptions { order, ..Default::default() };
+            if let Some(w) = std::env::var("WINDOW").ok().and_then(|w| w.parse().ok()) {
+                opts.window_records = w;
+            }
+            let mut recs = file.records_with(opts)?;
             while let Some(r) = recs.next_record() {
                 let r = r?;
                 records += 1;
@@ -34,5 +38,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         m => return Err(format!("unknown mode {m}").into()),
     }
     println!("records {records} samples {samples} callchain_entries {frames}");
+    if let Ok(s) = std::fs::read_to_string("/proc/self/status") {
+        for l in s.lines().filter(|l| l.starts_with("VmHWM") || l.starts_with("RssAnon") || l.starts_with("RssFile")) {
+            eprintln!("{l}");
+        }
+    }
     Ok(())
 }

@@ -286,7 +286,12 @@ impl<'d> PerfFile<'d> {
     }
 
     /// Iterate records with options.
-    pub fn records_with(&self, opts: ReadOptions) -> Result<Records<'_>> {
+    pub fn records_with(&self, mut opts: ReadOptions) -> Result<Records<'_>> {
+        // Directory data has no round markers and its files each span the whole recording: perf
+        // merges them with one final flush. Until a k-way merge lands, give the window room for it.
+        if self.header.format == Format::Directory {
+            opts.window_records = opts.window_records.max(1 << 22);
+        }
         let data = self.bytes();
         let mut inputs = Vec::new();
         let mut slices = vec![data];
@@ -333,7 +338,15 @@ impl<'d> PerfFile<'d> {
             }
         }
         let frames = Frames::new(inputs, h.endian, max_dec);
-        let mut recs = Records::new(frames, slices, events, h.endian, opts);
+        let mut maps = vec![match &self.backing {
+            Backing::Mapped(m) => Some(m),
+            _ => None,
+        }];
+        maps.extend(self.extra.iter().map(|(_, b)| match b {
+            Backing::Mapped(m) => Some(m),
+            _ => None,
+        }));
+        let mut recs = Records::new(frames, slices, events, h.endian, opts).with_maps(maps);
         if h.format == Format::File && h.data.end().is_some_and(|e| e > data.len() as u64) {
             recs.note(format!(
                 "data section ends at {} but the file has only {} bytes: reading what is there",

@@ -30,13 +30,15 @@ pub struct ReadOptions {
     pub order: Order,
     /// Also yield COMPRESSED records themselves (before the records they carry).
     pub include_compressed: bool,
-    /// Most records held for time ordering before the oldest half is released early.
+    /// Most records held for time ordering before the oldest half is released early (default 65536:
+    /// perf writes a round marker at least every pass over its ring buffers, far fewer records; a
+    /// file without markers is still ordered within this window, with memory bounded by it).
     pub window_records: usize,
 }
 
 impl Default for ReadOptions {
     fn default() -> Self {
-        ReadOptions { order: Order::Time, include_compressed: false, window_records: 1 << 20 }
+        ReadOptions { order: Order::Time, include_compressed: false, window_records: 1 << 16 }
     }
 }
 
@@ -117,6 +119,12 @@ pub struct Records<'f> {
     /// Counters.
     pub stats: ReadStats,
     errors: Vec<String>,
+    /// Memory maps behind `slices` (same index), whose consumed pages are released while reading.
+    maps: Vec<Option<&'f memmap2::Mmap>>,
+    /// Per input file: bytes before this offset were already released.
+    released: Vec<usize>,
+    /// Read position at which to look at releasing again.
+    next_release_check: usize,
 }
 
 impl<'f> Records<'f> {
@@ -147,6 +155,9 @@ impl<'f> Records<'f> {
             current: Current::None,
             stats: ReadStats::default(),
             errors: Vec::new(),
+            maps: Vec::new(),
+            released: Vec::new(),
+            next_release_check: RELEASE_STEP,
         }
     }
 
@@ -173,6 +184,13 @@ impl<'f> Records<'f> {
     /// The next record, `None` at the end.
     #[allow(clippy::should_implement_trait)]
     pub fn next_record(&mut self) -> Option<Result<Record<'_>>> {
+        if !self.maps.is_empty() {
+            let (file, at) = self.frames.input_position();
+            if at >= self.next_release_check || at < self.next_release_check.saturating_sub(RELEASE_STEP) {
+                self.next_release_check = at.saturating_add(RELEASE_STEP);
+                self.release_pages(file, at);
+            }
+        }
         match self.opts.order {
             Order::File => match self.frames.next_frame()? {
                 Err(e) => Some(Err(e)),
@@ -307,6 +325,7 @@ impl Records<'_> {
             let mid = self.head + (self.queue.len() - self.head) / 2;
             let half = self.queue.get(mid).map_or(u64::MAX, |q| q.ts);
             self.flush_upto(half);
+            self.compact_arena();
         }
     }
 
@@ -346,21 +365,25 @@ impl Records<'_> {
         true
     }
 
-    /// Drop arena bytes no queued record refers to any more.
+    /// Rebuild the arena from the records still queued once it holds more than twice their bytes
+    /// (a copying collection: stragglers cannot pin it, and its size stays within twice the window).
     fn compact_arena(&mut self) {
-        if self.arena.len() < (1 << 20) {
+        let endian = self.endian;
+        let size_at =
+            |arena: &[u8], start: usize| arena.get(start + 6..start + 8).map_or(0, |b| usize::from(endian.u16(b)));
+        let live: usize =
+            self.queue.iter().skip(self.head).filter(|q| q.arena).map(|q| size_at(&self.arena, q.start)).sum();
+        if self.arena.len() <= (1 << 20).max(2 * live) {
             return;
         }
-        let min = self.queue.get(self.head..).unwrap_or(&[]).iter().filter(|q| q.arena).map(|q| q.start).min();
-        let cut = match min {
-            None => self.arena.len(),
-            Some(m) if m > self.arena.len() / 2 => m,
-            Some(_) => return,
-        };
-        self.arena.drain(..cut);
-        for q in self.queue.iter_mut().filter(|q| q.arena) {
-            q.start = q.start.saturating_sub(cut);
+        let mut fresh = Vec::with_capacity(live);
+        for q in self.queue.iter_mut().skip(self.head).filter(|q| q.arena) {
+            let size = size_at(&self.arena, q.start);
+            let start = fresh.len();
+            fresh.extend_from_slice(self.arena.get(q.start..q.start + size).unwrap_or(&[]));
+            q.start = start;
         }
+        self.arena = fresh;
     }
 }
 
@@ -439,7 +462,51 @@ fn frame_time(frame: &Frame<'_>, events: &EventList, endian: Endian) -> Option<u
     }
 }
 
+/// Release mapped pages in steps of this many bytes.
+const RELEASE_STEP: usize = 16 << 20;
+
 impl<'f> Records<'f> {
+    /// Attach the memory maps of the inputs so pages already read can be dropped from memory.
+    pub(crate) fn with_maps(mut self, maps: Vec<Option<&'f memmap2::Mmap>>) -> Self {
+        self.released = vec![0; maps.len()];
+        self.maps = maps;
+        self
+    }
+
+    /// Drop resident pages of mapped input more than one step behind the read position. Queued
+    /// records still in that range (stragglers with late timestamps) are copied to the arena first.
+    /// The file's pages stay in the page cache; only this process's resident set shrinks, so peak
+    /// memory follows the ordering window instead of the file size.
+    fn release_pages(&mut self, file: usize, upto: usize) {
+        let Some(Some(map)) = self.maps.get(file) else { return };
+        let Some(done) = self.released.get(file).copied() else { return };
+        let end = upto.saturating_sub(RELEASE_STEP) & !4095;
+        if end <= done {
+            return;
+        }
+        let Some(src) = self.slices.get(file).copied() else { return };
+        let endian = self.endian;
+        for q in self.queue.iter_mut().skip(self.head) {
+            if q.arena || usize::from(q.file) != file || q.start >= end {
+                continue;
+            }
+            let size = src.get(q.start + 6..q.start + 8).map_or(0, |b| usize::from(endian.u16(b)));
+            if let Some(bytes) = src.get(q.start..q.start + size) {
+                self.arena.extend_from_slice(bytes);
+                q.start = self.arena.len() - size;
+                q.arena = true;
+            }
+        }
+        // SAFETY: the map is read-only and file-backed (MAP_SHARED, PROT_READ): MADV_DONTNEED only
+        // drops our resident pages; a later access reads them back from the file. No reference into
+        // [done, end) is alive: queued records there were just moved to the arena, and the lending
+        // iterator ends each record's borrow before the next call.
+        let _ = unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, done, end - done) };
+        if let Some(r) = self.released.get_mut(file) {
+            *r = end;
+        }
+    }
+
     /// The underlying frame reader.
     pub fn into_frames(self) -> Frames<'f> {
         self.frames

@@ -167,6 +167,14 @@ impl<'d> Frames<'d> {
         self.current_frame().map(Ok)
     }
 
+    /// The input file being read and the offset of its next unread byte.
+    pub fn input_position(&self) -> (usize, usize) {
+        match self.inputs.front() {
+            Some(Input::Slice { at, file, .. }) => (*file as usize, *at),
+            _ => (usize::MAX, 0),
+        }
+    }
+
     /// The frame the last successful [`Frames::next_frame`] returned, again.
     pub fn current_frame(&self) -> Option<Frame<'_>> {
         let (loc, pos, header) = (self.last?, self.last_pos, self.last_header?);

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# gen-outputs.sh FILE... - store perf's own reading of each recording beside it:
+#   F.dump        perf report -D -i F                     (not in file order: see README.md)
+#   F.script      perf script -i F                        (default fields)
+#   F.header      perf report --header-only -I -i F
+#   F.stats       perf report --stats -i F
+#   sched files (name starts with "sched"): F.sched-latency / F.sched-map / F.sched-timehist
+#   stat files  (name starts with "stat."): F.statreport = perf stat report -i F (stdout+stderr)
+# For every output F.KIND: F.KIND.err holds perf's stderr (only if non-empty) and
+# F.KIND.rc perf's exit code (only if non-zero). FILE paths are relative to testdata/ (the
+# script cd's there), e.g. ./gen-outputs.sh fp.data threads.data
+set -u
+cd "$(dirname "$0")" || exit 1
+export LC_ALL=C
+
+# out F KIND CMD... : run CMD, stdout -> F.KIND, stderr -> F.KIND.err, rc -> F.KIND.rc
+out() {
+	local f=$1 kind=$2; shift 2
+	rm -f "$f.$kind" "$f.$kind.err" "$f.$kind.rc"
+	"$@" > "$f.$kind" 2> "$f.$kind.err" < /dev/null
+	local rc=$?
+	[ $rc -ne 0 ] && echo "$rc" > "$f.$kind.rc"
+	[ -s "$f.$kind.err" ] || rm -f "$f.$kind.err"
+	local sz
+	sz=$(stat -c %s "$f.$kind")
+	[ "$sz" -gt 3000000 ] && echo "WARNING: $f.$kind is $sz bytes (> 3 MB): reduce the recording" >&2
+	return 0
+}
+
+for f in "$@"; do
+	[ -e "$f" ] || { echo "skip $f: missing" >&2; continue; }
+	out "$f" dump   perf report -D -i "$f"
+	out "$f" script perf script -i "$f"
+	out "$f" header perf report --header-only -I -i "$f"
+	out "$f" stats  perf report --stats -i "$f"
+	case $(basename "$f") in
+	sched*)
+		out "$f" sched-latency  perf sched latency -i "$f"
+		out "$f" sched-map      perf sched map -i "$f"
+		out "$f" sched-timehist perf sched timehist -i "$f"
+		;;
+	stat.*)
+		# perf stat report prints its table on stderr: keep it in F.statreport
+		out "$f" statreport sh -c 'perf stat report -i "$1" 2>&1' sh "$f"
+		;;
+	esac
+	echo "outputs for $f: $(ls "$f".* | tr '\n' ' ')"
+done
