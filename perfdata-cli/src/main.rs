@@ -58,6 +58,10 @@ fn main() -> ExitCode {
     };
     match res {
         Ok(code) => code,
+        // `perfdata dump … | head`: the reader went away; that is not an error of ours.
+        Err(e) if e.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) => {
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("perfdata: {e}");
             ExitCode::from(1)

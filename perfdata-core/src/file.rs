@@ -167,6 +167,14 @@ impl<'d> PerfFile<'d> {
             features = f;
             if header.data.size == 0 {
                 diagnostics.push("data size is 0: the recording was not finished (perf record killed?); reading records up to the end of the file".into());
+                if !features.is_empty() {
+                    // The table would sit at data.offset + 0, i.e. on top of the records.
+                    diagnostics.push(format!(
+                        "{} feature sections ignored: their table would overlap the unfinished data",
+                        features.len()
+                    ));
+                    features.clear();
+                }
             }
         } else {
             // Learn events and features from the leading user records of the pipe stream.

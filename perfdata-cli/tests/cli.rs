@@ -1,0 +1,125 @@
+//! The `perfdata` command: stdin pipes, exit codes, damaged input, JSON output.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+fn testdata(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata").join(name)
+}
+
+fn perfdata(args: &[&str], stdin: Option<&[u8]>) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_perfdata"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.map(<[u8]>::to_vec);
+    let writer = std::thread::spawn(move || {
+        if let Some(d) = data {
+            let _ = input.write_all(&d);
+        }
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn dump_json_from_stdin_equals_dump_of_the_file() {
+    for name in ["pipe.data", "pipe-z.data", "pipe-tp.data"] {
+        let path = testdata(name);
+        let bytes = std::fs::read(&path).unwrap();
+        let (rc1, from_file, _) = perfdata(&["dump", "--json", path.to_str().unwrap()], None);
+        let (rc2, from_stdin, err) = perfdata(&["dump", "--json", "-"], Some(&bytes));
+        assert_eq!((rc1, rc2), (0, 0), "{name}: {err}");
+        assert!(from_file.lines().count() > 10);
+        assert_eq!(from_file, from_stdin, "{name}: stdin and file readings differ");
+        // Every line is a JSON object with the documented keys.
+        for line in from_stdin.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            for k in ["type", "type_id", "misc", "size", "offset"] {
+                assert!(v.get(k).is_some(), "{name}: {k} missing in {line}");
+            }
+        }
+    }
+}
+
+#[test]
+fn samples_in_json_carry_event_names_and_exact_integers() {
+    let (rc, out, _) = perfdata(&["dump", "--json", testdata("fp.data").to_str().unwrap()], None);
+    assert_eq!(rc, 0);
+    let samples: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["type"] == "SAMPLE")
+        .collect();
+    assert!(!samples.is_empty());
+    for s in &samples {
+        assert_eq!(s["event"], "cpu-clock");
+        // Kernel addresses exceed 2^53: they must survive as exact integers.
+        let cc = s["callchain"].as_array().unwrap();
+        assert!(cc.iter().all(|v| v.is_u64()));
+    }
+    assert!(samples.iter().any(|s| s["callchain"][0].as_u64() == Some(0xffff_ffff_ffff_ff80)
+        || s["callchain"][0].as_u64() == Some(0xffff_ffff_ffff_fe00)));
+}
+
+#[test]
+fn killed_recording_gives_records_and_a_diagnostic() {
+    let (rc, out, _) = perfdata(&["stats", "--json", testdata("killed.data").to_str().unwrap()], None);
+    assert_eq!(rc, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    // testdata/README.md: walking the killed file gives 96 complete records, 77 samples.
+    assert_eq!(v["records"], 96);
+    assert_eq!(v["types"]["SAMPLE"], 77);
+    let diags = v["diagnostics"].as_array().unwrap();
+    assert!(diags.iter().any(|d| d.as_str().unwrap().contains("data size is 0")), "{diags:?}");
+}
+
+#[test]
+fn garbage_and_missing_files_exit_1_with_one_line() {
+    let (rc, out, err) = perfdata(&["dump", "-"], Some(b"this is not a perf.data file at all"));
+    assert_eq!(rc, 1);
+    assert!(out.is_empty());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("not a perf.data file"), "{err}");
+    let (rc, _, err) = perfdata(&["stats", "/nonexistent/perf.data"], None);
+    assert_eq!(rc, 1);
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn truncated_file_prints_complete_records_then_fails() {
+    let bytes = std::fs::read(testdata("fp.data")).unwrap();
+    let cut = &bytes[..bytes.len() / 2];
+    let (rc, out, err) = perfdata(&["dump", "--json", "-"], Some(cut));
+    assert!(out.lines().count() > 10, "complete records before the cut are printed");
+    assert!(err.contains("truncated") || err.contains("warning"), "{err}");
+    let _ = rc;
+}
+
+#[test]
+fn closing_the_pipe_early_is_not_an_error_message() {
+    // `perfdata dump big | head -1`: stdout closes; we stop quietly.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_perfdata"))
+        .args(["dump", testdata("sysw.data").to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    use std::io::Read;
+    child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("Broken pipe"), "{err}");
+}

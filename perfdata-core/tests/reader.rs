@@ -1,0 +1,71 @@
+//! Reader behaviours that conformance with perf does not show: ids matching no event, and where
+//! errors say they are.
+
+mod common;
+
+use perfdata_core::{Order, PerfFile, RecordKind};
+
+#[test]
+fn a_sample_whose_id_matches_no_event_is_reported_not_given_to_event_0() {
+    let path = common::repo().join("testdata/multi.data");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let file = PerfFile::from_bytes(&bytes).unwrap();
+    assert!(file.events().len() > 1);
+    assert!(file.events()[0].attr.sample_type & perfdata_core::attr::sample_type::IDENTIFIER != 0);
+    // Find the first sample and its identifier (the first u64 of the body).
+    let mut recs = file.records(Order::File).unwrap();
+    let mut target = None;
+    let mut total = 0;
+    while let Some(r) = recs.next_record() {
+        let r = r.unwrap();
+        total += 1;
+        if let (RecordKind::Sample(s), None) = (&r.kind, target) {
+            target = Some((r.pos.offset, s.identifier().unwrap()));
+        }
+    }
+    let (off, id) = target.unwrap();
+    drop(recs);
+    drop(file);
+    let at = off as usize + 8;
+    bytes[at..at + 8].copy_from_slice(&0xdead_beef_u64.to_le_bytes());
+    let file = PerfFile::from_bytes(&bytes).unwrap();
+    let mut recs = file.records(Order::File).unwrap();
+    let (mut ok, mut errors) = (0, Vec::new());
+    while let Some(r) = recs.next_record() {
+        match r {
+            Ok(_) => ok += 1,
+            Err(e) => errors.push(e),
+        }
+    }
+    assert_eq!(errors.len(), 1, "exactly the damaged sample fails");
+    let e = &errors[0];
+    assert_eq!(e.position().unwrap().offset, off);
+    assert_eq!(e.record_type(), Some("SAMPLE"));
+    assert!(e.to_string().contains(&format!("id {}", 0xdead_beef_u64)), "{e}");
+    assert_eq!(ok + 1, total, "every other record is still read");
+    assert!(recs.diagnostics().iter().any(|d| d.contains("1 records carried an id")), "{:?}", recs.diagnostics());
+    assert_ne!(id, 0xdead_beef);
+}
+
+#[test]
+fn pipe_streams_learn_their_events_from_header_attr_records() {
+    let bytes = std::fs::read(common::repo().join("testdata/pipe.data")).unwrap();
+    let file = PerfFile::from_reader(std::io::Cursor::new(bytes.clone())).unwrap();
+    assert!(file.events().is_empty(), "a stream's events arrive in-band");
+    let mut recs = file.records(Order::File).unwrap();
+    let mut samples = 0;
+    while let Some(r) = recs.next_record() {
+        if let RecordKind::Sample(_) = r.unwrap().kind {
+            samples += 1;
+        }
+    }
+    assert!(samples > 0);
+    assert!(!recs.events().is_empty());
+    assert_eq!(recs.events()[0].display_name(), "cpu-clock");
+    // The same bytes as a slice are pre-scanned: events are known up front.
+    let f2 = PerfFile::from_bytes(&bytes).unwrap();
+    assert_eq!(f2.events().len(), recs.events().len());
+    // A stream is read once.
+    drop(recs);
+    assert!(file.records(Order::File).is_err());
+}
