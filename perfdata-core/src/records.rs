@@ -282,7 +282,12 @@ impl<'f> Records<'f> {
         };
         let src: &[u8] = if q.arena { &self.arena } else { self.slices.get(usize::from(q.file))? };
         let rest = src.get(q.start..)?;
-        let header = crate::record::RecordHeader::parse(rest, self.endian, q.pos()).ok()?;
+        let e = self.endian;
+        let header = crate::record::RecordHeader {
+            type_: e.u32(rest.get(..4)?),
+            misc: e.u16(rest.get(4..6)?),
+            size: e.u16(rest.get(6..8)?),
+        };
         let bytes = rest.get(..usize::from(header.size))?;
         let frame = Frame { pos: q.pos(), header, bytes, payload: &[] };
         let rec = decode(frame, &self.events, self.endian);
@@ -343,7 +348,8 @@ impl Records<'_> {
     /// Release queued records with ts ≤ `upto`; false when nothing was queued.
     fn flush_upto(&mut self, upto: u64) -> bool {
         // Forget what was delivered.
-        if self.head > 0 && self.head == self.ready_end {
+        // (Amortised: only once the delivered prefix is at least half the queue.)
+        if self.head > 0 && self.head == self.ready_end && self.head * 2 >= self.queue.len() {
             self.queue.drain(..self.head);
             self.sorted -= self.head.min(self.sorted);
             self.head = 0;
@@ -444,9 +450,14 @@ pub(crate) fn learn(events: &mut EventList, rec: &Record<'_>) {
 
 /// The timestamp perf orders a kernel record by (`evlist__parse_sample_timestamp`).
 fn frame_time(frame: &Frame<'_>, events: &EventList, endian: Endian) -> Option<u64> {
-    let ev = match events.resolve(frame.header.type_, frame.bytes, endian) {
-        Resolution::Event(i) => events.events.get(i)?,
-        _ => events.events.first()?,
+    // All events share the id position and (perf requires it) the time position; only the trailer
+    // size can differ between events.
+    let ev = match events.events.len() {
+        1 => events.events.first()?,
+        _ => match events.resolve(frame.header.type_, frame.bytes, endian) {
+            Resolution::Event(i) => events.events.get(i)?,
+            _ => events.events.first()?,
+        },
     };
     let l = &ev.layout;
     if frame.header.type_ == rt::SAMPLE {
