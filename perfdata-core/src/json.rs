@@ -128,6 +128,13 @@ pub fn sample_fields(sm: &Sample<'_>, m: &mut Map<String, Value>) {
     );
     put("weight", sm.weight().map(Value::from));
     put("data_src", sm.data_src().map(Value::from));
+    put(
+        "data_src_decoded",
+        sm.data_src_decoded().map(|d| {
+            json!({"op": d.op_names(), "lvl": d.lvl_names(), "snoop": d.snoop_names(), "lock": d.lock(), "dtlb": d.dtlb_names(),
+                   "lvl_num": d.lvl_num(), "remote": d.remote(), "snoopx": d.snoopx(), "blk": d.blk(), "hops": d.hops()})
+        }),
+    );
     put("transaction", sm.transaction().map(Value::from));
     put("regs_intr", sm.regs_intr().as_ref().map(regs_json));
     put("phys_addr", sm.phys_addr().map(Value::from));

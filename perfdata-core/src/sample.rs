@@ -511,9 +511,13 @@ impl<'a> Sample<'a> {
     pub fn weight_struct(&self) -> Option<(u32, u16, u16)> {
         self.weight().map(|w| (w as u32, (w >> 32) as u16, (w >> 48) as u16))
     }
-    /// PERF_SAMPLE_DATA_SRC (see [`crate::sample::DataSrc`]).
+    /// PERF_SAMPLE_DATA_SRC, raw (see [`Sample::data_src_decoded`]).
     pub fn data_src(&self) -> Option<u64> {
         self.var_u64(V_DATA_SRC)
+    }
+    /// PERF_SAMPLE_DATA_SRC decoded.
+    pub fn data_src_decoded(&self) -> Option<DataSrc> {
+        self.data_src().map(DataSrc)
     }
     /// PERF_SAMPLE_TRANSACTION.
     pub fn transaction(&self) -> Option<u64> {
@@ -802,5 +806,116 @@ mod tests {
         let be = branch_flags_to_be(le);
         assert_eq!(be >> 63, 1, "mispred is the most significant bit in a big-endian file");
         assert_eq!(branch_flags_from_be(be), le);
+    }
+}
+
+/// `union perf_mem_data_src` decoded (reference §5.6). The integer layout is the same in both byte
+/// orders, so this works on the u64 as read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataSrc(pub u64);
+
+impl DataSrc {
+    fn bits(&self, lo: u32, w: u32) -> u64 {
+        (self.0 >> lo) & ((1 << w) - 1)
+    }
+    /// mem_op (PERF_MEM_OP_*: 0x1 NA, 0x2 LOAD, 0x4 STORE, 0x8 PFETCH, 0x10 EXEC).
+    pub fn op(&self) -> u64 {
+        self.bits(0, 5)
+    }
+    /// mem_lvl (PERF_MEM_LVL_*).
+    pub fn lvl(&self) -> u64 {
+        self.bits(5, 14)
+    }
+    /// mem_snoop (PERF_MEM_SNOOP_*).
+    pub fn snoop(&self) -> u64 {
+        self.bits(19, 5)
+    }
+    /// mem_lock (PERF_MEM_LOCK_*).
+    pub fn lock(&self) -> u64 {
+        self.bits(24, 2)
+    }
+    /// mem_dtlb (PERF_MEM_TLB_*).
+    pub fn dtlb(&self) -> u64 {
+        self.bits(26, 7)
+    }
+    /// mem_lvl_num (PERF_MEM_LVLNUM_*).
+    pub fn lvl_num(&self) -> u64 {
+        self.bits(33, 4)
+    }
+    /// mem_remote.
+    pub fn remote(&self) -> bool {
+        self.bits(37, 1) != 0
+    }
+    /// mem_snoopx (PERF_MEM_SNOOPX_*).
+    pub fn snoopx(&self) -> u64 {
+        self.bits(38, 2)
+    }
+    /// mem_blk (PERF_MEM_BLK_*).
+    pub fn blk(&self) -> u64 {
+        self.bits(40, 3)
+    }
+    /// mem_hops (PERF_MEM_HOPS_*).
+    pub fn hops(&self) -> u64 {
+        self.bits(43, 3)
+    }
+    /// Names of the set bits of a field, from a table of (bit value, name).
+    fn names(v: u64, table: &[(u64, &'static str)]) -> Vec<&'static str> {
+        table.iter().filter(|(b, _)| v & b != 0).map(|(_, n)| *n).collect()
+    }
+    /// Operation names.
+    pub fn op_names(&self) -> Vec<&'static str> {
+        Self::names(self.op(), &[(1, "NA"), (2, "LOAD"), (4, "STORE"), (8, "PFETCH"), (16, "EXEC")])
+    }
+    /// Memory level names (the legacy mem_lvl field).
+    pub fn lvl_names(&self) -> Vec<&'static str> {
+        Self::names(
+            self.lvl(),
+            &[
+                (0x1, "NA"),
+                (0x2, "HIT"),
+                (0x4, "MISS"),
+                (0x8, "L1"),
+                (0x10, "LFB"),
+                (0x20, "L2"),
+                (0x40, "L3"),
+                (0x80, "LOC_RAM"),
+                (0x100, "REM_RAM1"),
+                (0x200, "REM_RAM2"),
+                (0x400, "REM_CCE1"),
+                (0x800, "REM_CCE2"),
+                (0x1000, "IO"),
+                (0x2000, "UNC"),
+            ],
+        )
+    }
+    /// Snoop names.
+    pub fn snoop_names(&self) -> Vec<&'static str> {
+        Self::names(self.snoop(), &[(1, "NA"), (2, "NONE"), (4, "HIT"), (8, "MISS"), (16, "HITM")])
+    }
+    /// TLB names.
+    pub fn dtlb_names(&self) -> Vec<&'static str> {
+        Self::names(self.dtlb(), &[(1, "NA"), (2, "HIT"), (4, "MISS"), (8, "L1"), (16, "L2"), (32, "WK"), (64, "OS")])
+    }
+    /// True for perf's "not available" value (`PERF_MEM_DATA_SRC_NONE`).
+    pub fn is_na(&self) -> bool {
+        self.0 == 0x1e05080021
+    }
+}
+
+#[cfg(test)]
+mod data_src_tests {
+    use super::DataSrc;
+
+    #[test]
+    fn not_available_decodes_to_na_everywhere() {
+        // perf's PERF_MEM_DATA_SRC_NONE, seen in cpu-clock samples (reference §5.6).
+        let d = DataSrc(0x1e05080021);
+        assert!(d.is_na());
+        assert_eq!(
+            (d.op_names(), d.lvl_names(), d.snoop_names(), d.dtlb_names()),
+            (vec!["NA"], vec!["NA"], vec!["NA"], vec!["NA"])
+        );
+        assert_eq!(d.lock(), 1);
+        assert_eq!(d.lvl_num(), 0xf);
     }
 }
