@@ -126,16 +126,23 @@ fn stats(path: &str, as_json: bool) -> CliResult {
     let mut by_type: BTreeMap<u32, u64> = BTreeMap::new();
     let mut by_event: BTreeMap<String, u64> = BTreeMap::new();
     let (mut lost, mut lost_samples, mut errors) = (0u64, 0u64, Vec::new());
-    let mut recs = f.records(Order::File)?;
+    // COMPRESSED records are counted too, as perf does.
+    let opts = perfdata_core::ReadOptions { order: Order::File, include_compressed: true, ..Default::default() };
+    let mut recs = f.records_with(opts)?;
     while let Some(rec) = recs.next_record() {
         match rec {
             Ok(r) => {
                 *by_type.entry(r.header.type_).or_default() += 1;
                 match &r.kind {
-                    RecordKind::Sample(_) => {
-                        let name = r.event.map_or_else(|| "?".into(), |e| e.display_name());
-                        *by_event.entry(name).or_default() += 1;
-                    }
+                    RecordKind::Sample(s) => match r.event {
+                        // Group-read samples count once per member, as in `perf report --stats`.
+                        Some(ev) => {
+                            for name in perfdata_core::event::sample_event_names(s, ev, r.events) {
+                                *by_event.entry(name).or_default() += 1;
+                            }
+                        }
+                        None => *by_event.entry("?".into()).or_default() += 1,
+                    },
                     RecordKind::Lost(l) => lost += l.lost,
                     RecordKind::LostSamples(l) => lost_samples += l.lost,
                     _ => {}

@@ -144,3 +144,19 @@ impl EventList {
         }
     }
 }
+
+/// The events a sample counts for, as perf delivers it (`deliver_sample_group`): a sample that read
+/// its whole group (`PERF_SAMPLE_READ` with `PERF_FORMAT_GROUP`, e.g. `{a,b}:S`) counts once for each
+/// member, found by the id of each value; any other sample counts for its own event.
+pub fn sample_event_names(s: &crate::Sample<'_>, event: &Event, events: &EventList) -> Vec<String> {
+    use crate::attr::{read_format, sample_type};
+    let group = event.attr.sample_type & sample_type::READ != 0 && event.attr.read_format & read_format::GROUP != 0;
+    if let (true, Some(read)) = (group, s.read()) {
+        let names: Vec<String> =
+            read.values().filter_map(|v| v.id.and_then(|id| events.by_id(id))).map(Event::display_name).collect();
+        if !names.is_empty() {
+            return names;
+        }
+    }
+    vec![event.display_name()]
+}

@@ -373,6 +373,8 @@ pub struct Record<'a> {
     pub kind: RecordKind<'a>,
     /// All bytes of the record, header included (out-of-band payloads are in the typed body).
     pub bytes: &'a [u8],
+    /// The events known when the record was read (to resolve ids inside it, e.g. group reads).
+    pub events: &'a crate::event::EventList,
 }
 
 impl Record<'_> {
@@ -420,6 +422,7 @@ pub fn decode<'a>(
                     sample_id: None,
                     kind: RecordKind::Sample(sample),
                     bytes: frame.bytes,
+                    events,
                 });
             }
         }
@@ -565,7 +568,7 @@ pub fn decode<'a>(
         })
     })()
     .map_err(wrap)?;
-    Ok(Record { pos, header: h, event, sample_id, kind, bytes: frame.bytes })
+    Ok(Record { pos, header: h, event, sample_id, kind, bytes: frame.bytes, events })
 }
 
 fn until_nul_rest<'a>(r: &mut Reader<'a>) -> &'a [u8] {
