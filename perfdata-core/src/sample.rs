@@ -347,14 +347,21 @@ impl<'a> Sample<'a> {
         let body = r.rest();
         let endian = r.endian();
         let mut var = [NONE; VAR_FIELDS];
-        // A plain checked walk over the body: the hot path builds no errors; on any failure the
-        // careful walk below re-reads the body with a Reader to produce an error that says where.
         match walk(body, event, endian, &mut var) {
-            Some(end) => {
+            Ok(end) => {
                 r.skip(end)?;
                 Ok(Sample { body, endian, attr, fixed: &event.layout.fixed_offsets, ctx: event.sample_context, var })
             }
-            None => Err(careful_walk(r, event)),
+            Err((what, at)) => {
+                let mut pos = r.position();
+                pos.offset = pos.offset.saturating_add(at as u64);
+                Err(crate::error::Error::Truncated {
+                    pos,
+                    what,
+                    needed: 8,
+                    available: body.len().saturating_sub(at) as u64,
+                })
+            }
         }
     }
 
@@ -591,6 +598,23 @@ pub enum VarField {
     Aux,
 }
 
+impl VarField {
+    /// What this field is called in errors.
+    pub fn name(self) -> &'static str {
+        match self {
+            VarField::Read => "SAMPLE read",
+            VarField::Callchain => "SAMPLE callchain",
+            VarField::Raw => "SAMPLE raw",
+            VarField::BranchStack => "SAMPLE branch_stack",
+            VarField::RegsUser => "SAMPLE regs_user",
+            VarField::StackUser => "SAMPLE stack_user",
+            VarField::Word(_) => "SAMPLE field",
+            VarField::RegsIntr => "SAMPLE regs_intr",
+            VarField::Aux => "SAMPLE aux",
+        }
+    }
+}
+
 /// The variable part of an attr's samples: which fields, in order, and their slots in
 /// `Sample::var`. Computed once per event.
 pub fn sample_plan(t: u64) -> Vec<(VarField, u8)> {
@@ -618,138 +642,78 @@ pub fn sample_plan(t: u64) -> Vec<(VarField, u8)> {
     plan
 }
 
-/// Offsets of the variable fields; `None` if the body is too short for what the attr describes.
+/// Offsets of the variable fields and the end of the sample; on failure, the field that does not fit
+/// and its offset in the body.
 #[inline]
-fn walk(body: &[u8], event: &crate::event::Event, endian: Endian, var: &mut [u32; VAR_FIELDS]) -> Option<usize> {
+fn walk(
+    body: &[u8],
+    event: &crate::event::Event,
+    endian: Endian,
+    var: &mut [u32; VAR_FIELDS],
+) -> std::result::Result<usize, (&'static str, usize)> {
     let attr = &event.attr;
     let word = |at: usize| -> Option<u64> { body.get(at..at.checked_add(8)?).map(|b| endian.u64(b)) };
     let bytes = |n: u64| -> Option<usize> { usize::try_from(n.checked_mul(8)?).ok() };
-    let mut at = event.layout.fixed_size;
+    let fixed = event.layout.fixed_size;
+    if fixed > body.len() {
+        return Err(("SAMPLE fixed fields", 0));
+    }
+    let mut at = fixed;
     for &(field, slot) in &event.sample_plan {
         if let Some(v) = var.get_mut(usize::from(slot)) {
             *v = at as u32;
         }
-        at = match field {
-            VarField::Callchain => at.checked_add(8)?.checked_add(bytes(word(at)?)?)?,
-            VarField::Word(_) => at.checked_add(8)?,
-            VarField::Read => {
-                let rfmt = attr.read_format;
-                let per = 1 + u64::from(rfmt & rf::ID != 0) + u64::from(rfmt & rf::LOST != 0);
-                let times =
-                    u64::from(rfmt & rf::TOTAL_TIME_ENABLED != 0) + u64::from(rfmt & rf::TOTAL_TIME_RUNNING != 0);
-                let words = if rfmt & rf::GROUP != 0 {
-                    (1 + times).checked_add(word(at)?.checked_mul(per)?)?
-                } else {
-                    times + per
-                };
-                at.checked_add(bytes(words)?)?
-            }
-            VarField::Raw => {
-                let n = body.get(at..at.checked_add(4)?).map(|b| endian.u32(b))?;
-                at.checked_add(4)?.checked_add(n as usize)?
-            }
-            VarField::BranchStack => {
-                let nr = word(at)?;
-                let hw = u64::from(attr.branch_sample_type & branch_sample_type::HW_INDEX != 0);
-                let per = 3 + u64::from(event.sample_context.branch_counters);
-                at.checked_add(bytes((1 + hw).checked_add(nr.checked_mul(per)?)?)?)?
-            }
-            VarField::RegsUser | VarField::RegsIntr => {
-                let mask = if field == VarField::RegsUser { attr.sample_regs_user } else { attr.sample_regs_intr };
-                let n = if word(at)? == 0 { 0 } else { mask.count_ones() as usize };
-                at.checked_add(8 * (1 + n))?
-            }
-            VarField::StackUser => {
-                let size = word(at)?;
-                if size == 0 {
-                    at.checked_add(8)?
-                } else {
-                    at.checked_add(16)?.checked_add(usize::try_from(size).ok()?)?
+        let next = (|| -> Option<usize> {
+            Some(match field {
+                VarField::Callchain => at.checked_add(8)?.checked_add(bytes(word(at)?)?)?,
+                VarField::Word(_) => at.checked_add(8)?,
+                VarField::Read => {
+                    let rfmt = attr.read_format;
+                    let per = 1 + u64::from(rfmt & rf::ID != 0) + u64::from(rfmt & rf::LOST != 0);
+                    let times =
+                        u64::from(rfmt & rf::TOTAL_TIME_ENABLED != 0) + u64::from(rfmt & rf::TOTAL_TIME_RUNNING != 0);
+                    let words = if rfmt & rf::GROUP != 0 {
+                        (1 + times).checked_add(word(at)?.checked_mul(per)?)?
+                    } else {
+                        times + per
+                    };
+                    at.checked_add(bytes(words)?)?
                 }
-            }
-            VarField::Aux => at.checked_add(8)?.checked_add(usize::try_from(word(at)?).ok()?)?,
+                VarField::Raw => {
+                    let n = body.get(at..at.checked_add(4)?).map(|b| endian.u32(b))?;
+                    at.checked_add(4)?.checked_add(n as usize)?
+                }
+                VarField::BranchStack => {
+                    let nr = word(at)?;
+                    let hw = u64::from(attr.branch_sample_type & branch_sample_type::HW_INDEX != 0);
+                    let per = 3 + u64::from(event.sample_context.branch_counters);
+                    at.checked_add(bytes((1 + hw).checked_add(nr.checked_mul(per)?)?)?)?
+                }
+                VarField::RegsUser | VarField::RegsIntr => {
+                    let mask = if field == VarField::RegsUser { attr.sample_regs_user } else { attr.sample_regs_intr };
+                    let n = if word(at)? == 0 { 0 } else { mask.count_ones() as usize };
+                    at.checked_add(8 * (1 + n))?
+                }
+                VarField::StackUser => {
+                    let size = word(at)?;
+                    if size == 0 {
+                        at.checked_add(8)?
+                    } else {
+                        at.checked_add(16)?.checked_add(usize::try_from(size).ok()?)?
+                    }
+                }
+                VarField::Aux => at.checked_add(8)?.checked_add(usize::try_from(word(at)?).ok()?)?,
+            })
+        })();
+        at = match next {
+            Some(n) if n <= body.len() => n,
+            _ => return Err((field.name(), at)),
         };
     }
     if let Some(v) = var.get_mut(V_END) {
         *v = at as u32;
     }
-    (at <= body.len()).then_some(at)
-}
-
-/// Re-walk a body that failed the fast walk with the checked reader, to say what was wrong and where.
-#[cold]
-fn careful_walk(r: &mut Reader<'_>, event: &crate::event::Event) -> crate::error::Error {
-    let attr = &event.attr;
-    let t = attr.sample_type;
-    let has = |b: u64| t & b != 0;
-    let res = (|| -> Result<()> {
-        *r = r.context("SAMPLE");
-        r.skip(event.layout.fixed_size)?;
-        if has(st::READ) {
-            *r = r.context("SAMPLE read");
-            ReadValues::parse(r, attr.read_format)?;
-        }
-        if has(st::CALLCHAIN) {
-            *r = r.context("SAMPLE callchain");
-            let nr = r.u64()?;
-            r.u64s(nr)?;
-        }
-        if has(st::RAW) {
-            *r = r.context("SAMPLE raw");
-            let n = r.u32()?;
-            r.bytes(n as usize)?;
-        }
-        if has(st::BRANCH_STACK) {
-            *r = r.context("SAMPLE branch_stack");
-            let nr = r.u64()?;
-            if attr.branch_sample_type & branch_sample_type::HW_INDEX != 0 {
-                r.u64()?;
-            }
-            let n = nr.checked_mul(24).ok_or_else(|| r.malformed(format!("branch nr {nr}")))?;
-            r.bytes_u64(n)?;
-            if event.sample_context.branch_counters {
-                r.u64s(nr)?;
-            }
-        }
-        if has(st::REGS_USER) {
-            *r = r.context("SAMPLE regs_user");
-            parse_regs(r, attr.sample_regs_user)?;
-        }
-        if has(st::STACK_USER) {
-            *r = r.context("SAMPLE stack_user");
-            let size = r.u64()?;
-            if size != 0 {
-                r.bytes_u64(size)?;
-                r.u64()?;
-            }
-        }
-        *r = r.context("SAMPLE");
-        for bit in [st::WEIGHT | st::WEIGHT_STRUCT, st::DATA_SRC, st::TRANSACTION] {
-            if t & bit != 0 {
-                r.u64()?;
-            }
-        }
-        if has(st::REGS_INTR) {
-            *r = r.context("SAMPLE regs_intr");
-            parse_regs(r, attr.sample_regs_intr)?;
-        }
-        *r = r.context("SAMPLE");
-        for bit in [st::PHYS_ADDR, st::CGROUP, st::DATA_PAGE_SIZE, st::CODE_PAGE_SIZE] {
-            if has(bit) {
-                r.u64()?;
-            }
-        }
-        if has(st::AUX) {
-            *r = r.context("SAMPLE aux");
-            let n = r.u64()?;
-            r.bytes_u64(n)?;
-        }
-        Ok(())
-    })();
-    match res {
-        Err(e) => e,
-        Ok(()) => r.malformed("sample fields do not fit the record"),
-    }
+    Ok(at)
 }
 
 fn parse_regs<'a>(r: &mut Reader<'a>, mask: u64) -> Result<Regs<'a>> {

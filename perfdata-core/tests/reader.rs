@@ -69,3 +69,41 @@ fn pipe_streams_learn_their_events_from_header_attr_records() {
     drop(recs);
     assert!(file.records(Order::File).is_err());
 }
+
+#[test]
+fn a_sample_that_does_not_fit_names_the_field_and_its_offset() {
+    let mut bytes = std::fs::read(common::repo().join("testdata/fp.data")).unwrap();
+    let file = PerfFile::from_bytes(&bytes).unwrap();
+    let ev = &file.events()[0];
+    let fixed = ev.layout.fixed_size;
+    let mut recs = file.records(Order::File).unwrap();
+    let mut off = None;
+    while let Some(r) = recs.next_record() {
+        let r = r.unwrap();
+        if let RecordKind::Sample(s) = &r.kind {
+            assert!(s.callchain().is_some());
+            off = Some(r.pos.offset as usize);
+            break;
+        }
+    }
+    drop(recs);
+    drop(file);
+    let off = off.unwrap();
+    // The callchain's nr follows the fixed fields: make it claim far more frames than the record has.
+    let nr_at = off + 8 + fixed;
+    bytes[nr_at..nr_at + 8].copy_from_slice(&1000u64.to_le_bytes());
+    let file = PerfFile::from_bytes(&bytes).unwrap();
+    let mut recs = file.records(Order::File).unwrap();
+    let err = loop {
+        match recs.next_record().unwrap() {
+            Err(e) => break e,
+            Ok(_) => continue,
+        }
+    };
+    assert_eq!(err.record_type(), Some("SAMPLE"));
+    let msg = err.to_string();
+    assert!(msg.contains("SAMPLE callchain"), "{msg}");
+    assert!(msg.contains(&format!("{:#x}", nr_at)), "the error points at the callchain's nr: {msg}");
+    // Reading goes on after it.
+    assert!(recs.next_record().is_some());
+}
