@@ -1,8 +1,22 @@
 #!/usr/bin/env bash
 # Run every test of the project: formatting, lints, the Rust tests (unit, conformance with perf's
-# stored outputs, robustness). Uses ../shared/corpus when it is present.
+# stored outputs, robustness), then the Python bindings' tests. Uses ../shared/corpus when it is
+# present. Needs CPython >= 3.9 with pip (PYTHON picks the interpreter) and PyPI for the venv.
 set -euo pipefail
 cd "$(dirname "$0")"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --release -- -D warnings
 cargo test --workspace --release
+
+# Python bindings (perfdata-py, its own cargo workspace): format and lint them, build them into a venv
+# inside the repo (.venv) with maturin, and run their pytest suite (pyarrow, pandas, polars, DuckDB and
+# the notebook runner are installed so that none of those tests is skipped).
+PY_TEST_DEPS=(maturin pytest pyarrow pandas polars duckdb nbclient nbformat ipykernel)
+[ -x .venv/bin/python ] || "${PYTHON:-python3}" -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check "${PY_TEST_DEPS[@]}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}" PYO3_PYTHON="$PWD/.venv/bin/python"
+cargo fmt --manifest-path perfdata-py/Cargo.toml -- --check
+cargo clippy --manifest-path perfdata-py/Cargo.toml --all-targets --release -- -D warnings
+VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" \
+	.venv/bin/maturin develop --release --quiet -m perfdata-py/Cargo.toml
+.venv/bin/python -m pytest -p no:cacheprovider perfdata-py/tests -q

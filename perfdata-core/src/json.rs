@@ -286,7 +286,7 @@ pub fn record_json(rec: &Record<'_>) -> Value {
             put("name", s(r.name));
         }
         RecordKind::BpfEvent(r) => {
-            put("type", r.type_.into());
+            put("bpf_type", r.type_.into());
             put("flags", r.flags.into());
             put("id", r.id.into());
             put("tag", Value::String(hex(r.tag)));

@@ -1,0 +1,40 @@
+"""Read Linux ``perf.data`` files: typed objects to explore, Arrow columns to analyse.
+
+>>> import perfdata
+>>> with perfdata.open("perf.data") as f:                    # doctest: +SKIP
+...     print(f.header.hostname, [e.name for e in f.events])
+...     for s in f.samples():
+...         print(s.time, s.pid, s.tid, hex(s.ip), s.callchain)
+...     df = f.to_pandas("samples")                          # or: polars.DataFrame(f.to_arrow())
+
+Everything is read by a Rust library (perfdata-core) that never crashes on damaged input: problems
+are raised as :class:`PerfDataError` (a ``ValueError``) or, where the rest of the file is still
+readable, listed in :attr:`PerfData.diagnostics`. pandas, pyarrow and polars are optional; they are
+imported only by the methods that return their objects.
+"""
+
+from ._perfdata import (
+    ArrowTable,
+    Event,
+    Header,
+    PerfData,
+    PerfDataError,
+    Record,
+    RecordIterator,
+    Sample,
+    __version__,
+    open,
+)
+
+__all__ = [
+    "ArrowTable",
+    "Event",
+    "Header",
+    "PerfData",
+    "PerfDataError",
+    "Record",
+    "RecordIterator",
+    "Sample",
+    "__version__",
+    "open",
+]

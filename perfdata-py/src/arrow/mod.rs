@@ -1,0 +1,128 @@
+//! Arrow tables: built in Rust without the GIL ([`tables`]) and handed to Python through the Arrow
+//! PyCapsule interface (`__arrow_c_stream__`), so pyarrow, polars, pandas and DuckDB import the
+//! columns without copying them and without perfdata depending on any of them.
+
+mod columns;
+pub mod tables;
+
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{RecordBatch, RecordBatchIterator};
+use arrow_schema::SchemaRef;
+use pyo3::exceptions::PyImportError;
+use pyo3::prelude::*;
+use pyo3::types::PyCapsule;
+
+/// A table of columns from a perf.data file, ready to be read by any Arrow consumer:
+/// ``pyarrow.table(t)``, ``polars.DataFrame(t)``, ``duckdb.sql("select … from t")``; or use the
+/// shortcuts ``to_pyarrow()``, ``to_pandas()``, ``to_polars()``. Exporting does not copy the data and
+/// can be done any number of times.
+#[pyclass(module = "perfdata", name = "ArrowTable", frozen)]
+pub struct ArrowTable {
+    name: String,
+    schema: SchemaRef,
+    batches: Vec<RecordBatch>,
+}
+
+impl ArrowTable {
+    /// A table named `name`.
+    pub fn new(name: &str, schema: SchemaRef, batches: Vec<RecordBatch>) -> ArrowTable {
+        ArrowTable { name: name.to_string(), schema, batches }
+    }
+
+    fn convert<'py>(slf: &Bound<'py, Self>, func: &str, needs: &str) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let conv = py.import("perfdata._convert")?;
+        conv.call_method1(func, (slf,)).map_err(|e| {
+            if e.is_instance_of::<PyImportError>(py) {
+                PyImportError::new_err(format!("this needs {needs}: pip install {needs} ({e})"))
+            } else {
+                e
+            }
+        })
+    }
+}
+
+#[pymethods]
+impl ArrowTable {
+    /// Export as an Arrow C stream (the Arrow PyCapsule interface). ``requested_schema`` is ignored:
+    /// the columns are always given in their own types.
+    #[pyo3(signature = (requested_schema = None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema;
+        let reader = RecordBatchIterator::new(self.batches.clone().into_iter().map(Ok), self.schema.clone());
+        let stream = FFI_ArrowArrayStream::new(Box::new(reader));
+        // The consumer moves the stream out of the capsule (leaving `release` null); if it never does,
+        // dropping the boxed stream releases it.
+        PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
+    }
+
+    /// Which table this is ('samples', 'mmaps', 'comms', 'tasks', 'lost' or 'records').
+    #[getter]
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Number of rows.
+    #[getter]
+    fn num_rows(&self) -> usize {
+        self.batches.iter().map(RecordBatch::num_rows).sum()
+    }
+
+    /// Number of columns.
+    #[getter]
+    fn num_columns(&self) -> usize {
+        self.schema.fields().len()
+    }
+
+    /// Column names, in order.
+    #[getter]
+    fn column_names(&self) -> Vec<String> {
+        self.schema.fields().iter().map(|f| f.name().clone()).collect()
+    }
+
+    /// Columns as (name, Arrow type) pairs, the type as Arrow's own display string.
+    #[getter]
+    fn schema(&self) -> Vec<(String, String)> {
+        self.schema.fields().iter().map(|f| (f.name().clone(), f.data_type().to_string())).collect()
+    }
+
+    /// Bytes held by the columns.
+    #[getter]
+    fn nbytes(&self) -> usize {
+        self.batches.iter().map(RecordBatch::get_array_memory_size).sum()
+    }
+
+    /// As a ``pyarrow.Table`` (requires pyarrow).
+    fn to_pyarrow<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::convert(slf, "to_pyarrow", "pyarrow")
+    }
+
+    /// As a ``pandas.DataFrame`` (requires pandas and pyarrow). Integer columns use pandas' nullable
+    /// integer types, so 64-bit addresses stay exact even where a column has missing values.
+    fn to_pandas<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::convert(slf, "to_pandas", "pandas pyarrow")
+    }
+
+    /// As a ``polars.DataFrame`` (requires polars).
+    fn to_polars<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::convert(slf, "to_polars", "polars")
+    }
+
+    fn __len__(&self) -> usize {
+        self.num_rows()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<perfdata.ArrowTable {} {} rows × {} columns: {}>",
+            self.name,
+            self.num_rows(),
+            self.num_columns(),
+            self.column_names().join(", ")
+        )
+    }
+}

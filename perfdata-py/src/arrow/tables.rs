@@ -1,0 +1,708 @@
+//! The tables `PerfData.to_arrow()` builds, one pass over the records each, no Python involved (the
+//! caller runs this with the GIL released).
+//!
+//! - `samples`: one row per PERF_RECORD_SAMPLE. Always `time, pid, tid, cpu, ip, period, addr, event,
+//!   callchain, cpumode`; then one column per other sample field the events have (see [`OPT_U64`],
+//!   [`OPT_LIST`], [`OPT_BIN`]). Fields an event does not sample are null, except `period`, which is
+//!   the event's fixed `sample_period` then (what perf reports).
+//! - `mmaps`: MMAP and MMAP2; `comms`: COMM; `tasks`: FORK and EXIT; `lost`: LOST and LOST_SAMPLES;
+//! - `records`: one row per record type: count and bytes.
+
+use super::columns::{Prim, U64List};
+use arrow_array::builder::LargeBinaryBuilder;
+use arrow_array::types::{Int32Type, Int8Type, UInt32Type, UInt64Type};
+use arrow_array::{ArrayRef, BooleanArray, DictionaryArray, RecordBatch, StringArray, UInt32Array, UInt64Array};
+use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
+use perfdata_core::attr::{read_format, sample_type as st};
+use perfdata_core::record::{misc, Mmap2Id};
+use perfdata_core::{Event, Order, PerfFile, ReadOptions, Record, RecordKind};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The tables `to_arrow` can build.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Table {
+    /// PERF_RECORD_SAMPLE rows.
+    Samples,
+    /// MMAP / MMAP2 rows.
+    Mmaps,
+    /// COMM rows.
+    Comms,
+    /// FORK / EXIT rows.
+    Tasks,
+    /// LOST / LOST_SAMPLES rows.
+    Lost,
+    /// Record type counts.
+    Records,
+}
+
+impl Table {
+    /// All tables, by name.
+    pub const ALL: [(&'static str, Table); 6] = [
+        ("samples", Table::Samples),
+        ("mmaps", Table::Mmaps),
+        ("comms", Table::Comms),
+        ("tasks", Table::Tasks),
+        ("lost", Table::Lost),
+        ("records", Table::Records),
+    ];
+
+    /// The table called `name`.
+    pub fn parse(name: &str) -> Option<Table> {
+        Self::ALL.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+    }
+}
+
+/// How to build a table.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Record order.
+    pub order: Order,
+    /// Include the user stack bytes (PERF_SAMPLE_STACK_USER) as a `stack_user` column.
+    pub stack_data: bool,
+}
+
+/// A built table and what was learned while reading.
+pub struct Built {
+    /// Columns.
+    pub schema: SchemaRef,
+    /// The rows (one batch).
+    pub batches: Vec<RecordBatch>,
+    /// Problems met while reading.
+    pub diagnostics: Vec<String>,
+    /// Samples seen in the pass.
+    pub samples: u64,
+    /// The events at the end of the pass (pipe data learns them as it goes).
+    pub events: Vec<Event>,
+}
+
+/// Why a table could not be built.
+#[derive(Debug)]
+pub enum BuildError {
+    /// The records could not be read at all.
+    Core(perfdata_core::Error),
+    /// Arrow rejected the columns (a bug).
+    Arrow(ArrowError),
+}
+
+impl From<ArrowError> for BuildError {
+    fn from(e: ArrowError) -> Self {
+        BuildError::Arrow(e)
+    }
+}
+
+/// Most diagnostics collected in one pass.
+const MAX_DIAGNOSTICS: usize = 1000;
+
+/// Read every record of `file` once and build `table`.
+pub fn build(file: &PerfFile<'_>, table: Table, opts: Options) -> Result<Built, BuildError> {
+    let mut recs =
+        file.records_with(ReadOptions { order: opts.order, ..ReadOptions::default() }).map_err(BuildError::Core)?;
+    let mut sink: Box<dyn Sink> = match table {
+        Table::Samples => Box::new(SampleSink::new(opts.stack_data)),
+        Table::Mmaps => Box::<MmapSink>::default(),
+        Table::Comms => Box::<CommSink>::default(),
+        Table::Tasks => Box::<TaskSink>::default(),
+        Table::Lost => Box::<LostSink>::default(),
+        Table::Records => Box::<CountSink>::default(),
+    };
+    let mut diagnostics = Vec::new();
+    let mut samples = 0u64;
+    while let Some(r) = recs.next_record() {
+        match r {
+            Ok(rec) => {
+                if matches!(rec.kind, RecordKind::Sample(_)) {
+                    samples += 1;
+                }
+                sink.push(&rec);
+            }
+            Err(e) => {
+                if diagnostics.len() < MAX_DIAGNOSTICS {
+                    diagnostics.push(e.to_string());
+                }
+            }
+        }
+    }
+    diagnostics.extend(recs.diagnostics());
+    let events = recs.events().to_vec();
+    let columns = sink.finish(&events)?;
+    let fields: Vec<Field> = columns.iter().map(|(n, a)| Field::new(*n, a.data_type().clone(), true)).collect();
+    let schema = Arc::new(Schema::new(fields));
+    let batch = RecordBatch::try_new(schema.clone(), columns.into_iter().map(|(_, a)| a).collect())?;
+    Ok(Built { schema, batches: vec![batch], diagnostics, samples, events })
+}
+
+type Columns = Vec<(&'static str, ArrayRef)>;
+
+trait Sink: Send {
+    fn push(&mut self, rec: &Record<'_>);
+    fn finish(self: Box<Self>, events: &[Event]) -> Result<Columns, ArrowError>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// samples
+
+/// Optional u64 columns of the samples table, and the sample_type bits that declare them.
+const OPT_U64: [(&str, u64); 17] = [
+    ("id", st::ID),
+    ("stream_id", st::STREAM_ID),
+    ("identifier", st::IDENTIFIER),
+    ("weight", st::WEIGHT | st::WEIGHT_STRUCT),
+    ("data_src", st::DATA_SRC),
+    ("transaction", st::TRANSACTION),
+    ("phys_addr", st::PHYS_ADDR),
+    ("cgroup", st::CGROUP),
+    ("data_page_size", st::DATA_PAGE_SIZE),
+    ("code_page_size", st::CODE_PAGE_SIZE),
+    ("read_time_enabled", 0),
+    ("read_time_running", 0),
+    ("branch_hw_idx", 0),
+    ("regs_user_abi", st::REGS_USER),
+    ("regs_intr_abi", st::REGS_INTR),
+    ("stack_user_size", st::STACK_USER),
+    ("stack_user_dyn_size", 0),
+];
+
+/// Optional list<u64> columns (read values, branch stack, registers in mask bit order).
+const OPT_LIST: [(&str, u64); 9] = [
+    ("read_value", st::READ),
+    ("read_id", 0),
+    ("read_lost", 0),
+    ("branch_from", st::BRANCH_STACK),
+    ("branch_to", st::BRANCH_STACK),
+    ("branch_flags", st::BRANCH_STACK),
+    ("branch_counters", 0),
+    ("regs_user", st::REGS_USER),
+    ("regs_intr", st::REGS_INTR),
+];
+
+/// The sample_type bits of every optional column: samples of events without them skip that part.
+const OPTIONAL_BITS: u64 = st::ID
+    | st::STREAM_ID
+    | st::IDENTIFIER
+    | st::WEIGHT
+    | st::WEIGHT_STRUCT
+    | st::DATA_SRC
+    | st::TRANSACTION
+    | st::PHYS_ADDR
+    | st::CGROUP
+    | st::DATA_PAGE_SIZE
+    | st::CODE_PAGE_SIZE
+    | st::READ
+    | st::BRANCH_STACK
+    | st::REGS_USER
+    | st::REGS_INTR
+    | st::STACK_USER
+    | st::RAW
+    | st::AUX;
+
+/// Optional binary columns.
+const OPT_BIN: [(&str, u64); 3] = [("raw", st::RAW), ("aux", st::AUX), ("stack_user", 0)];
+
+/// Names of the cpumode dictionary (keys are [`cpumode_key`]).
+const CPUMODES: [&str; 7] = ["unknown", "kernel", "user", "hypervisor", "guest_kernel", "guest_user", "other"];
+
+fn cpumode_key(m: u16) -> i8 {
+    match m & 7 {
+        n @ 0..=5 => n as i8,
+        _ => 6,
+    }
+}
+
+struct SampleSink {
+    rows: usize,
+    /// Some sample had optional fields (so optional columns may exist).
+    any_optional: bool,
+    stack_data: bool,
+    time: Prim<UInt64Type>,
+    pid: Prim<UInt32Type>,
+    tid: Prim<UInt32Type>,
+    cpu: Prim<UInt32Type>,
+    ip: Prim<UInt64Type>,
+    period: Prim<UInt64Type>,
+    addr: Prim<UInt64Type>,
+    event: Prim<Int32Type>,
+    callchain: U64List,
+    cpumode: Prim<Int8Type>,
+    opt_u64: [Option<Prim<UInt64Type>>; OPT_U64.len()],
+    opt_list: [Option<U64List>; OPT_LIST.len()],
+    opt_bin: [Option<LargeBinaryBuilder>; OPT_BIN.len()],
+}
+
+/// Append to a column created on first use (earlier rows null).
+fn put_u64(col: &mut Option<Prim<UInt64Type>>, rows: usize, v: Option<u64>) {
+    match (col.as_mut(), v) {
+        (Some(b), v) => b.push(v),
+        (None, Some(v)) => {
+            let mut b = Prim::nulls(rows);
+            b.push(Some(v));
+            *col = Some(b);
+        }
+        (None, None) => {}
+    }
+}
+
+fn put_list<I: Iterator<Item = u64>>(col: &mut Option<U64List>, rows: usize, v: Option<I>) {
+    if col.is_none() && v.is_some() {
+        *col = Some(U64List::nulls(rows));
+    }
+    if let Some(b) = col.as_mut() {
+        b.push(v);
+    }
+}
+
+fn put_bin(col: &mut Option<LargeBinaryBuilder>, rows: usize, v: Option<&[u8]>) {
+    match (col.as_mut(), v) {
+        (Some(b), v) => b.append_option(v),
+        (None, Some(v)) => {
+            let mut b = LargeBinaryBuilder::new();
+            b.append_nulls(rows);
+            b.append_value(v);
+            *col = Some(b);
+        }
+        (None, None) => {}
+    }
+}
+
+impl SampleSink {
+    fn new(stack_data: bool) -> Self {
+        SampleSink {
+            rows: 0,
+            any_optional: false,
+            stack_data,
+            time: Prim::default(),
+            pid: Prim::default(),
+            tid: Prim::default(),
+            cpu: Prim::default(),
+            ip: Prim::default(),
+            period: Prim::default(),
+            addr: Prim::default(),
+            event: Prim::default(),
+            callchain: U64List::default(),
+            cpumode: Prim::default(),
+            opt_u64: Default::default(),
+            opt_list: Default::default(),
+            opt_bin: Default::default(),
+        }
+    }
+
+    fn push_optional_nulls(&mut self) {
+        if !self.any_optional {
+            return;
+        }
+        for c in self.opt_u64.iter_mut().flatten() {
+            c.push(None);
+        }
+        for c in self.opt_list.iter_mut().flatten() {
+            c.push(None::<std::iter::Empty<u64>>);
+        }
+        for c in self.opt_bin.iter_mut().flatten() {
+            c.append_null();
+        }
+    }
+
+    fn push_optional(&mut self, s: &perfdata_core::Sample<'_>) {
+        // Columns are created on first use; from here on every row must fill them.
+        self.any_optional = true;
+        let n = self.rows;
+        let read = s.read();
+        let read = read.as_ref();
+        let branch = s.branch_stack();
+        let branch = branch.as_ref();
+        let u64s: [Option<u64>; OPT_U64.len()] = [
+            s.id(),
+            s.stream_id(),
+            s.identifier(),
+            s.weight(),
+            s.data_src(),
+            s.transaction(),
+            s.phys_addr(),
+            s.cgroup(),
+            s.data_page_size(),
+            s.code_page_size(),
+            read.and_then(|r| r.time_enabled()),
+            read.and_then(|r| r.time_running()),
+            branch.and_then(|b| b.hw_idx),
+            s.regs_user().map(|r| r.abi),
+            s.regs_intr().map(|r| r.abi),
+            s.stack_user().map(|x| x.size),
+            s.stack_user().and_then(|x| x.dyn_size),
+        ];
+        for (col, v) in self.opt_u64.iter_mut().zip(u64s) {
+            put_u64(col, n, v);
+        }
+
+        let has_id = read.is_some_and(|r| r.read_format & read_format::ID != 0);
+        let has_lost = read.is_some_and(|r| r.read_format & read_format::LOST != 0);
+        let [read_value, read_id, read_lost, branch_from, branch_to, branch_flags, branch_counters, regs_user, regs_intr] =
+            &mut self.opt_list;
+        put_list(read_value, n, read.map(|r| r.values().map(|v| v.value)));
+        put_list(read_id, n, read.filter(|_| has_id).map(|r| r.values().map(|v| v.id.unwrap_or(0))));
+        put_list(read_lost, n, read.filter(|_| has_lost).map(|r| r.values().map(|v| v.lost.unwrap_or(0))));
+        put_list(branch_from, n, branch.map(|b| b.entries().map(|e| e.from)));
+        put_list(branch_to, n, branch.map(|b| b.entries().map(|e| e.to)));
+        put_list(branch_flags, n, branch.map(|b| b.entries().map(|e| e.flags)));
+        put_list(branch_counters, n, branch.and_then(|b| b.counters).map(|c| c.iter()));
+        put_list(regs_user, n, s.regs_user().map(|r| r.values.iter()));
+        put_list(regs_intr, n, s.regs_intr().map(|r| r.values.iter()));
+
+        let [raw, aux, stack] = &mut self.opt_bin;
+        put_bin(raw, n, s.raw());
+        put_bin(aux, n, s.aux());
+        if self.stack_data {
+            put_bin(stack, n, s.stack_user().map(|x| x.data));
+        }
+    }
+}
+
+impl Sink for SampleSink {
+    fn push(&mut self, rec: &Record<'_>) {
+        let RecordKind::Sample(s) = &rec.kind else {
+            return;
+        };
+        self.time.push(s.time());
+        self.pid.push(s.pid());
+        self.tid.push(s.tid());
+        self.cpu.push(s.cpu());
+        self.ip.push(s.ip());
+        self.period.push(Some(s.period_or_attr()));
+        self.addr.push(s.addr());
+        self.event.push(rec.event.and_then(|e| i32::try_from(e.index).ok()));
+        self.callchain.push(s.callchain().map(|c| c.iter()));
+        self.cpumode.push(Some(cpumode_key(rec.header.misc)));
+
+        if s.attr().sample_type & OPTIONAL_BITS == 0 {
+            // The common case (ip, tid, time, cpu, period, callchain only): no optional column to fill
+            // but with nulls for the rows of other events that have them.
+            self.push_optional_nulls();
+        } else {
+            self.push_optional(s);
+        }
+        self.rows += 1;
+    }
+
+    fn finish(self: Box<Self>, events: &[Event]) -> Result<Columns, ArrowError> {
+        let rows = self.rows;
+        let stack_data = self.stack_data;
+        let declared = events.iter().fold(0u64, |a, e| a | e.attr.sample_type);
+        let names = StringArray::from_iter_values(events.iter().map(Event::display_name));
+        let event = DictionaryArray::<Int32Type>::try_new(self.event.finish()?, Arc::new(names))?;
+        let cpumode = DictionaryArray::<Int8Type>::try_new(
+            self.cpumode.finish()?,
+            Arc::new(StringArray::from_iter_values(CPUMODES)),
+        )?;
+        let mut cols: Columns = vec![
+            ("time", Arc::new(self.time.finish()?)),
+            ("pid", Arc::new(self.pid.finish()?)),
+            ("tid", Arc::new(self.tid.finish()?)),
+            ("cpu", Arc::new(self.cpu.finish()?)),
+            ("ip", Arc::new(self.ip.finish()?)),
+            ("period", Arc::new(self.period.finish()?)),
+            ("addr", Arc::new(self.addr.finish()?)),
+            ("event", Arc::new(event)),
+            ("callchain", Arc::new(self.callchain.finish()?)),
+            ("cpumode", Arc::new(cpumode)),
+        ];
+        let wanted = |bits: u64| bits != 0 && declared & bits != 0;
+        let list_type = U64List::data_type();
+        let SampleSink { opt_u64, opt_list, mut opt_bin, .. } = *self;
+        for ((name, bits), col) in OPT_U64.iter().zip(opt_u64) {
+            match col {
+                Some(b) => cols.push((name, Arc::new(b.finish()?))),
+                None if wanted(*bits) => cols.push((name, arrow_array::new_null_array(&DataType::UInt64, rows))),
+                None => {}
+            }
+        }
+        for ((name, bits), col) in OPT_LIST.iter().zip(opt_list) {
+            match col {
+                Some(b) => cols.push((name, Arc::new(b.finish()?))),
+                None if wanted(*bits) => cols.push((name, arrow_array::new_null_array(&list_type, rows))),
+                None => {}
+            }
+        }
+        for ((name, bits), col) in OPT_BIN.iter().zip(opt_bin.iter_mut()) {
+            let bits = if *name == "stack_user" && stack_data { st::STACK_USER } else { *bits };
+            match col {
+                Some(b) => cols.push((name, Arc::new(b.finish()))),
+                None if wanted(bits) => cols.push((name, arrow_array::new_null_array(&DataType::LargeBinary, rows))),
+                None => {}
+            }
+        }
+        Ok(cols)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// the small tables: rows collected, then turned into columns
+
+/// Timestamp and cpu of a non-sample record (from its sample_id trailer).
+fn when(rec: &Record<'_>) -> (Option<u64>, Option<u32>) {
+    (rec.time(), rec.sample_id.and_then(|s| s.cpu()))
+}
+
+fn u64s(v: impl Iterator<Item = Option<u64>>) -> ArrayRef {
+    Arc::new(UInt64Array::from_iter(v))
+}
+fn u32s(v: impl Iterator<Item = Option<u32>>) -> ArrayRef {
+    Arc::new(UInt32Array::from_iter(v))
+}
+fn strs<'a>(v: impl Iterator<Item = Option<&'a str>>) -> ArrayRef {
+    Arc::new(StringArray::from_iter(v))
+}
+
+fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+struct MmapRow {
+    type_: &'static str,
+    time: Option<u64>,
+    cpu: Option<u32>,
+    misc: u16,
+    pid: u32,
+    tid: u32,
+    addr: u64,
+    len: u64,
+    pgoff: u64,
+    filename: String,
+    prot: Option<u32>,
+    flags: Option<u32>,
+    maj: Option<u32>,
+    min: Option<u32>,
+    ino: Option<u64>,
+    ino_generation: Option<u64>,
+    build_id: Option<String>,
+}
+
+#[derive(Default)]
+struct MmapSink(Vec<MmapRow>);
+
+impl Sink for MmapSink {
+    fn push(&mut self, rec: &Record<'_>) {
+        let (time, cpu) = when(rec);
+        let misc = rec.header.misc;
+        match &rec.kind {
+            RecordKind::Mmap(m) => self.0.push(MmapRow {
+                type_: "MMAP",
+                time,
+                cpu,
+                misc,
+                pid: m.pid,
+                tid: m.tid,
+                addr: m.addr,
+                len: m.len,
+                pgoff: m.pgoff,
+                filename: lossy(m.filename),
+                prot: None,
+                flags: None,
+                maj: None,
+                min: None,
+                ino: None,
+                ino_generation: None,
+                build_id: None,
+            }),
+            RecordKind::Mmap2(m) => {
+                let (maj, min, ino, ino_generation, build_id) = match m.id {
+                    Mmap2Id::Inode { maj, min, ino, ino_generation } => {
+                        (Some(maj), Some(min), Some(ino), Some(ino_generation), None)
+                    }
+                    Mmap2Id::BuildId { build_id, .. } => {
+                        (None, None, None, None, Some(perfdata_core::json::hex(build_id)))
+                    }
+                };
+                self.0.push(MmapRow {
+                    type_: "MMAP2",
+                    time,
+                    cpu,
+                    misc,
+                    pid: m.pid,
+                    tid: m.tid,
+                    addr: m.addr,
+                    len: m.len,
+                    pgoff: m.pgoff,
+                    filename: lossy(m.filename),
+                    prot: Some(m.prot),
+                    flags: Some(m.flags),
+                    maj,
+                    min,
+                    ino,
+                    ino_generation,
+                    build_id,
+                })
+            }
+            _ => {}
+        }
+    }
+
+    fn finish(self: Box<Self>, _: &[Event]) -> Result<Columns, ArrowError> {
+        let r = &self.0;
+        let cpumode = |m: u16| CPUMODES.get(cpumode_key(m) as usize).copied();
+        Ok(vec![
+            ("type", strs(r.iter().map(|x| Some(x.type_)))),
+            ("time", u64s(r.iter().map(|x| x.time))),
+            ("cpu", u32s(r.iter().map(|x| x.cpu))),
+            ("pid", u32s(r.iter().map(|x| Some(x.pid)))),
+            ("tid", u32s(r.iter().map(|x| Some(x.tid)))),
+            ("addr", u64s(r.iter().map(|x| Some(x.addr)))),
+            ("len", u64s(r.iter().map(|x| Some(x.len)))),
+            ("pgoff", u64s(r.iter().map(|x| Some(x.pgoff)))),
+            ("filename", strs(r.iter().map(|x| Some(x.filename.as_str())))),
+            ("cpumode", strs(r.iter().map(|x| cpumode(x.misc)))),
+            ("executable", Arc::new(BooleanArray::from_iter(r.iter().map(|x| Some(x.misc & misc::MMAP_DATA == 0))))),
+            ("prot", u32s(r.iter().map(|x| x.prot))),
+            ("flags", u32s(r.iter().map(|x| x.flags))),
+            ("maj", u32s(r.iter().map(|x| x.maj))),
+            ("min", u32s(r.iter().map(|x| x.min))),
+            ("ino", u64s(r.iter().map(|x| x.ino))),
+            ("ino_generation", u64s(r.iter().map(|x| x.ino_generation))),
+            ("build_id", strs(r.iter().map(|x| x.build_id.as_deref()))),
+        ])
+    }
+}
+
+struct CommRow {
+    time: Option<u64>,
+    cpu: Option<u32>,
+    pid: u32,
+    tid: u32,
+    comm: String,
+    exec: bool,
+}
+
+#[derive(Default)]
+struct CommSink(Vec<CommRow>);
+
+impl Sink for CommSink {
+    fn push(&mut self, rec: &Record<'_>) {
+        if let RecordKind::Comm(c) = &rec.kind {
+            let (time, cpu) = when(rec);
+            self.0.push(CommRow { time, cpu, pid: c.pid, tid: c.tid, comm: lossy(c.comm), exec: c.exec });
+        }
+    }
+
+    fn finish(self: Box<Self>, _: &[Event]) -> Result<Columns, ArrowError> {
+        let r = &self.0;
+        Ok(vec![
+            ("time", u64s(r.iter().map(|x| x.time))),
+            ("cpu", u32s(r.iter().map(|x| x.cpu))),
+            ("pid", u32s(r.iter().map(|x| Some(x.pid)))),
+            ("tid", u32s(r.iter().map(|x| Some(x.tid)))),
+            ("comm", strs(r.iter().map(|x| Some(x.comm.as_str())))),
+            ("exec", Arc::new(BooleanArray::from_iter(r.iter().map(|x| Some(x.exec))))),
+        ])
+    }
+}
+
+struct TaskRow {
+    type_: &'static str,
+    time: u64,
+    cpu: Option<u32>,
+    pid: u32,
+    ppid: u32,
+    tid: u32,
+    ptid: u32,
+}
+
+#[derive(Default)]
+struct TaskSink(Vec<TaskRow>);
+
+impl Sink for TaskSink {
+    fn push(&mut self, rec: &Record<'_>) {
+        let (type_, t) = match &rec.kind {
+            RecordKind::Fork(t) => ("FORK", t),
+            RecordKind::Exit(t) => ("EXIT", t),
+            _ => return,
+        };
+        self.0.push(TaskRow {
+            type_,
+            time: t.time,
+            cpu: when(rec).1,
+            pid: t.pid,
+            ppid: t.ppid,
+            tid: t.tid,
+            ptid: t.ptid,
+        });
+    }
+
+    fn finish(self: Box<Self>, _: &[Event]) -> Result<Columns, ArrowError> {
+        let r = &self.0;
+        Ok(vec![
+            ("type", strs(r.iter().map(|x| Some(x.type_)))),
+            ("time", u64s(r.iter().map(|x| Some(x.time)))),
+            ("cpu", u32s(r.iter().map(|x| x.cpu))),
+            ("pid", u32s(r.iter().map(|x| Some(x.pid)))),
+            ("ppid", u32s(r.iter().map(|x| Some(x.ppid)))),
+            ("tid", u32s(r.iter().map(|x| Some(x.tid)))),
+            ("ptid", u32s(r.iter().map(|x| Some(x.ptid)))),
+        ])
+    }
+}
+
+struct LostRow {
+    type_: &'static str,
+    time: Option<u64>,
+    cpu: Option<u32>,
+    pid: Option<u32>,
+    tid: Option<u32>,
+    id: Option<u64>,
+    lost: u64,
+}
+
+#[derive(Default)]
+struct LostSink(Vec<LostRow>);
+
+impl Sink for LostSink {
+    fn push(&mut self, rec: &Record<'_>) {
+        let (type_, id, lost) = match &rec.kind {
+            RecordKind::Lost(l) => ("LOST", Some(l.id), l.lost),
+            RecordKind::LostSamples(l) => ("LOST_SAMPLES", None, l.lost),
+            _ => return,
+        };
+        let (time, cpu) = when(rec);
+        self.0.push(LostRow {
+            type_,
+            time,
+            cpu,
+            pid: rec.sample_id.and_then(|s| s.pid()),
+            tid: rec.sample_id.and_then(|s| s.tid()),
+            id,
+            lost,
+        });
+    }
+
+    fn finish(self: Box<Self>, _: &[Event]) -> Result<Columns, ArrowError> {
+        let r = &self.0;
+        Ok(vec![
+            ("type", strs(r.iter().map(|x| Some(x.type_)))),
+            ("time", u64s(r.iter().map(|x| x.time))),
+            ("cpu", u32s(r.iter().map(|x| x.cpu))),
+            ("pid", u32s(r.iter().map(|x| x.pid))),
+            ("tid", u32s(r.iter().map(|x| x.tid))),
+            ("id", u64s(r.iter().map(|x| x.id))),
+            ("lost", u64s(r.iter().map(|x| Some(x.lost)))),
+        ])
+    }
+}
+
+/// Per record type: (count, bytes).
+#[derive(Default)]
+struct CountSink(BTreeMap<u32, (u64, u64)>);
+
+impl Sink for CountSink {
+    fn push(&mut self, rec: &Record<'_>) {
+        let e = self.0.entry(rec.header.type_).or_default();
+        e.0 += 1;
+        e.1 += u64::from(rec.header.size);
+    }
+
+    fn finish(self: Box<Self>, _: &[Event]) -> Result<Columns, ArrowError> {
+        let names: Vec<String> =
+            self.0.keys().map(|t| perfdata_core::record::record_type::display_name(*t).into_owned()).collect();
+        Ok(vec![
+            ("type", strs(names.iter().map(|s| Some(s.as_str())))),
+            ("type_id", u32s(self.0.keys().map(|t| Some(*t)))),
+            ("count", u64s(self.0.values().map(|v| Some(v.0)))),
+            ("bytes", u64s(self.0.values().map(|v| Some(v.1)))),
+        ])
+    }
+}

@@ -1,0 +1,37 @@
+//! `perfdata.PerfDataError` and the conversion of core errors to Python exceptions.
+
+use perfdata_core::Error;
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+
+pyo3::create_exception!(
+    perfdata,
+    PerfDataError,
+    PyValueError,
+    "The input is not readable perf.data, or a part of it is damaged.\n\n\
+     Attributes:\n    offset: byte offset of the damaged structure in the file (None when unknown).\n    \
+     record_type: perf's name of the record being read (e.g. 'SAMPLE'), or None."
+);
+
+/// A core error as a Python exception: I/O errors become `OSError` (with errno, so a missing file is
+/// a `FileNotFoundError`), everything else `PerfDataError` with `offset` and `record_type` set.
+pub fn to_py(py: Python<'_>, e: Error) -> PyErr {
+    match e {
+        Error::Io { what, source } => match source.raw_os_error() {
+            Some(errno) => PyOSError::new_err((errno, source.to_string(), what)),
+            None => PyOSError::new_err(format!("{what}: {source}")),
+        },
+        e => perfdata_error(py, e.to_string(), e.position().map(|p| p.offset), e.record_type()),
+    }
+}
+
+/// A `PerfDataError` with its attributes.
+pub fn perfdata_error(py: Python<'_>, message: String, offset: Option<u64>, record_type: Option<&str>) -> PyErr {
+    let err = PerfDataError::new_err(message);
+    let value = err.value(py);
+    // Setting attributes on a fresh exception instance cannot fail in practice; if it did, the
+    // exception would still carry the class-level defaults (None).
+    let _ = value.setattr("offset", offset);
+    let _ = value.setattr("record_type", record_type);
+    err
+}

@@ -1,0 +1,47 @@
+//! `perfdata._perfdata`: the native half of the `perfdata` Python package.
+//!
+//! A thin layer over `perfdata-core`: argument handling and conversion to Python objects or Arrow
+//! columns, no parsing of its own. One module per Python-visible concept:
+//! - [`source`]: what `perfdata.open` accepts (path, bytes, file object) → a `PerfFile`;
+//! - [`perfdata`]: the `PerfData` object;
+//! - [`header`] / [`event`]: the `Header` and `Event` objects;
+//! - [`record`]: `Record` and `Sample` objects built from core records;
+//! - [`iter`]: the streaming record/sample iterators (a self-referencing holder of file + iterator);
+//! - [`arrow`]: Arrow tables (built without the GIL) exported through the Arrow PyCapsule interface;
+//! - [`error`]: `PerfDataError` and the mapping of core errors;
+//! - [`convert`]: JSON views of the core (`perfdata_core::json`) → Python objects.
+#![warn(missing_docs)]
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+mod arrow;
+mod convert;
+mod error;
+mod event;
+mod header;
+mod iter;
+mod perfdata;
+mod record;
+mod source;
+
+use pyo3::prelude::*;
+
+/// The `perfdata._perfdata` extension module.
+#[pymodule]
+fn _perfdata(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    let err = py.get_type::<error::PerfDataError>();
+    // Class-level defaults, so instances raised by Python code also have the attributes.
+    err.setattr("offset", py.None())?;
+    err.setattr("record_type", py.None())?;
+    m.add("PerfDataError", err)?;
+    m.add_function(wrap_pyfunction!(perfdata::open, m)?)?;
+    m.add_class::<perfdata::PerfData>()?;
+    m.add_class::<header::Header>()?;
+    m.add_class::<event::Event>()?;
+    m.add_class::<record::Record>()?;
+    m.add_class::<record::Sample>()?;
+    m.add_class::<iter::RecordIterator>()?;
+    m.add_class::<arrow::ArrowTable>()?;
+    Ok(())
+}

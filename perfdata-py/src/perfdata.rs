@@ -1,0 +1,364 @@
+//! `perfdata.open()` and the `PerfData` object.
+
+use crate::arrow::tables::{self, BuildError, Table};
+use crate::arrow::ArrowTable;
+use crate::error;
+use crate::event::Event;
+use crate::header::Header;
+use crate::iter::{EventFilter, RecordIterator, RecordsCell, Shared, Yield};
+use crate::source;
+use perfdata_core::{Order, PerfFile};
+use pyo3::exceptions::{PyImportError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyInt, PyString};
+use std::sync::{Arc, Mutex};
+
+fn parse_order(order: &str) -> PyResult<Order> {
+    match order {
+        "time" => Ok(Order::Time),
+        "file" => Ok(Order::File),
+        o => Err(PyValueError::new_err(format!("order must be 'time' or 'file', not {o:?}"))),
+    }
+}
+
+fn order_name(o: Order) -> &'static str {
+    match o {
+        Order::Time => "time",
+        Order::File => "file",
+    }
+}
+
+/// Open a perf.data recording.
+///
+/// Args:
+///     source: a path (str or os.PathLike; a ``perf record --threads`` directory works too), the
+///         file's bytes (bytes, bytearray, memoryview or any buffer), or a binary file object such as
+///         ``sys.stdin.buffer`` carrying pipe-mode data (``perf record -o -``).
+///     order: default record order of ``records()``, ``samples()`` and ``to_arrow()``: ``"time"``
+///         (perf's order, as ``perf script`` prints) or ``"file"`` (as stored, faster).
+///     stream: for a file object: read records from it as they are iterated instead of reading it
+///         whole first. Memory stays small, but the records can be read only once and the header
+///         and events are those announced before the first record.
+///
+/// Returns:
+///     PerfData: also a context manager (``with perfdata.open(p) as f: ...``).
+///
+/// Raises:
+///     PerfDataError: the input is not perf.data or its header is damaged.
+///     OSError: the file cannot be read.
+#[pyfunction]
+#[pyo3(signature = (source, *, order = "time", stream = false))]
+pub fn open(py: Python<'_>, source: &Bound<'_, PyAny>, order: &str, stream: bool) -> PyResult<PerfData> {
+    let order = parse_order(order)?;
+    let opened = source::open(py, source, stream)?;
+    let file = opened.file;
+    let header = Py::new(py, Header::new(&file))?;
+    let events = file.events().iter().map(|e| Py::new(py, Event::new(e))).collect::<PyResult<Vec<_>>>()?;
+    let shared = Arc::new(Shared::new(events));
+    shared.note(file.diagnostics().iter().cloned());
+    Ok(PerfData {
+        file: Mutex::new(Some(Arc::new(file))),
+        shared,
+        order,
+        path: opened.path,
+        size: opened.size,
+        stream: opened.stream,
+        header,
+    })
+}
+
+/// An opened perf.data recording: its header, events, and records as Python objects (``records()``,
+/// ``samples()``) or as Arrow tables (``to_arrow()``, ``to_pandas()``, ``to_polars()``).
+///
+/// Damaged files are read as far as they are readable: what could not be read is listed in
+/// ``diagnostics`` instead of raising.
+#[pyclass(module = "perfdata", name = "PerfData", frozen)]
+pub struct PerfData {
+    file: Mutex<Option<Arc<PerfFile<'static>>>>,
+    shared: Arc<Shared>,
+    order: Order,
+    path: Option<String>,
+    size: Option<u64>,
+    stream: bool,
+    header: Py<Header>,
+}
+
+impl PerfData {
+    fn file(&self) -> PyResult<Arc<PerfFile<'static>>> {
+        self.file
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("PerfData lock poisoned"))?
+            .clone()
+            .ok_or_else(source::closed)
+    }
+
+    fn order_or_default(&self, order: Option<&str>) -> PyResult<Order> {
+        order.map_or(Ok(self.order), parse_order)
+    }
+
+    fn iterator(&self, py: Python<'_>, order: Order, what: Yield, strict: bool) -> PyResult<RecordIterator> {
+        let cell = RecordsCell::start(self.file()?, order).map_err(|e| error::to_py(py, e))?;
+        Ok(RecordIterator::new(cell, self.shared.clone(), what, strict))
+    }
+
+    fn build(&self, py: Python<'_>, table: &str, order: Option<&str>, stack_data: bool) -> PyResult<tables::Built> {
+        let which = Table::parse(table).ok_or_else(|| {
+            let names: Vec<&str> = Table::ALL.iter().map(|(n, _)| *n).collect();
+            PyValueError::new_err(format!("table must be one of {}, not {table:?}", names.join(", ")))
+        })?;
+        let opts = tables::Options { order: self.order_or_default(order)?, stack_data };
+        let file = self.file()?;
+        let built = py.detach(|| tables::build(&file, which, opts)).map_err(|e| match e {
+            BuildError::Core(e) => error::to_py(py, e),
+            BuildError::Arrow(e) => PyRuntimeError::new_err(format!("building Arrow columns: {e}")),
+        })?;
+        self.shared.note(built.diagnostics.iter().cloned());
+        self.shared.learn_events(py, &built.events)?;
+        self.shared.set_sample_count(built.samples);
+        Ok(built)
+    }
+}
+
+#[pymethods]
+impl PerfData {
+    /// The path the file was opened from (None for bytes or a file object).
+    #[getter]
+    fn path(&self) -> Option<&str> {
+        self.path.as_deref()
+    }
+
+    /// Size of the input in bytes (None for a stream).
+    #[getter]
+    fn size(&self) -> Option<u64> {
+        self.size
+    }
+
+    /// The default record order: 'time' or 'file'.
+    #[getter]
+    fn order(&self) -> &'static str {
+        order_name(self.order)
+    }
+
+    /// The recording's metadata (host, kernel, perf version, CPUs, command line, …).
+    #[getter]
+    fn header(&self, py: Python<'_>) -> Py<Header> {
+        self.header.clone_ref(py)
+    }
+
+    /// The events of the recording, in attr order.
+    #[getter]
+    fn events(&self, py: Python<'_>) -> Vec<Py<Event>> {
+        self.shared.events(py)
+    }
+
+    /// Problems found in the file so far (at open, and during every pass over the records), as
+    /// messages with byte offsets. Empty for a healthy file.
+    #[getter]
+    fn diagnostics(&self) -> Vec<String> {
+        self.shared.diagnostics()
+    }
+
+    /// Number of samples, once a complete pass over the records has counted them (else None).
+    #[getter]
+    fn sample_count(&self) -> Option<u64> {
+        self.shared.sample_count()
+    }
+
+    /// True after ``close()``.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.file.lock().map_or(true, |f| f.is_none())
+    }
+
+    /// Iterate over every record: ``Sample`` objects for samples, ``Record`` objects for the rest.
+    ///
+    /// Args:
+    ///     order: 'time' or 'file' (default: the order given to ``open``).
+    ///     strict: raise ``PerfDataError`` at the first unreadable record instead of skipping it
+    ///         (skipped records are listed in ``diagnostics``).
+    #[pyo3(signature = (order = None, *, strict = false))]
+    fn records(&self, py: Python<'_>, order: Option<&str>, strict: bool) -> PyResult<RecordIterator> {
+        let order = self.order_or_default(order)?;
+        self.iterator(py, order, Yield::Records, strict)
+    }
+
+    /// Iterate over the samples, optionally of one event.
+    ///
+    /// Args:
+    ///     event: an event name (``"cycles"``), an ``Event`` from ``events``, or an event index;
+    ///         None for all samples.
+    ///     order: 'time' or 'file' (default: the order given to ``open``).
+    ///     strict: raise ``PerfDataError`` at the first unreadable record instead of skipping it.
+    #[pyo3(signature = (event = None, *, order = None, strict = false))]
+    fn samples(
+        &self,
+        py: Python<'_>,
+        event: Option<&Bound<'_, PyAny>>,
+        order: Option<&str>,
+        strict: bool,
+    ) -> PyResult<RecordIterator> {
+        let filter = match event {
+            None => None,
+            Some(e) => Some(if let Ok(ev) = e.cast::<Event>() {
+                EventFilter::Index(ev.get().index())
+            } else if e.is_instance_of::<PyString>() {
+                EventFilter::Name(e.extract()?)
+            } else if e.is_instance_of::<PyInt>() {
+                EventFilter::Index(e.extract()?)
+            } else {
+                return Err(PyTypeError::new_err("event must be an event name, a perfdata.Event or an event index"));
+            }),
+        };
+        let order = self.order_or_default(order)?;
+        self.iterator(py, order, Yield::Samples(filter), strict)
+    }
+
+    /// Count the records of each type in one pass (without the GIL).
+    ///
+    /// Returns:
+    ///     dict: record type name → count, e.g. ``{'SAMPLE': 441, 'MMAP2': 12, ...}``.
+    fn record_counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let built = self.build(py, "records", Some("file"), false)?;
+        let d = PyDict::new(py);
+        for batch in &built.batches {
+            let names = batch.column(0).as_any().downcast_ref::<arrow_array::StringArray>();
+            let counts = batch.column(2).as_any().downcast_ref::<arrow_array::UInt64Array>();
+            if let (Some(names), Some(counts)) = (names, counts) {
+                for (n, c) in names.iter().zip(counts.iter()) {
+                    if let (Some(n), Some(c)) = (n, c) {
+                        d.set_item(n, c)?;
+                    }
+                }
+            }
+        }
+        Ok(d)
+    }
+
+    /// Build an Arrow table from the records (in one pass, without the GIL).
+    ///
+    /// Args:
+    ///     table: ``"samples"`` (one row per sample: time, pid, tid, cpu, ip, period, addr, event,
+    ///         callchain, cpumode, then every other sample field the events have), ``"mmaps"``,
+    ///         ``"comms"``, ``"tasks"`` (fork/exit), ``"lost"`` or ``"records"`` (count and bytes per
+    ///         record type).
+    ///     order: 'time' or 'file' (default: the order given to ``open``).
+    ///     stack_data: samples table only: add the user stack bytes (PERF_SAMPLE_STACK_USER) as a
+    ///         ``stack_user`` column (large: off by default).
+    ///
+    /// Returns:
+    ///     ArrowTable: implements ``__arrow_c_stream__``: pass it to ``pyarrow.table()``,
+    ///     ``polars.DataFrame()``, DuckDB, or call its ``to_pandas()``.
+    #[pyo3(signature = (table = "samples", *, order = None, stack_data = false))]
+    fn to_arrow(&self, py: Python<'_>, table: &str, order: Option<&str>, stack_data: bool) -> PyResult<ArrowTable> {
+        let built = self.build(py, table, order, stack_data)?;
+        Ok(ArrowTable::new(table, built.schema, built.batches))
+    }
+
+    /// ``to_arrow(...)`` as a ``pandas.DataFrame`` (requires pandas and pyarrow). Integer columns use
+    /// pandas' nullable integer types, so 64-bit addresses stay exact.
+    #[pyo3(signature = (table = "samples", *, order = None, stack_data = false))]
+    fn to_pandas<'py>(
+        &self,
+        py: Python<'py>,
+        table: &str,
+        order: Option<&str>,
+        stack_data: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        require(py, &["pandas", "pyarrow"])?;
+        let t = Bound::new(py, self.to_arrow(py, table, order, stack_data)?)?;
+        t.call_method0("to_pandas")
+    }
+
+    /// ``to_arrow(...)`` as a ``polars.DataFrame`` (requires polars).
+    #[pyo3(signature = (table = "samples", *, order = None, stack_data = false))]
+    fn to_polars<'py>(
+        &self,
+        py: Python<'py>,
+        table: &str,
+        order: Option<&str>,
+        stack_data: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        require(py, &["polars"])?;
+        let t = Bound::new(py, self.to_arrow(py, table, order, stack_data)?)?;
+        t.call_method0("to_polars")
+    }
+
+    /// Release the file (unmap it). Iterators already started keep it alive until they finish.
+    fn close(&self) {
+        if let Ok(mut f) = self.file.lock() {
+            *f = None;
+        }
+    }
+
+    /// ``with perfdata.open(...) as f:`` gives the PerfData itself.
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    /// Leaving the ``with`` block closes the file; exceptions propagate.
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&self, _args: &Bound<'_, pyo3::types::PyTuple>) -> bool {
+        self.close();
+        false
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let mut s = String::from("<perfdata.PerfData");
+        match &self.path {
+            Some(p) => s.push_str(&format!(" {p:?}")),
+            None if self.stream => s.push_str(" <stream>"),
+            None => s.push_str(" <bytes>"),
+        }
+        if let Some(n) = self.size {
+            s.push_str(&format!(" {}", human_size(n)));
+        }
+        s.push_str(&format!(" {}", self.header.get().format_name()));
+        let events = self.shared.events(py);
+        let names: Vec<String> = events.iter().map(|e| e.get().name().to_string()).collect();
+        s.push_str(&format!(", {} event{}", names.len(), if names.len() == 1 { "" } else { "s" }));
+        if !names.is_empty() {
+            let shown: Vec<&str> = names.iter().take(4).map(String::as_str).collect();
+            s.push_str(&format!(" ({}{})", shown.join(", "), if names.len() > 4 { ", …" } else { "" }));
+        }
+        if let Some(n) = self.shared.sample_count() {
+            s.push_str(&format!(", {n} samples"));
+        }
+        let d = self.shared.diagnostics().len();
+        if d > 0 {
+            s.push_str(&format!(", {d} diagnostics"));
+        }
+        if self.closed() {
+            s.push_str(", closed");
+        }
+        s.push('>');
+        Ok(s)
+    }
+}
+
+fn require(py: Python<'_>, modules: &[&str]) -> PyResult<()> {
+    for m in modules {
+        if let Err(e) = py.import(*m) {
+            return Err(PyImportError::new_err(format!(
+                "this needs {}: pip install {} ({e})",
+                modules.join(" and "),
+                modules.join(" ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn human_size(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    match (u, UNITS.get(u)) {
+        (0, _) => format!("{n} B"),
+        (_, Some(unit)) => format!("{v:.1} {unit}"),
+        _ => format!("{n} B"),
+    }
+}

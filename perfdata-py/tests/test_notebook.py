@@ -1,0 +1,53 @@
+"""examples/quickstart.ipynb runs from top to bottom (so it never rots) and shows perf's numbers."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+import perfout
+
+NOTEBOOK = perfout.REPO / "examples" / "quickstart.ipynb"
+
+
+def test_quickstart_notebook_executes(tmp_path, monkeypatch):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    pytest.importorskip("pandas")
+    # A kernel spec of this very interpreter (one that can import perfdata), found before any
+    # user-wide "python3" spec.
+    spec = tmp_path / "kernels" / "perfdata-test"
+    spec.mkdir(parents=True)
+    spec.joinpath("kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "perfdata tests",
+                "language": "python",
+            }
+        )
+    )
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    client = nbclient.NotebookClient(
+        nb,
+        timeout=300,
+        kernel_name="perfdata-test",
+        resources={"metadata": {"path": str(NOTEBOOK.parent)}},
+    )
+    client.execute()
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    for c in code:
+        assert not [o for o in c.outputs if o.output_type == "error"], c.source
+    # the last cell shows the number of samples: what perf's dump counts
+    perf = perfout.parse_dump_samples((perfout.TESTDATA / "quickstart.data.dump").read_text())
+    last = [o for o in code[-1].outputs if o.output_type == "execute_result"][0]
+    assert last["data"]["text/plain"] == str(len(perf))
+    # the header cell prints perf's host and command line
+    header = perfout.parse_header((perfout.TESTDATA / "quickstart.data.header").read_text())
+    printed = "".join(o.get("text", "") for o in code[1].outputs)
+    assert header.values["hostname"] in printed
+    assert header.values["cmdline"].strip() in printed
