@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --release -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 cargo test --workspace --release
 
 # Python bindings (perfdata-py, its own cargo workspace): format and lint them, build them into a venv

@@ -274,7 +274,7 @@ pub struct StackUser<'a> {
 
 /// A sample: a view over the SAMPLE record's body. Each accessor returns `Some` exactly when its bit
 /// is in the attr's `sample_type`. Parsing walks the variable-size fields once to check bounds and
-/// note where each starts; fixed fields sit at offsets computed once per attr ([`SampleLayout`]), so
+/// note where each starts; fixed fields sit at offsets computed once per attr ([`crate::attr::SampleLayout`]), so
 /// accessors never fail and nothing is copied.
 #[derive(Clone, Copy, Debug)]
 pub struct Sample<'a> {
@@ -293,7 +293,7 @@ impl PartialEq for Sample<'_> {
     }
 }
 
-/// Number of fixed-prefix fields (see [`SampleLayout::fixed_offsets`]).
+/// Number of fixed-prefix fields (see [`crate::attr::SampleLayout::fixed_offsets`]).
 pub const FIXED_FIELDS: usize = 9;
 const NONE: u32 = u32::MAX;
 const VAR_FIELDS: usize = 17;
@@ -315,7 +315,7 @@ const V_CODE_PAGE_SIZE: usize = 13;
 const V_AUX: usize = 14;
 const V_END: usize = 15;
 
-/// Indexes of the fixed-prefix fields in [`SampleLayout::fixed_offsets`].
+/// Indexes of the fixed-prefix fields in [`crate::attr::SampleLayout::fixed_offsets`].
 pub mod fixed {
     #![allow(missing_docs)]
     pub const IDENTIFIER: usize = 0;
