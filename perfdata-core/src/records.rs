@@ -125,6 +125,8 @@ pub struct Records<'f> {
     released: Vec<usize>,
     /// Read position at which to look at releasing again.
     next_release_check: usize,
+    /// Calls of next_record (the page release check runs every 1024).
+    calls: u64,
 }
 
 impl<'f> Records<'f> {
@@ -158,6 +160,7 @@ impl<'f> Records<'f> {
             maps: Vec::new(),
             released: Vec::new(),
             next_release_check: RELEASE_STEP,
+            calls: 0,
         }
     }
 
@@ -184,7 +187,8 @@ impl<'f> Records<'f> {
     /// The next record, `None` at the end.
     #[allow(clippy::should_implement_trait)]
     pub fn next_record(&mut self) -> Option<Result<Record<'_>>> {
-        if !self.maps.is_empty() {
+        self.calls = self.calls.wrapping_add(1);
+        if self.calls % 1024 == 0 && !self.maps.is_empty() {
             let (file, at) = self.frames.input_position();
             if at >= self.next_release_check || at < self.next_release_check.saturating_sub(RELEASE_STEP) {
                 self.next_release_check = at.saturating_add(RELEASE_STEP);

@@ -284,7 +284,7 @@ pub struct Sample<'a> {
     fixed: &'a [u8; FIXED_FIELDS],
     ctx: SampleContext,
     /// Offsets in `body` of the variable parts and of the fields after them (`NONE` when absent).
-    var: [u32; VAR_FIELDS],
+    var: [u16; VAR_FIELDS],
 }
 
 impl PartialEq for Sample<'_> {
@@ -295,7 +295,7 @@ impl PartialEq for Sample<'_> {
 
 /// Number of fixed-prefix fields (see [`crate::attr::SampleLayout::fixed_offsets`]).
 pub const FIXED_FIELDS: usize = 9;
-const NONE: u32 = u32::MAX;
+const NONE: u16 = u16::MAX;
 const VAR_FIELDS: usize = 17;
 // Indexes into `Sample::var`.
 const V_READ: usize = 0;
@@ -649,19 +649,23 @@ fn walk(
     body: &[u8],
     event: &crate::event::Event,
     endian: Endian,
-    var: &mut [u32; VAR_FIELDS],
+    var: &mut [u16; VAR_FIELDS],
 ) -> std::result::Result<usize, (&'static str, usize)> {
     let attr = &event.attr;
     let word = |at: usize| -> Option<u64> { body.get(at..at.checked_add(8)?).map(|b| endian.u64(b)) };
     let bytes = |n: u64| -> Option<usize> { usize::try_from(n.checked_mul(8)?).ok() };
     let fixed = event.layout.fixed_size;
+    // Offsets are kept as u16: a record body is at most 65535 - 8 bytes.
+    if body.len() >= usize::from(NONE) {
+        return Err(("SAMPLE (body longer than a record can be)", 0));
+    }
     if fixed > body.len() {
         return Err(("SAMPLE fixed fields", 0));
     }
     let mut at = fixed;
     for &(field, slot) in &event.sample_plan {
         if let Some(v) = var.get_mut(usize::from(slot)) {
-            *v = at as u32;
+            *v = at as u16;
         }
         let next = (|| -> Option<usize> {
             Some(match field {
@@ -711,7 +715,7 @@ fn walk(
         };
     }
     if let Some(v) = var.get_mut(V_END) {
-        *v = at as u32;
+        *v = at as u16;
     }
     Ok(at)
 }
