@@ -188,7 +188,7 @@ impl<'f> Records<'f> {
     #[allow(clippy::should_implement_trait)]
     pub fn next_record(&mut self) -> Option<Result<Record<'_>>> {
         self.calls = self.calls.wrapping_add(1);
-        if self.calls % 1024 == 0 && !self.maps.is_empty() {
+        if self.calls.is_multiple_of(1024) && !self.maps.is_empty() {
             let (file, at) = self.frames.input_position();
             if at >= self.next_release_check || at < self.next_release_check.saturating_sub(RELEASE_STEP) {
                 self.next_release_check = at.saturating_add(RELEASE_STEP);
