@@ -281,7 +281,8 @@ impl EventAttr {
         })
     }
 
-    /// Encode in `endian`, writing exactly `self.stored_size()` bytes (the writer's size).
+    /// Encode in `endian`: `self.stored_size()` bytes (the writer's size), capped at the bytes this
+    /// attr was decoded from.
     pub fn write(&self, endian: Endian, out: &mut Vec<u8>) {
         let mut b = Vec::with_capacity(ATTR_SIZE_KNOWN + self.extra.len());
         let e = endian;
@@ -310,7 +311,9 @@ impl EventAttr {
         e.put_u64(&mut b, self.config3);
         e.put_u64(&mut b, self.config4);
         b.extend_from_slice(&self.extra);
-        let n = self.stored_size();
+        // The declared size, but never more than the bytes decoded (a corrupt size must not make
+        // the writer allocate gigabytes).
+        let n = self.stored_size().min(ATTR_SIZE_KNOWN + self.extra.len());
         b.resize(n, 0);
         out.extend_from_slice(&b);
     }

@@ -204,7 +204,7 @@ impl<'d> PerfFile<'d> {
         for d in descs {
             let idx = d.ids.iter().find_map(|id| self.events.index_of_id(*id));
             let idx = idx.or_else(|| (self.events.events.len() == 1).then_some(0));
-            if let Some(e) = idx.and_then(|i| self.events.events.get_mut(i)) {
+            if let (Some(e), false) = (idx.and_then(|i| self.events.events.get_mut(i)), d.name.is_empty()) {
                 e.name = Some(d.name);
             }
         }
@@ -214,7 +214,7 @@ impl<'d> PerfFile<'d> {
         {
             if let Ok(descs) = feature::event_desc(d, self.header.endian, pos) {
                 for (e, d) in self.events.events.iter_mut().zip(descs) {
-                    if e.name.is_none() && e.attr == d.attr {
+                    if e.name.is_none() && e.attr == d.attr && !d.name.is_empty() {
                         e.name = Some(d.name);
                     }
                 }

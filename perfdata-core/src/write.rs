@@ -655,7 +655,9 @@ fn conv_topology_rest(mut c: Conv<'_, '_>, nr_cpus: u32) -> Result<()> {
     Ok(())
 }
 
-/// Write `file` in byte order `to` (file format; pipe input is written as a pipe stream).
+/// Write `file` in byte order `to` (file format; pipe input is written as a pipe stream). Records
+/// the reader reports as malformed are left out, and a feature section that does not parse is copied
+/// unconverted (its byte order then differs from the file's).
 pub fn write_file(file: &PerfFile<'_>, to: Endian) -> Result<Vec<u8>> {
     let from = file.endian();
     let h = file.header();

@@ -353,7 +353,8 @@ pub enum RecordKind<'a> {
     BpfMetadata(BpfMetadataRecord<'a>),
     /// SCHEDSTAT_CPU / SCHEDSTAT_DOMAIN: header fields decoded, version-specific counters raw.
     Schedstat(SchedstatRecord<'a>),
-    /// A type this crate does not know: the body after the 8-byte header, raw.
+    /// A type this crate does not know: the body after the 8-byte header (without the sample_id
+    /// trailer for kernel types, which is in [`Record::sample_id`]), raw.
     Unknown(&'a [u8]),
 }
 
@@ -564,7 +565,8 @@ pub fn decode<'a>(
                 };
                 RecordKind::Schedstat(SchedstatRecord { timestamp, cpu, version, domain, counters: r.rest() })
             }
-            _ => RecordKind::Unknown(body_all),
+            // Kernel types carry a sample_id trailer (parsed above); the raw body excludes it.
+            _ => RecordKind::Unknown(body),
         })
     })()
     .map_err(wrap)?;
