@@ -5,9 +5,51 @@
 mod common;
 
 use perfdata_core::{Order, PerfFile, RecordKind};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-/// Read everything; returns (records, errors).
+/// Counts live heap bytes and the peak since the last reset (all tests of this binary share it, so
+/// the bound checked below is only asserted while tests run one at a time: see `checked`).
+struct Counting;
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let now = LIVE.fetch_add(l.size(), Relaxed) + l.size();
+        PEAK.fetch_max(now, Relaxed);
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        LIVE.fetch_sub(l.size(), Relaxed);
+        unsafe { System.dealloc(p, l) }
+    }
+}
+
+#[global_allocator]
+static A: Counting = Counting;
+
+/// Most heap a read of `len` input bytes may use: a small multiple of the input, plus the fixed
+/// per-record decompression bound (16 MiB when the file does not give one) and the ordering window.
+fn allowed(len: usize) -> usize {
+    16 * len + (24 << 20)
+}
+
+/// Read everything; returns (records, errors). Checks the heap bound when this test runs alone.
 fn drain(data: &[u8]) -> (usize, usize) {
+    let before = LIVE.load(Relaxed);
+    PEAK.store(before, Relaxed);
+    let r = drain_inner(data);
+    let used = PEAK.load(Relaxed).saturating_sub(before);
+    if CHECK_ALLOC.load(Relaxed) {
+        assert!(used <= allowed(data.len()), "{used} heap bytes for a {}-byte input", data.len());
+    }
+    r
+}
+
+static CHECK_ALLOC: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn drain_inner(data: &[u8]) -> (usize, usize) {
     let Ok(file) = PerfFile::from_bytes(data) else {
         return (0, 1);
     };
@@ -90,6 +132,7 @@ fn inputs() -> Vec<(String, Vec<u8>)> {
 
 #[test]
 fn truncation_at_every_record_boundary_keeps_the_records_before_it() {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     for (name, data) in inputs() {
         if data.len() > 4 << 20 {
             continue;
@@ -113,6 +156,7 @@ fn truncation_at_every_record_boundary_keeps_the_records_before_it() {
 
 #[test]
 fn random_overwrites_never_panic() {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let mut rng = Rng(0x9e3779b97f4a7c15);
     for (_name, data) in inputs() {
         if data.len() > 2 << 20 {
@@ -139,6 +183,7 @@ fn random_overwrites_never_panic() {
 
 #[test]
 fn header_size_fields_set_to_extremes_never_panic() {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     for (_name, data) in inputs().into_iter().take(20) {
         for field in [8usize, 16, 24, 32, 40, 48] {
             for v in [0u64, 1, 16, 104, u32::MAX as u64, u64::MAX, data.len() as u64] {
@@ -154,6 +199,7 @@ fn header_size_fields_set_to_extremes_never_panic() {
 
 #[test]
 fn quipper_fuzz_reproducers_give_an_error_or_partial_result() {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let files: Vec<_> = common::corpus_files().into_iter().filter(|p| p.to_string_lossy().contains("qfuzz")).collect();
     if common::shared_corpus().is_none() {
         eprintln!("../shared/corpus absent: skipped");
@@ -169,6 +215,7 @@ fn quipper_fuzz_reproducers_give_an_error_or_partial_result() {
 
 #[test]
 fn empty_and_tiny_inputs_are_clean_errors() {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     for n in 0..120 {
         let mut d = b"PERFILE2".to_vec();
         d.resize(n, 0);
@@ -181,3 +228,29 @@ fn empty_and_tiny_inputs_are_clean_errors() {
     ));
     assert!(matches!(PerfFile::from_bytes(b"not a perf file at all"), Err(perfdata_core::Error::NotPerfData(_))));
 }
+
+/// The heap bound on mutated inputs. Runs the overwrite and truncation mutations of every input while
+/// holding a lock that the other tests also take, so the shared counter sees only this test.
+#[test]
+fn mutated_inputs_stay_within_a_small_multiple_of_their_size() {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    CHECK_ALLOC.store(true, Relaxed);
+    let mut rng = Rng(0x5eed);
+    for (_name, data) in inputs() {
+        if data.len() > 2 << 20 {
+            continue;
+        }
+        for _ in 0..8 {
+            let mut d = data.clone();
+            let at = rng.below(d.len());
+            if at + 8 <= d.len() {
+                d[at..at + 8].copy_from_slice(&(rng.next() | 0xffff_0000).to_le_bytes());
+            }
+            drain(&d);
+            drain(&d[..rng.below(d.len())]);
+        }
+    }
+    CHECK_ALLOC.store(false, Relaxed);
+}
+
+static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
