@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
+mod script;
+
 #[derive(Parser)]
 #[command(name = "perfdata", version, about = "Read Linux perf.data files: exact, fast, never crashing")]
 struct Cli {
@@ -32,6 +34,11 @@ enum Cmd {
         #[arg(long, value_enum, default_value = "file")]
         order: OrderArg,
     },
+    /// One line per sample as `perf script` prints it (tracepoints rendered from their print fmt).
+    Script {
+        /// perf.data file, directory, or - for stdin.
+        file: String,
+    },
     /// Counts per record type and per event, lost events and diagnostics.
     Stats {
         /// perf.data file, directory, or - for stdin.
@@ -55,11 +62,17 @@ fn main() -> ExitCode {
     let res = match cli.cmd {
         Cmd::Dump { file, json, order } => dump(&file, json, order),
         Cmd::Stats { file, json } => stats(&file, json),
+        Cmd::Script { file } => script::run(&file),
     };
     match res {
         Ok(code) => code,
         // `perfdata dump … | head`: the reader went away; that is not an error of ours.
-        Err(e) if e.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) => {
+        Err(e)
+            if e.downcast_ref::<std::io::Error>()
+                .map(std::io::Error::kind)
+                .or_else(|| e.downcast_ref::<serde_json::Error>().and_then(serde_json::Error::io_error_kind))
+                == Some(std::io::ErrorKind::BrokenPipe) =>
+        {
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -81,10 +94,16 @@ fn dump(path: &str, as_json: bool, order: OrderArg) -> CliResult {
     let mut out = BufWriter::new(out.lock());
     let mut recs = f.records(order)?;
     let mut failed = false;
+    let mut tps = script::TpState::new(&f);
     while let Some(rec) = recs.next_record() {
         match rec {
             Ok(r) => {
-                let v = json::record_json(&r);
+                tps.observe(&r);
+                let mut v = json::record_json(&r);
+                // Tracepoint samples: their RAW data decoded by field name.
+                if let (Some(fields), Some(m)) = (tps.fields_json(&r), v.as_object_mut()) {
+                    m.insert("fields".into(), fields);
+                }
                 if as_json {
                     serde_json::to_writer(&mut out, &v)?;
                     writeln!(out)?;

@@ -40,6 +40,7 @@ pub mod record;
 pub mod records;
 pub mod sample;
 pub mod stream;
+pub mod tracepoint;
 pub mod write;
 
 pub use attr::{EventAttr, SampleLayout};
