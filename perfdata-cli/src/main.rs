@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
+mod info;
 mod script;
 
 #[derive(Parser)]
@@ -39,6 +40,14 @@ enum Cmd {
         /// perf.data file, directory, or - for stdin.
         file: String,
     },
+    /// The header and every feature section, as `perf report --header-only -I` prints them.
+    Info {
+        /// perf.data file, directory, or - for stdin.
+        file: String,
+        /// As JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Counts per record type and per event, lost events and diagnostics.
     Stats {
         /// perf.data file, directory, or - for stdin.
@@ -63,6 +72,7 @@ fn main() -> ExitCode {
         Cmd::Dump { file, json, order } => dump(&file, json, order),
         Cmd::Stats { file, json } => stats(&file, json),
         Cmd::Script { file } => script::run(&file),
+        Cmd::Info { file, json } => info::run(&file, json),
     };
     match res {
         Ok(code) => code,

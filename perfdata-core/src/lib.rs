@@ -32,6 +32,7 @@ pub mod event;
 pub mod feature;
 pub mod file;
 pub mod header;
+pub mod info;
 #[cfg(feature = "json")]
 pub mod json;
 pub mod names;
@@ -48,6 +49,7 @@ pub use error::{Error, Position, Result};
 pub use event::{Event, EventList};
 pub use file::PerfFile;
 pub use header::{FileHeader, Format, Section};
+pub use info::HeaderInfo;
 pub use reader::Endian;
 pub use record::{Record, RecordHeader, RecordKind};
 pub use records::{Order, ReadOptions, Records};

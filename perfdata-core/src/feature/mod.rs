@@ -1,60 +1,44 @@
 //! Feature sections (perf's header.c `write_*`/`process_*`), one module per family.
+//!
+//! Every parser takes the section payload, the file's byte order and the payload's position, and
+//! returns its own `Result`: one damaged section never hides the others. [`Features`] is the typed
+//! view over all sections of a file (`PerfFile::features`); the bit numbers are in
+//! [`crate::header::feature`]. Layouts: reference §3.
+//!
+//! | bit | feature | parser |
+//! |---:|---|---|
+//! | 1 | TRACING_DATA | raw bytes ([`crate::tracepoint`] decodes them) |
+//! | 2 | BUILD_ID | [`build_id::build_ids`] |
+//! | 3–6, 8, 9 | HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID | [`system::string`] |
+//! | 7, 10, 11 | NRCPUS, TOTAL_MEM, CMDLINE | [`system`] |
+//! | 12, 16, 17, 28, 31 | EVENT_DESC, PMU_MAPPINGS, GROUP_DESC, CPU_PMU_CAPS, PMU_CAPS | [`events`] |
+//! | 13, 14, 20, 22, 30, 32 | CPU/NUMA/MEM/HYBRID topology, CACHE, CPU_DOMAIN_INFO | [`topology`] |
+//! | 21, 23, 29 | SAMPLE_TIME, CLOCKID, CLOCK_DATA | [`clock`] |
+//! | 15, 18, 19, 24, 27 | BRANCH_STACK, AUXTRACE, STAT, DIR_FORMAT, COMPRESSED | [`data`] |
+//! | 25, 26 | BPF_PROG_INFO, BPF_BTF | [`bpf`] |
 
+pub mod bpf;
+pub mod build_id;
+pub mod clock;
+pub mod data;
+pub mod events;
+mod features;
 pub mod strings;
+pub mod system;
+pub mod topology;
 
-use crate::attr::EventAttr;
-use crate::error::{Position, Result};
-use crate::reader::{Endian, Reader};
+pub use bpf::{BpfBtf, BpfProgInfo, Btf};
+pub use build_id::{BuildId, BuildIds};
+pub use clock::{ClockData, SampleTime};
+pub use data::{AuxtraceIndexEntry, Compressed};
+pub use events::{EventDesc, GroupDesc, PmuCap, PmuCaps, PmuMapping};
+pub use features::{Feature, FeatureSection, Features};
+pub use system::NrCpus;
+pub use topology::{
+    CacheLevel, CpuDomainInfo, CpuDomains, CpuIds, CpuTopology, HybridNode, MemTopology, MemoryNode, NumaNode,
+    SchedDomain,
+};
 
-/// One EVENT_DESC entry: an attr, its name and ids.
-#[derive(Clone, Debug, PartialEq)]
-pub struct EventDesc {
-    /// The attr as stored in the section.
-    pub attr: EventAttr,
-    /// Event name, e.g. `cpu-clock` or `sched:sched_switch`.
-    pub name: String,
-    /// Ids of the event's counters.
-    pub ids: Vec<u64>,
-}
-
-/// Parse HEADER_EVENT_DESC: `u32 nr; u32 attr_size;` nr × {attr; u32 nr_ids; string name; u64 ids[]}.
-pub fn event_desc(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<EventDesc>> {
-    let mut r = Reader::new(data, endian, pos, "EVENT_DESC");
-    let nr = r.u32()?;
-    let attr_size = r.u32()? as usize;
-    if attr_size < 64 {
-        return Err(r.malformed(format!("attr_size {attr_size} below 64")));
-    }
-    let mut out = Vec::with_capacity((nr as usize).min(r.remaining() / attr_size));
-    for _ in 0..nr {
-        let apos = r.position();
-        let attr = EventAttr::parse(r.bytes(attr_size)?, endian, apos)?;
-        let nr_ids = r.u32()?;
-        let name = strings::header_string(&mut r)?;
-        let ids = r.u64s(u64::from(nr_ids))?.to_vec();
-        out.push(EventDesc { attr, name, ids });
-    }
-    Ok(out)
-}
-
-/// HEADER_COMPRESSED: the compression settings of the data.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "json", derive(serde::Serialize))]
-pub struct Compressed {
-    /// Format version (perf writes 0).
-    pub version: u32,
-    /// 1 = zstd.
-    pub type_: u32,
-    /// Compression level.
-    pub level: u32,
-    /// Compression ratio observed by perf.
-    pub ratio: u32,
-    /// Upper bound of one record's decompressed size.
-    pub mmap_len: u32,
-}
-
-/// Parse HEADER_COMPRESSED.
-pub fn compressed(data: &[u8], endian: Endian, pos: Position) -> Result<Compressed> {
-    let mut r = Reader::new(data, endian, pos, "COMPRESSED feature");
-    Ok(Compressed { version: r.u32()?, type_: r.u32()?, level: r.u32()?, ratio: r.u32()?, mmap_len: r.u32()? })
-}
+// The parsers file.rs and the fuzz targets have always called by these paths.
+pub use data::compressed;
+pub use events::event_desc;

@@ -52,6 +52,13 @@ pub fn read_output(path: &Path) -> Option<String> {
     Some(String::from_utf8_lossy(&out).into_owned())
 }
 
+/// Where perf's stored output `<name>.<ext>` (`header`, `rc`, …) of a shared-corpus file lives.
+pub fn corpus_output_path(file: &Path, ext: &str) -> PathBuf {
+    let sub = file.parent().and_then(|p| p.file_name()).unwrap().to_string_lossy().into_owned();
+    let name = file.file_name().unwrap().to_string_lossy().into_owned();
+    repo().join("testdata/corpus-perf").join(sub).join(format!("{name}.{ext}"))
+}
+
 /// Where perf's stored `-D` dump of a shared-corpus file lives.
 pub fn corpus_dump_path(file: &Path) -> PathBuf {
     let sub = file.parent().and_then(|p| p.file_name()).unwrap().to_string_lossy().into_owned();

@@ -1,0 +1,218 @@
+//! Features about events and PMUs: EVENT_DESC, GROUP_DESC, PMU_MAPPINGS, CPU_PMU_CAPS and PMU_CAPS.
+
+use super::strings::header_string;
+use crate::attr::EventAttr;
+use crate::error::{Position, Result};
+use crate::reader::{Endian, Reader};
+
+/// One EVENT_DESC entry: an attr, its name and ids.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventDesc {
+    /// The attr as stored in the section.
+    pub attr: EventAttr,
+    /// Event name, e.g. `cpu-clock` or `sched:sched_switch`.
+    pub name: String,
+    /// Ids of the event's counters.
+    pub ids: Vec<u64>,
+}
+
+/// Parse HEADER_EVENT_DESC: `u32 nr; u32 attr_size;` nr × {attr; u32 nr_ids; string name; u64 ids[]}.
+pub fn event_desc(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<EventDesc>> {
+    let mut r = Reader::new(data, endian, pos, "EVENT_DESC");
+    let nr = r.u32()?;
+    let attr_size = r.u32()? as usize;
+    if attr_size < 64 {
+        return Err(r.malformed(format!("attr_size {attr_size} below 64")));
+    }
+    let mut out = Vec::with_capacity((nr as usize).min(r.remaining() / attr_size));
+    for _ in 0..nr {
+        let apos = r.position();
+        let attr = EventAttr::parse(r.bytes(attr_size)?, endian, apos)?;
+        let nr_ids = r.u32()?;
+        let name = header_string(&mut r)?;
+        let ids = r.u64s(u64::from(nr_ids))?.to_vec();
+        out.push(EventDesc { attr, name, ids });
+    }
+    Ok(out)
+}
+
+/// One GROUP_DESC entry: an event group as `perf record -e '{a,b}'` made it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "json", derive(serde::Serialize))]
+pub struct GroupDesc {
+    /// The group's name, `{anon_group}` when it has none.
+    pub name: String,
+    /// Attr index (event index) of the leader.
+    pub leader_idx: u32,
+    /// Number of events in the group, leader included; the members are the events that follow the
+    /// leader.
+    pub nr_members: u32,
+}
+
+impl GroupDesc {
+    /// perf's name for a group without a name.
+    pub const ANON: &'static str = "{anon_group}";
+
+    /// The name, unless it is perf's placeholder for none.
+    pub fn real_name(&self) -> Option<&str> {
+        (self.name != Self::ANON).then_some(self.name.as_str())
+    }
+}
+
+/// Parse HEADER_GROUP_DESC: `u32 nr_groups;` nr × {string name; u32 leader_idx; u32 nr_members}.
+pub fn group_desc(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<GroupDesc>> {
+    let mut r = Reader::new(data, endian, pos, "GROUP_DESC");
+    let nr = r.u32()?;
+    let mut out = Vec::with_capacity((nr as usize).min(r.remaining() / 12));
+    for _ in 0..nr {
+        out.push(GroupDesc { name: header_string(&mut r)?, leader_idx: r.u32()?, nr_members: r.u32()? });
+    }
+    Ok(out)
+}
+
+/// One PMU_MAPPINGS entry: a PMU's dynamic `perf_event_attr.type` number.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "json", derive(serde::Serialize))]
+pub struct PmuMapping {
+    /// The `type` number events of this PMU carry.
+    #[cfg_attr(feature = "json", serde(rename = "type"))]
+    pub type_: u32,
+    /// The PMU name (`cpu`, `software`, `tracepoint`, `msr`, …).
+    pub name: String,
+}
+
+/// Parse HEADER_PMU_MAPPINGS: `u32 nr;` nr × {u32 type; string name}, in the writer's order.
+pub fn pmu_mappings(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<PmuMapping>> {
+    let mut r = Reader::new(data, endian, pos, "PMU_MAPPINGS");
+    let nr = r.u32()?;
+    let mut out = Vec::with_capacity((nr as usize).min(r.remaining() / 8));
+    for _ in 0..nr {
+        out.push(PmuMapping { type_: r.u32()?, name: header_string(&mut r)? });
+    }
+    Ok(out)
+}
+
+/// One PMU capability (a file of `/sys/bus/event_source/devices/<pmu>/caps/`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "json", derive(serde::Serialize))]
+pub struct PmuCap {
+    /// E.g. `branches`, `max_precise`, `pmu_name`.
+    pub name: String,
+    /// The value as text.
+    pub value: String,
+}
+
+/// The capabilities of one PMU (PMU_CAPS).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "json", derive(serde::Serialize))]
+pub struct PmuCaps {
+    /// The PMU name.
+    pub pmu_name: String,
+    /// Its capabilities in stored order.
+    pub caps: Vec<PmuCap>,
+}
+
+fn caps(r: &mut Reader<'_>) -> Result<Vec<PmuCap>> {
+    let nr = r.u32()?;
+    let mut out = Vec::with_capacity((nr as usize).min(r.remaining() / 8));
+    for _ in 0..nr {
+        out.push(PmuCap { name: header_string(r)?, value: header_string(r)? });
+    }
+    Ok(out)
+}
+
+/// Parse HEADER_CPU_PMU_CAPS: `u32 nr;` nr × {string name; string value} of the `cpu` PMU.
+pub fn cpu_pmu_caps(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<PmuCap>> {
+    caps(&mut Reader::new(data, endian, pos, "CPU_PMU_CAPS"))
+}
+
+/// Parse HEADER_PMU_CAPS (perf ≤ 6.1: HYBRID_CPU_PMU_CAPS, same layout): `u32 nr_pmu;` nr_pmu ×
+/// {`u32 nr_caps;` caps; string pmu_name} — the name comes after its caps.
+pub fn pmu_caps(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<PmuCaps>> {
+    let mut r = Reader::new(data, endian, pos, "PMU_CAPS");
+    let nr = r.u32()?;
+    let mut out = Vec::with_capacity((nr as usize).min(r.remaining() / 8));
+    for _ in 0..nr {
+        let caps = caps(&mut r)?;
+        out.push(PmuCaps { pmu_name: header_string(&mut r)?, caps });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::feature::system::tests::put_string;
+
+    #[test]
+    fn event_desc_in_both_orders() {
+        let attr = EventAttr { type_: 2, size: 128, config: 0x174, flags: 0x140003, ..Default::default() };
+        for e in [Endian::Little, Endian::Big] {
+            let mut b = Vec::new();
+            e.put_u32(&mut b, 1);
+            e.put_u32(&mut b, 128);
+            attr.write(e, &mut b);
+            e.put_u32(&mut b, 2);
+            put_string(e, &mut b, "sched:sched_switch");
+            e.put_u64(&mut b, 1334);
+            e.put_u64(&mut b, 1335);
+            let d = event_desc(&b, e, Position::at(0)).unwrap();
+            assert_eq!(
+                d,
+                vec![EventDesc { attr: attr.clone(), name: "sched:sched_switch".into(), ids: vec![1334, 1335] }]
+            );
+            for cut in [3, 8, 100, b.len() - 1] {
+                assert!(event_desc(&b[..cut], e, Position::at(0)).is_err());
+            }
+        }
+    }
+
+    #[test]
+    fn group_desc_and_pmu_mappings_in_both_orders() {
+        for e in [Endian::Little, Endian::Big] {
+            let mut b = Vec::new();
+            e.put_u32(&mut b, 1);
+            put_string(e, &mut b, "{anon_group}");
+            e.put_u32(&mut b, 0);
+            e.put_u32(&mut b, 2);
+            let g = group_desc(&b, e, Position::at(0)).unwrap();
+            assert_eq!(g, vec![GroupDesc { name: "{anon_group}".into(), leader_idx: 0, nr_members: 2 }]);
+            assert_eq!(g[0].real_name(), None);
+            assert!(group_desc(&b[..b.len() - 2], e, Position::at(0)).is_err());
+
+            let mut b = Vec::new();
+            e.put_u32(&mut b, 2);
+            e.put_u32(&mut b, 1);
+            put_string(e, &mut b, "software");
+            e.put_u32(&mut b, 0xffff_0001);
+            put_string(e, &mut b, "hwmon_x");
+            let m = pmu_mappings(&b, e, Position::at(0)).unwrap();
+            assert_eq!(m[0], PmuMapping { type_: 1, name: "software".into() });
+            assert_eq!(m[1].type_, 0xffff_0001);
+            assert!(pmu_mappings(&b[..b.len() - 70], e, Position::at(0)).is_err());
+        }
+    }
+
+    #[test]
+    fn pmu_caps_put_the_name_after_the_caps() {
+        for e in [Endian::Little, Endian::Big] {
+            let mut b = Vec::new();
+            e.put_u32(&mut b, 2);
+            e.put_u32(&mut b, 1);
+            put_string(e, &mut b, "branches");
+            put_string(e, &mut b, "32");
+            put_string(e, &mut b, "cpu_core");
+            e.put_u32(&mut b, 0);
+            put_string(e, &mut b, "cpu_atom");
+            let p = pmu_caps(&b, e, Position::at(0)).unwrap();
+            assert_eq!(p[0].pmu_name, "cpu_core");
+            assert_eq!(p[0].caps, vec![PmuCap { name: "branches".into(), value: "32".into() }]);
+            assert_eq!(p[1], PmuCaps { pmu_name: "cpu_atom".into(), caps: vec![] });
+            assert!(pmu_caps(&b[..b.len() - 1], e, Position::at(0)).is_err());
+
+            let c = cpu_pmu_caps(&b[4..], e, Position::at(4)).unwrap();
+            assert_eq!(c.len(), 1);
+            assert!(cpu_pmu_caps(&b[4..20], e, Position::at(4)).is_err());
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! The machine description features: the string features (HOSTNAME, OSRELEASE, VERSION, ARCH,
+//! CPUDESC, CPUID), NRCPUS, TOTAL_MEM and CMDLINE.
+
+use super::strings::{header_string, string_list};
+use crate::error::{Position, Result};
+use crate::reader::{Endian, Reader};
+
+/// A feature that is one `perf_header_string`: HOSTNAME (`uname -n`), OSRELEASE (`uname -r`), VERSION
+/// (perf's version), ARCH (`uname -m`), CPUDESC (CPU model name), CPUID (e.g.
+/// `GenuineIntel,6,85,4`).
+pub fn string(data: &[u8], endian: Endian, pos: Position) -> Result<String> {
+    header_string(&mut Reader::new(data, endian, pos, "string feature"))
+}
+
+/// HEADER_NRCPUS, in the stored order: available first, then online.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "json", derive(serde::Serialize))]
+pub struct NrCpus {
+    /// `nr_cpus_avail`: CPUs present (max present CPU + 1); the per-CPU arrays of CPU_TOPOLOGY have
+    /// this many entries.
+    pub available: u32,
+    /// `nr_cpus_online`.
+    pub online: u32,
+}
+
+/// Parse HEADER_NRCPUS: `u32 nr_cpus_avail; u32 nr_cpus_online`.
+pub fn nr_cpus(data: &[u8], endian: Endian, pos: Position) -> Result<NrCpus> {
+    let mut r = Reader::new(data, endian, pos, "NRCPUS");
+    Ok(NrCpus { available: r.u32()?, online: r.u32()? })
+}
+
+/// Parse HEADER_TOTAL_MEM: `u64`, in kB (MemTotal of /proc/meminfo).
+pub fn total_mem(data: &[u8], endian: Endian, pos: Position) -> Result<u64> {
+    Reader::new(data, endian, pos, "TOTAL_MEM").u64()
+}
+
+/// Parse HEADER_CMDLINE: a string list; entry 0 is the perf binary, then its arguments.
+pub fn cmdline(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<String>> {
+    string_list(&mut Reader::new(data, endian, pos, "CMDLINE"))
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::error::Error;
+
+    /// A `perf_header_string` as perf writes it: length aligned to 64, NUL padded.
+    pub(crate) fn put_string(e: Endian, out: &mut Vec<u8>, s: &str) {
+        let len = (s.len() + 1).div_ceil(64) * 64;
+        e.put_u32(out, len as u32);
+        out.extend_from_slice(s.as_bytes());
+        out.resize(out.len() + len - s.len(), 0);
+    }
+
+    #[test]
+    fn strings_nrcpus_mem_cmdline_in_both_orders() {
+        for e in [Endian::Little, Endian::Big] {
+            let mut b = Vec::new();
+            put_string(e, &mut b, "vm");
+            assert_eq!(string(&b, e, Position::at(0)).unwrap(), "vm");
+            assert!(matches!(string(&b[..10], e, Position::at(0)), Err(Error::Truncated { .. })));
+
+            let mut b = Vec::new();
+            e.put_u32(&mut b, 4);
+            e.put_u32(&mut b, 2);
+            assert_eq!(nr_cpus(&b, e, Position::at(0)).unwrap(), NrCpus { available: 4, online: 2 });
+            assert!(nr_cpus(&b[..6], e, Position::at(0)).is_err());
+
+            let mut b = Vec::new();
+            e.put_u64(&mut b, 24684084);
+            assert_eq!(total_mem(&b, e, Position::at(0)).unwrap(), 24684084);
+            assert!(total_mem(&b[..7], e, Position::at(0)).is_err());
+
+            let mut b = Vec::new();
+            e.put_u32(&mut b, 3);
+            for s in ["/usr/bin/perf", "record", "-a"] {
+                put_string(e, &mut b, s);
+            }
+            assert_eq!(cmdline(&b, e, Position::at(0)).unwrap(), ["/usr/bin/perf", "record", "-a"]);
+            let err = cmdline(&b[..b.len() - 1], e, Position::at(100)).unwrap_err();
+            assert!(err.position().unwrap().offset > 100, "error says where: {err}");
+        }
+    }
+
+    #[test]
+    fn a_huge_count_does_not_allocate() {
+        let mut b = Vec::new();
+        Endian::Little.put_u32(&mut b, u32::MAX);
+        assert!(cmdline(&b, Endian::Little, Position::at(0)).is_err());
+    }
+}
