@@ -31,16 +31,19 @@ pub mod error;
 pub mod event;
 pub mod feature;
 pub mod file;
+pub mod folded;
 pub mod header;
 pub mod info;
 #[cfg(feature = "json")]
 pub mod json;
 pub mod names;
+pub mod process;
 pub mod reader;
 pub mod record;
 pub mod records;
 pub mod sample;
 pub mod stream;
+pub mod symbolize;
 pub mod tracepoint;
 pub mod write;
 

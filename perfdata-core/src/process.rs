@@ -1,0 +1,219 @@
+//! Threads, processes and address maps over time, rebuilt from COMM, FORK, EXIT and MMAP/MMAP2
+//! records (perf's `machine`/`thread`/`maps`). Feed records in time order with
+//! [`Machine::update`]; queries then answer for the time of the last record fed.
+
+use std::collections::HashMap;
+
+use crate::record::{Mmap2Id, Record, RecordKind};
+
+/// One mapping of a file (or anonymous memory) into an address space.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Map {
+    /// First address.
+    pub start: u64,
+    /// One past the last address.
+    pub end: u64,
+    /// File offset of `start` (`pgoff`).
+    pub pgoff: u64,
+    /// The file name as recorded (`[kernel.kallsyms]_text`, `[vdso]`, `//anon`, a path…).
+    pub filename: String,
+    /// Build id carried by an MMAP2 record with `PERF_RECORD_MISC_MMAP_BUILD_ID`.
+    pub build_id: Option<Vec<u8>>,
+}
+
+impl Map {
+    /// perf's `map__map_ip`: the file-relative address of `addr`.
+    pub fn map_ip(&self, addr: u64) -> u64 {
+        addr.wrapping_sub(self.start).wrapping_add(self.pgoff)
+    }
+
+    /// Whether this is the kernel image map.
+    pub fn is_kernel(&self) -> bool {
+        self.filename.starts_with("[kernel.kallsyms]")
+    }
+}
+
+/// A thread as perf knows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Thread {
+    /// Process id.
+    pub pid: u32,
+    /// Thread id.
+    pub tid: u32,
+    /// The latest comm (perf's `thread__comm_str`).
+    pub comm: String,
+    /// An EXIT record was seen.
+    pub exited: bool,
+}
+
+/// Address maps of one address space, sorted by start, without overlaps.
+#[derive(Clone, Debug, Default)]
+pub struct Maps {
+    maps: Vec<Map>,
+}
+
+impl Maps {
+    /// Insert `map`, cutting away the parts of older maps it overlaps (perf's `maps__fixup_overlappings`).
+    pub fn insert(&mut self, map: Map) {
+        let mut out = Vec::with_capacity(self.maps.len().saturating_add(2));
+        for m in self.maps.drain(..) {
+            if m.end <= map.start || m.start >= map.end {
+                out.push(m);
+                continue;
+            }
+            if m.start < map.start {
+                let mut before = m.clone();
+                before.end = map.start;
+                out.push(before);
+            }
+            if m.end > map.end {
+                let mut after = m.clone();
+                after.pgoff = m.pgoff.wrapping_add(map.end.wrapping_sub(m.start));
+                after.start = map.end;
+                out.push(after);
+            }
+        }
+        let at = out.partition_point(|m| m.start < map.start);
+        out.insert(at, map);
+        self.maps = out;
+    }
+
+    /// The map containing `addr`.
+    pub fn find(&self, addr: u64) -> Option<&Map> {
+        let i = self.maps.partition_point(|m| m.start <= addr);
+        let m = self.maps.get(i.checked_sub(1)?)?;
+        (addr < m.end).then_some(m)
+    }
+
+    /// All maps, by address.
+    pub fn iter(&self) -> impl Iterator<Item = &Map> {
+        self.maps.iter()
+    }
+}
+
+/// The state of the machine (host) at the time of the last record fed.
+#[derive(Clone, Debug, Default)]
+pub struct Machine {
+    threads: HashMap<u32, Thread>,
+    processes: HashMap<u32, Maps>,
+    kernel: Maps,
+}
+
+impl Machine {
+    /// An empty machine.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Apply one record (COMM, FORK, EXIT, MMAP, MMAP2; others are ignored).
+    pub fn update(&mut self, record: &Record) {
+        match &record.kind {
+            RecordKind::Comm(c) => {
+                let t = self.findnew(c.pid, c.tid);
+                t.comm = String::from_utf8_lossy(c.comm).into_owned();
+            }
+            RecordKind::Fork(f) => {
+                let parent_comm = self.threads.get(&f.ptid).map(|t| t.comm.clone());
+                let comm = parent_comm.unwrap_or_else(|| format!(":{}", f.pid));
+                self.threads.insert(f.tid, Thread { pid: f.pid, tid: f.tid, comm, exited: false });
+                if f.pid != f.ppid && !self.processes.contains_key(&f.pid) {
+                    if let Some(maps) = self.processes.get(&f.ppid).cloned() {
+                        self.processes.insert(f.pid, maps);
+                    }
+                }
+            }
+            RecordKind::Exit(e) => {
+                if let Some(t) = self.threads.get_mut(&e.tid) {
+                    t.exited = true;
+                }
+            }
+            RecordKind::Mmap(m) => {
+                let filename = String::from_utf8_lossy(m.filename).into_owned();
+                self.add_map(m.pid, m.addr, m.len, m.pgoff, filename, None);
+            }
+            RecordKind::Mmap2(m) => {
+                let filename = String::from_utf8_lossy(m.filename).into_owned();
+                let bid = match m.id {
+                    Mmap2Id::BuildId { build_id, .. } => Some(build_id.to_vec()),
+                    Mmap2Id::Inode { .. } => None,
+                };
+                self.add_map(m.pid, m.addr, m.len, m.pgoff, filename, bid);
+            }
+            _ => {}
+        }
+    }
+
+    fn add_map(&mut self, pid: u32, addr: u64, len: u64, pgoff: u64, filename: String, build_id: Option<Vec<u8>>) {
+        let map = Map { start: addr, end: addr.saturating_add(len), pgoff, filename, build_id };
+        if pid == u32::MAX {
+            self.kernel.insert(map);
+        } else {
+            self.processes.entry(pid).or_default().insert(map);
+        }
+    }
+
+    fn findnew(&mut self, pid: u32, tid: u32) -> &mut Thread {
+        self.threads.entry(tid).or_insert_with(|| Thread { pid, tid, comm: format!(":{tid}"), exited: false })
+    }
+
+    /// The thread `tid`, if any record named it.
+    pub fn thread(&self, tid: u32) -> Option<&Thread> {
+        self.threads.get(&tid)
+    }
+
+    /// perf's comm for a sample of `tid`: the thread's latest comm, or `:TID` for an unknown thread.
+    pub fn comm(&self, tid: u32) -> String {
+        self.threads.get(&tid).map_or_else(|| format!(":{tid}"), |t| t.comm.clone())
+    }
+
+    /// The maps of process `pid`.
+    pub fn process_maps(&self, pid: u32) -> Option<&Maps> {
+        self.processes.get(&pid)
+    }
+
+    /// The kernel maps (pid -1): the kernel image and modules.
+    pub fn kernel_maps(&self) -> &Maps {
+        &self.kernel
+    }
+
+    /// The map holding `addr` for a user (`kernel == false`) or kernel address of process `pid`.
+    pub fn find_map(&self, pid: u32, addr: u64, kernel: bool) -> Option<&Map> {
+        if kernel {
+            // The kernel image MMAP covers only up to the end of text; perf extends it to the next map.
+            if let Some(m) = self.kernel.find(addr) {
+                return Some(m);
+            }
+            let k = self.kernel.iter().find(|m| m.is_kernel())?;
+            (addr >= k.start).then_some(k)
+        } else {
+            self.processes.get(&pid)?.find(addr)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(start: u64, end: u64, name: &str) -> Map {
+        Map { start, end, pgoff: 0, filename: name.into(), build_id: None }
+    }
+
+    #[test]
+    fn overlapping_maps_are_cut() {
+        let mut maps = Maps::default();
+        maps.insert(m(0x1000, 0x5000, "a"));
+        maps.insert(m(0x2000, 0x3000, "b"));
+        let names: Vec<_> = maps.iter().map(|m| (m.start, m.end, m.filename.clone(), m.pgoff)).collect();
+        assert_eq!(
+            names,
+            vec![
+                (0x1000, 0x2000, "a".into(), 0),
+                (0x2000, 0x3000, "b".into(), 0),
+                (0x3000, 0x5000, "a".into(), 0x2000)
+            ]
+        );
+        assert_eq!(maps.find(0x3fff).map(|m| m.filename.as_str()), Some("a"));
+        assert!(maps.find(0x5000).is_none());
+    }
+}

@@ -1,0 +1,88 @@
+//! Function symbols of an ELF file (`.symtab`, else `.dynsym`) via the `object` crate, with
+//! perf's rules: STT_FUNC/GNU_IFUNC in executable sections, size-0 symbols end at the next
+//! symbol, one symbol per start address chosen like perf's `choose_best_symbol`.
+
+use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol, SectionFlags, SymbolKind, SymbolSection};
+
+use super::{Sym, SymbolTable};
+
+/// What was read from one ELF file.
+#[derive(Debug)]
+pub struct ElfSymbols {
+    /// The GNU build id note, when present and readable.
+    pub build_id: Option<Vec<u8>>,
+    /// True if the table came from `.symtab` (perf prefers such a file).
+    pub has_symtab: bool,
+    /// Function symbols by ELF virtual address.
+    pub table: SymbolTable,
+    /// PT_LOAD segments as (file offset, file size, vaddr), to turn a file offset into an address.
+    segments: Vec<(u64, u64, u64)>,
+}
+
+impl ElfSymbols {
+    /// Parse `data`; `None` if it is not an ELF file `object` can read.
+    pub fn parse(data: &[u8]) -> Option<ElfSymbols> {
+        let file = object::File::parse(data).ok()?;
+        let build_id = file.build_id().ok().flatten().map(<[u8]>::to_vec);
+        let segments = file
+            .segments()
+            .map(|s| {
+                let (off, size) = s.file_range();
+                (off, size, s.address())
+            })
+            .collect();
+        let mut has_symtab = true;
+        let mut syms = collect(&file, file.symbols());
+        if syms.is_empty() {
+            has_symtab = false;
+            syms = collect(&file, file.dynamic_symbols());
+        }
+        Some(ElfSymbols { build_id, has_symtab, table: SymbolTable::new(syms), segments })
+    }
+
+    /// perf's `map__rip_2objdump` for a file offset: the ELF virtual address it is loaded from.
+    pub fn offset_to_vaddr(&self, off: u64) -> u64 {
+        for &(o, size, vaddr) in &self.segments {
+            if off >= o && off - o < size.max(1) {
+                return vaddr.wrapping_add(off - o);
+            }
+        }
+        off
+    }
+}
+
+fn collect<'d, 'f>(file: &'f object::File<'d>, symbols: impl Iterator<Item = object::Symbol<'d, 'f>>) -> Vec<Sym> {
+    let mut out = Vec::new();
+    for s in symbols {
+        // perf keeps STT_FUNC/GNU_IFUNC and size-0 STT_NOTYPE labels (`elf_sym__is_label`).
+        let label = matches!(s.kind(), SymbolKind::Unknown | SymbolKind::Label) && s.size() == 0;
+        if s.kind() != SymbolKind::Text && !label {
+            continue;
+        }
+        let SymbolSection::Section(idx) = s.section() else { continue };
+        let exec = match file.section_by_index(idx).map(|sec| sec.flags()) {
+            Ok(SectionFlags::Elf { sh_flags }) => sh_flags & u64::from(object::elf::SHF_EXECINSTR) != 0,
+            _ => false,
+        };
+        let Ok(name) = s.name() else { continue };
+        if !exec || name.is_empty() {
+            continue;
+        }
+        let binding = if s.is_weak() {
+            Binding::Weak
+        } else if s.is_global() {
+            Binding::Global
+        } else {
+            Binding::Local
+        };
+        out.push(Sym {
+            start: s.address(),
+            end: s.address().saturating_add(s.size()),
+            name: name.to_string(),
+            binding,
+        });
+    }
+    out
+}
+
+pub use super::Binding;

@@ -1,0 +1,316 @@
+//! Address → function name, the way perf resolves them: ELF symbol tables found like perf finds
+//! binaries (path under `--symfs`, build-id cache, `/usr/lib/debug/.build-id`), kernel symbols from a
+//! kallsyms file matching the kernel's build id, and `/tmp/perf-PID.map` files for JIT code.
+//! Results are cached per (binary, address).
+
+pub mod elf;
+pub mod kallsyms;
+pub mod perfmap;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use crate::process::Map;
+
+/// ELF symbol binding, used to choose among symbols starting at the same address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binding {
+    /// STB_LOCAL
+    Local,
+    /// STB_GLOBAL
+    Global,
+    /// STB_WEAK
+    Weak,
+}
+
+/// One function symbol, `[start, end)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sym {
+    /// First address.
+    pub start: u64,
+    /// One past the last address (perf's `end`, after its size-0 fix-up).
+    pub end: u64,
+    /// Mangled name as stored.
+    pub name: String,
+    /// Binding.
+    pub binding: Binding,
+}
+
+/// Symbols sorted by start, one per start address, with perf's end fix-ups applied.
+#[derive(Clone, Debug, Default)]
+pub struct SymbolTable {
+    syms: Vec<Sym>,
+}
+
+fn underscores(s: &str) -> usize {
+    s.bytes().take_while(|&b| b == b'_').count()
+}
+
+/// perf's `choose_best_symbol`: true if `a` beats `b`.
+fn better(a: &Sym, b: &Sym) -> bool {
+    let (la, lb) = (a.end > a.start, b.end > b.start);
+    if la != lb {
+        return la;
+    }
+    let (wa, wb) = (a.binding == Binding::Weak, b.binding == Binding::Weak);
+    if wa != wb {
+        return wb;
+    }
+    let (ga, gb) = (a.binding == Binding::Global, b.binding == Binding::Global);
+    if ga != gb {
+        return ga;
+    }
+    let (ua, ub) = (underscores(&a.name), underscores(&b.name));
+    if ua != ub {
+        return ua < ub;
+    }
+    a.name.len() >= b.name.len()
+}
+
+impl SymbolTable {
+    /// Build from unsorted symbols: keep the best per start (perf's `symbols__fixup_duplicate`),
+    /// then give size-0 symbols the next symbol's start as end (`symbols__fixup_end`).
+    pub fn new(mut syms: Vec<Sym>) -> SymbolTable {
+        syms.sort_by_key(|s| s.start);
+        let mut out: Vec<Sym> = Vec::with_capacity(syms.len());
+        for s in syms {
+            match out.last_mut() {
+                Some(last) if last.start == s.start => {
+                    if !better(last, &s) {
+                        *last = s;
+                    }
+                }
+                _ => out.push(s),
+            }
+        }
+        let starts: Vec<u64> = out.iter().map(|s| s.start).skip(1).collect();
+        for (s, next) in out.iter_mut().zip(starts.iter().map(Some).chain(std::iter::once(None))) {
+            if s.end == s.start {
+                // perf rounds the last symbol up to the next page.
+                s.end = next.copied().unwrap_or_else(|| (s.start | 0xfff).saturating_add(1));
+            }
+        }
+        SymbolTable { syms: out }
+    }
+
+    /// The symbol whose `[start, end)` holds `addr`.
+    pub fn find(&self, addr: u64) -> Option<&Sym> {
+        let i = self.syms.partition_point(|s| s.start <= addr);
+        let s = self.syms.get(i.checked_sub(1)?)?;
+        (addr < s.end).then_some(s)
+    }
+
+    /// Number of symbols.
+    pub fn len(&self) -> usize {
+        self.syms.len()
+    }
+
+    /// True if there are no symbols.
+    pub fn is_empty(&self) -> bool {
+        self.syms.is_empty()
+    }
+}
+
+/// Demangle like perf's default (`DMGL_NO_OPTS`: C++ names without parameter lists; Rust names
+/// without the hash). Names that are not mangled come back unchanged.
+pub fn demangle(name: &str) -> String {
+    if let Ok(d) = rustc_demangle::try_demangle(name) {
+        return format!("{d:#}");
+    }
+    if name.starts_with("_Z") {
+        if let Ok(sym) = cpp_demangle::Symbol::new(name) {
+            let opts = cpp_demangle::DemangleOptions::new().no_params();
+            if let Ok(d) = sym.demangle(&opts) {
+                return d;
+            }
+        }
+    }
+    name.to_string()
+}
+
+/// Where to look for binaries and kernel symbols.
+#[derive(Clone, Debug, Default)]
+pub struct SymbolizeOptions {
+    /// Root prepended to every binary path (`--symfs`).
+    pub symfs: Option<PathBuf>,
+    /// perf's build-id cache (`--buildid-dir`); `~/.debug` when `None`.
+    pub buildid_dir: Option<PathBuf>,
+    /// A kallsyms file for the kernel (`--kallsyms`), used without build-id check.
+    pub kallsyms: Option<PathBuf>,
+}
+
+/// A resolved frame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// Demangled symbol name, `None` when unresolved.
+    pub symbol: Option<Rc<str>>,
+    /// perf's dso name for the map (`[kernel.kallsyms]`, a path, `[unknown]` without a map).
+    pub dso: Rc<str>,
+}
+
+enum Source {
+    Elf(elf::ElfSymbols),
+    Absolute(SymbolTable),
+    None,
+}
+
+/// The symbolizer with its caches.
+pub struct Symbolizer {
+    opts: SymbolizeOptions,
+    build_ids: HashMap<String, Vec<u8>>,
+    kernel_build_id: Option<Vec<u8>>,
+    sources: HashMap<String, Rc<Source>>,
+    kernel: Option<Rc<Source>>,
+    cache: HashMap<(String, u64), Option<Rc<str>>>,
+    dso_names: HashMap<String, Rc<str>>,
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+impl Symbolizer {
+    /// A symbolizer; `build_ids` maps file names to build ids (the BUILD_ID feature).
+    pub fn new(opts: SymbolizeOptions, build_ids: HashMap<String, Vec<u8>>) -> Symbolizer {
+        let kernel_build_id = build_ids.get("[kernel.kallsyms]").cloned();
+        Symbolizer {
+            opts,
+            build_ids,
+            kernel_build_id,
+            sources: HashMap::new(),
+            kernel: None,
+            cache: HashMap::new(),
+            dso_names: HashMap::new(),
+        }
+    }
+
+    fn buildid_dir(&self) -> Option<PathBuf> {
+        self.opts.buildid_dir.clone().or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".debug")))
+    }
+
+    fn under_symfs(&self, path: &str) -> PathBuf {
+        match &self.opts.symfs {
+            Some(root) => root.join(path.trim_start_matches('/')),
+            None => PathBuf::from(path),
+        }
+    }
+
+    fn load_kernel(&self) -> Source {
+        let text = if let Some(p) = &self.opts.kallsyms {
+            std::fs::read_to_string(p).ok()
+        } else {
+            let bid = self.kernel_build_id.as_deref().map(hex);
+            let cached = match (&bid, self.buildid_dir()) {
+                (Some(b), Some(dir)) => {
+                    std::fs::read_to_string(dir.join("[kernel.kallsyms]").join(b).join("kallsyms")).ok()
+                }
+                _ => None,
+            };
+            cached.or_else(|| {
+                let notes = std::fs::read("/sys/kernel/notes").ok()?;
+                let running = running_kernel_build_id(&notes)?;
+                (Some(hex(&running)) == bid).then(|| std::fs::read_to_string("/proc/kallsyms").ok()).flatten()
+            })
+        };
+        text.map_or(Source::None, |t| Source::Absolute(kallsyms::parse(&t)))
+    }
+
+    fn load_elf(&self, map: &Map) -> Source {
+        let path = map.filename.as_str();
+        if let Some(pid) = path.strip_prefix("/tmp/perf-").and_then(|s| s.strip_suffix(".map")) {
+            let _ = pid;
+            return std::fs::read_to_string(self.under_symfs(path))
+                .map_or(Source::None, |t| Source::Absolute(perfmap::parse(&t)));
+        }
+        let direct = self.under_symfs(path);
+        let read = |p: &Path| std::fs::read(p).ok().and_then(|d| elf::ElfSymbols::parse(&d));
+        let own = read(&direct);
+        let expected = map
+            .build_id
+            .clone()
+            .or_else(|| self.build_ids.get(path).cloned())
+            .or_else(|| own.as_ref().and_then(|e| e.build_id.clone()));
+        let mut candidates: Vec<PathBuf> = Vec::new();
+        if let Some(b) = expected.as_deref().map(hex) {
+            if let (Some(dir), Some(head), Some(tail)) = (self.buildid_dir(), b.get(..2), b.get(2..)) {
+                let d = dir.join(".build-id").join(head).join(tail);
+                candidates.push(d.join("elf"));
+                candidates.push(d.join("debug"));
+                candidates.push(self.under_symfs(&format!("/usr/lib/debug/.build-id/{head}/{tail}.debug")));
+            }
+        }
+        let ok = |e: &elf::ElfSymbols| match (&expected, &e.build_id) {
+            (Some(want), Some(got)) => want == got,
+            _ => true,
+        };
+        let mut fallback = None;
+        for c in candidates {
+            if let Some(e) = read(&c).filter(|e| ok(e)) {
+                if e.has_symtab {
+                    return Source::Elf(e);
+                }
+                fallback.get_or_insert(e);
+            }
+        }
+        if let Some(e) = own.filter(|e| ok(e)) {
+            if e.has_symtab || fallback.is_none() {
+                return Source::Elf(e);
+            }
+        }
+        fallback.map_or(Source::None, Source::Elf)
+    }
+
+    fn dso_name(&mut self, name: &str) -> Rc<str> {
+        self.dso_names.entry(name.to_string()).or_insert_with(|| Rc::from(name)).clone()
+    }
+
+    /// Resolve `addr` in `map` (`None`: no map holds the address).
+    pub fn resolve(&mut self, map: Option<&Map>, addr: u64) -> Frame {
+        let Some(map) = map else {
+            return Frame { symbol: None, dso: self.dso_name("[unknown]") };
+        };
+        let kernel = map.is_kernel();
+        let dso = if kernel { self.dso_name("[kernel.kallsyms]") } else { self.dso_name(&map.filename) };
+        let key = (dso.to_string(), if kernel { addr } else { map.map_ip(addr) });
+        if let Some(s) = self.cache.get(&key) {
+            return Frame { symbol: s.clone(), dso };
+        }
+        let source = if kernel {
+            if self.kernel.is_none() {
+                self.kernel = Some(Rc::new(self.load_kernel()));
+            }
+            self.kernel.clone()
+        } else {
+            if !self.sources.contains_key(&map.filename) {
+                let s = Rc::new(self.load_elf(map));
+                self.sources.insert(map.filename.clone(), s);
+            }
+            self.sources.get(&map.filename).cloned()
+        };
+        let name = match source.as_deref() {
+            Some(Source::Absolute(t)) => t.find(addr).map(|s| s.name.clone()),
+            Some(Source::Elf(e)) => e.table.find(e.offset_to_vaddr(key.1)).map(|s| s.name.clone()),
+            Some(Source::None) | None => None,
+        };
+        let symbol: Option<Rc<str>> = name.map(|n| Rc::from(demangle(&n)));
+        self.cache.insert(key, symbol.clone());
+        Frame { symbol, dso }
+    }
+}
+
+/// The GNU build id in `/sys/kernel/notes` (a sequence of ELF notes).
+pub fn running_kernel_build_id(notes: &[u8]) -> Option<Vec<u8>> {
+    let mut rest = notes;
+    loop {
+        let namesz = u32::from_le_bytes(rest.get(0..4)?.try_into().ok()?) as usize;
+        let descsz = u32::from_le_bytes(rest.get(4..8)?.try_into().ok()?) as usize;
+        let ty = u32::from_le_bytes(rest.get(8..12)?.try_into().ok()?);
+        let name_end = 12usize.checked_add(namesz.checked_add(3)? & !3)?;
+        let desc_end = name_end.checked_add(descsz.checked_add(3)? & !3)?;
+        if ty == 3 && rest.get(12..12usize.checked_add(namesz)?)? == b"GNU\0" {
+            return rest.get(name_end..name_end.checked_add(descsz)?).map(<[u8]>::to_vec);
+        }
+        rest = rest.get(desc_end..)?;
+    }
+}
