@@ -13,6 +13,8 @@
 #   dwarf.data       --call-graph dwarf,2048: REGS_USER + STACK_USER (+ ADDR, DATA_SRC) fields
 #   multi.data       4 attrs (cpu-clock, task-clock, page-faults with its own callchain,
 #                    context-switches): sample_type differs -> IDENTIFIER; FORK/EXIT of 2 children
+#   multi-g.data     cpu-clock + page-faults, both -g: folded stacks with several events (event
+#                    filter; perf pads the event names, inferno then counts samples)
 #   group.data       '{cpu-clock,task-clock}:S' -g: READ sample field with FORMAT_GROUP|ID|LOST,
 #                    GROUP_DESC feature, leader sampling (inherit off)
 #   stat-read.data   -s (inherit_stat): PERF_RECORD_READ (type 8) records at child exit,
@@ -95,7 +97,7 @@ recp() {
 	echo "== $name (rc $rc): $(tail -1 "$name.record.err")"
 }
 
-ALL=(fp dwarf multi group stat-read comp pipe pipe-z pipe-tp switch-ns switch-cpu regs mem
+ALL=(fp dwarf multi multi-g group stat-read comp pipe pipe-z pipe-tp switch-ns switch-cpu regs mem
 	cgroup clock-mono clock-raw clock-tai threads threads-z sched syscalls block sysw stat
 	killed lost)
 if [ $# -gt 0 ]; then SEL=("$@"); else SEL=("${ALL[@]}"); fi
@@ -104,6 +106,7 @@ do_fp()        { rec fp.data -e cpu-clock -c 100000 -g -- $PIN0 $SPIN 24; }
 do_dwarf()     { rec dwarf.data -e cpu-clock -c 200000 --call-graph dwarf,2048 -- $PIN0 $SPIN 8; }
 do_multi()     { rec multi.data -c 200000 -e cpu-clock -e task-clock -e page-faults/period=20,call-graph=fp/ \
 			-e context-switches/period=1/ -- $PIN0 $SPIN 30 2; }
+do_multi-g()   { rec multi-g.data -c 200000 -e cpu-clock -e page-faults/period=20/ -g -- $PIN0 $SPIN 30 2; }
 do_group()     { rec group.data -e '{cpu-clock,task-clock}:S' -c 200000 -g -- $PIN0 $SPIN 40; }
 do_stat-read() { rec stat-read.data -s -e cpu-clock -c 200000 -- $PIN0 $SPIN 40 2; }
 do_comp()      { rec comp.data -z -m 2 -e cpu-clock -c 100000 -g -- $PIN0 $SPIN 24; }

@@ -94,6 +94,21 @@ impl SymbolTable {
         SymbolTable { syms: out }
     }
 
+    /// Add symbols with their own sizes after the fix-ups (perf inserts PLT symbols this way); a
+    /// symbol at an address already taken is dropped.
+    pub fn insert_sized(&mut self, syms: Vec<Sym>) {
+        let before = self.syms.len();
+        for s in syms {
+            let taken =
+                self.syms.get(..before).is_some_and(|old| old.binary_search_by_key(&s.start, |x| x.start).is_ok());
+            if !taken {
+                self.syms.push(s);
+            }
+        }
+        self.syms.sort_by_key(|s| s.start);
+        self.syms.dedup_by_key(|s| s.start);
+    }
+
     /// The symbol whose `[start, end)` holds `addr`.
     pub fn find(&self, addr: u64) -> Option<&Sym> {
         let i = self.syms.partition_point(|s| s.start <= addr);
