@@ -31,6 +31,8 @@ pub mod error;
 pub mod event;
 pub mod feature;
 pub mod file;
+#[cfg(feature = "flamegraph")]
+pub mod flamegraph;
 pub mod folded;
 pub mod header;
 pub mod info;
