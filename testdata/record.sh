@@ -15,6 +15,8 @@
 #                    context-switches): sample_type differs -> IDENTIFIER; FORK/EXIT of 2 children
 #   multi-g.data     cpu-clock + page-faults, both -g: folded stacks with several events (event
 #                    filter; perf pads the event names, inferno then counts samples)
+#   jit.data         -g on ./bin/jit (jit.c): frames in anonymous executable memory described by
+#                    /tmp/perf-PID.map (kept in folded/root/tmp by folded/make-extract.py)
 #   group.data       '{cpu-clock,task-clock}:S' -g: READ sample field with FORMAT_GROUP|ID|LOST,
 #                    GROUP_DESC feature, leader sampling (inherit off)
 #   stat-read.data   -s (inherit_stat): PERF_RECORD_READ (type 8) records at child exit,
@@ -55,6 +57,7 @@ cd "$(dirname "$0")" || exit 1
 
 mkdir -p bin
 gcc -O1 -g -fno-omit-frame-pointer -o bin/spin spin.c || exit 1
+gcc -O1 -g -fno-omit-frame-pointer -o bin/jit jit.c || exit 1
 SPIN=./bin/spin
 PIN0="taskset -c 0"
 export LC_ALL=C
@@ -97,7 +100,7 @@ recp() {
 	echo "== $name (rc $rc): $(tail -1 "$name.record.err")"
 }
 
-ALL=(fp dwarf multi multi-g group stat-read comp pipe pipe-z pipe-tp switch-ns switch-cpu regs mem
+ALL=(fp dwarf multi multi-g jit group stat-read comp pipe pipe-z pipe-tp switch-ns switch-cpu regs mem
 	cgroup clock-mono clock-raw clock-tai threads threads-z sched syscalls block sysw stat
 	killed lost)
 if [ $# -gt 0 ]; then SEL=("$@"); else SEL=("${ALL[@]}"); fi
@@ -107,6 +110,7 @@ do_dwarf()     { rec dwarf.data -e cpu-clock -c 200000 --call-graph dwarf,2048 -
 do_multi()     { rec multi.data -c 200000 -e cpu-clock -e task-clock -e page-faults/period=20,call-graph=fp/ \
 			-e context-switches/period=1/ -- $PIN0 $SPIN 30 2; }
 do_multi-g()   { rec multi-g.data -c 200000 -e cpu-clock -e page-faults/period=20/ -g -- $PIN0 $SPIN 30 2; }
+do_jit()       { rec jit.data -e cpu-clock -c 100000 -g -- $PIN0 ./bin/jit 1500; }
 do_group()     { rec group.data -e '{cpu-clock,task-clock}:S' -c 200000 -g -- $PIN0 $SPIN 40; }
 do_stat-read() { rec stat-read.data -s -e cpu-clock -c 200000 -- $PIN0 $SPIN 40 2; }
 do_comp()      { rec comp.data -z -m 2 -e cpu-clock -c 100000 -g -- $PIN0 $SPIN 24; }

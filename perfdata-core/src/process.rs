@@ -19,11 +19,36 @@ pub struct Map {
     pub filename: String,
     /// Build id carried by an MMAP2 record with `PERF_RECORD_MISC_MMAP_BUILD_ID`.
     pub build_id: Option<Vec<u8>>,
+    /// Addresses are not file-relative (anonymous memory, JIT code): perf's `identity__map_ip`.
+    pub identity: bool,
 }
 
+/// `PROT_EXEC` of `mmap(2)`.
+const PROT_EXEC: u32 = 4;
+/// `MAP_HUGETLB` of `mmap(2)`.
+const MAP_HUGETLB: u32 = 0x40000;
+
 impl Map {
+    /// A map the way perf's `map__new` makes it from an MMAP/MMAP2 record of process `pid`:
+    /// executable anonymous memory (`//anon`, `/dev/zero`, `/anon_hugepage`, huge pages) and
+    /// `[stack…`, `[heap]`, `/SYSV…` regions are named `/tmp/perf-PID.map` (JIT symbols), and
+    /// such maps translate addresses by identity.
+    pub fn from_mmap(pid: u32, start: u64, len: u64, pgoff: u64, filename: String, prot: u32, flags: u32) -> Map {
+        let anon = filename.starts_with("//anon")
+            || filename.starts_with("/dev/zero")
+            || filename.starts_with("/anon_hugepage")
+            || flags & MAP_HUGETLB != 0;
+        let no_dso = filename.starts_with("[stack") || filename.starts_with("/SYSV") || filename == "[heap]";
+        let identity = anon || no_dso;
+        let filename = if identity && prot & PROT_EXEC != 0 { format!("/tmp/perf-{pid}.map") } else { filename };
+        Map { start, end: start.saturating_add(len), pgoff, filename, build_id: None, identity }
+    }
+
     /// perf's `map__map_ip`: the file-relative address of `addr`.
     pub fn map_ip(&self, addr: u64) -> u64 {
+        if self.identity {
+            return addr;
+        }
         addr.wrapping_sub(self.start).wrapping_add(self.pgoff)
     }
 
@@ -129,22 +154,23 @@ impl Machine {
             }
             RecordKind::Mmap(m) => {
                 let filename = String::from_utf8_lossy(m.filename).into_owned();
-                self.add_map(m.pid, m.addr, m.len, m.pgoff, filename, None);
+                // MMAP has no prot: perf takes every non-data mapping as executable.
+                let prot = if record.header.misc & crate::record::misc::MMAP_DATA != 0 { 0 } else { PROT_EXEC };
+                self.add_map(m.pid, Map::from_mmap(m.pid, m.addr, m.len, m.pgoff, filename, prot, 0));
             }
             RecordKind::Mmap2(m) => {
                 let filename = String::from_utf8_lossy(m.filename).into_owned();
-                let bid = match m.id {
-                    Mmap2Id::BuildId { build_id, .. } => Some(build_id.to_vec()),
-                    Mmap2Id::Inode { .. } => None,
-                };
-                self.add_map(m.pid, m.addr, m.len, m.pgoff, filename, bid);
+                let mut map = Map::from_mmap(m.pid, m.addr, m.len, m.pgoff, filename, m.prot, m.flags);
+                if let Mmap2Id::BuildId { build_id, .. } = m.id {
+                    map.build_id = Some(build_id.to_vec());
+                }
+                self.add_map(m.pid, map);
             }
             _ => {}
         }
     }
 
-    fn add_map(&mut self, pid: u32, addr: u64, len: u64, pgoff: u64, filename: String, build_id: Option<Vec<u8>>) {
-        let map = Map { start: addr, end: addr.saturating_add(len), pgoff, filename, build_id };
+    fn add_map(&mut self, pid: u32, map: Map) {
         if pid == u32::MAX {
             self.kernel.insert(map);
         } else {
@@ -196,7 +222,7 @@ mod tests {
     use super::*;
 
     fn m(start: u64, end: u64, name: &str) -> Map {
-        Map { start, end, pgoff: 0, filename: name.into(), build_id: None }
+        Map { start, end, pgoff: 0, filename: name.into(), build_id: None, identity: false }
     }
 
     #[test]
@@ -215,5 +241,15 @@ mod tests {
         );
         assert_eq!(maps.find(0x3fff).map(|m| m.filename.as_str()), Some("a"));
         assert!(maps.find(0x5000).is_none());
+    }
+
+    #[test]
+    fn executable_anonymous_memory_is_jit_code() {
+        let jit = Map::from_mmap(7, 0x1000, 0x1000, 0, "//anon".into(), PROT_EXEC | 3, 0x22);
+        assert_eq!((jit.filename.as_str(), jit.map_ip(0x1010)), ("/tmp/perf-7.map", 0x1010));
+        let data = Map::from_mmap(7, 0x1000, 0x1000, 0, "//anon".into(), 3, 0x22);
+        assert_eq!((data.filename.as_str(), data.map_ip(0x1010)), ("//anon", 0x1010));
+        let lib = Map::from_mmap(7, 0x1000, 0x1000, 0x3000, "/lib/x.so".into(), PROT_EXEC, 2);
+        assert_eq!(lib.map_ip(0x1010), 0x3010);
     }
 }

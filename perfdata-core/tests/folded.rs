@@ -155,3 +155,14 @@ fn weights_add_up_to_the_samples() {
     assert_eq!(folded(&file, &opts(Compat::PerfScriptPy)).unwrap().total(), n);
     assert_eq!(folded(&file, &opts(Compat::StackcollapsePl)).unwrap().total(), period);
 }
+
+/// JIT code: anonymous executable memory becomes `/tmp/perf-PID.map` (kept under the symfs root),
+/// whose symbols name the frames; `--all` marks them `_[j]`.
+#[test]
+fn jit_perf_map() {
+    check("jit.data", Compat::PerfScriptPy, "folded-perf-script-py");
+    check("jit.data", Compat::StackcollapsePl, "folded-stackcollapse-pl");
+    let o =
+        FoldedOptions { annotate_kernel: true, annotate_jit: true, ..FoldedOptions::compat(Compat::StackcollapsePl) };
+    check_with("jit.data", o, "folded-stackcollapse-pl-all");
+}

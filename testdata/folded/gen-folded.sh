@@ -7,6 +7,7 @@
 #   F.folded-stackcollapse-pl           perf script -i F | inferno-collapse-perf
 #   F.folded-stackcollapse-pl-all-tid   perf script -F +pid -i F | inferno-collapse-perf --all --tid
 #   F.folded-stackcollapse-pl-addrs     perf script -i F | inferno-collapse-perf --addrs
+#   jit.data.folded-{perf-script-py,stackcollapse-pl,stackcollapse-pl-all}  (--all: _[j] frames)
 #   sysw.data.folded-stackcollapse-pl-comm-dd   perf script --comms dd -i F | inferno-collapse-perf
 #   fp.data.folded-stackcollapse-pl-time        perf script --time 3094.54,3094.545 -i F | …
 #   multi-g.data.folded-stackcollapse-pl-ev-page-faults  ... | inferno-collapse-perf --event-filter …
@@ -26,6 +27,10 @@ perf script -i multi-g.data 2>/dev/null | inferno-collapse-perf > multi-g.data.f
 perf script -i multi-g.data 2>/dev/null | inferno-collapse-perf --event-filter page-faults/period=20/ \
 	> multi-g.data.folded-stackcollapse-pl-ev-page-faults
 perf script report stackcollapse -i multi-g.data > multi-g.data.folded-perf-script-py 2>/dev/null
+# JIT code described by /tmp/perf-PID.map (make-extract.py keeps the map file).
+perf script report stackcollapse -i jit.data > jit.data.folded-perf-script-py 2>/dev/null
+perf script -i jit.data 2>/dev/null | inferno-collapse-perf > jit.data.folded-stackcollapse-pl
+perf script -i jit.data 2>/dev/null | inferno-collapse-perf --all > jit.data.folded-stackcollapse-pl-all
 # Filters, as perf script applies them before the text reaches the collapser.
 perf script -i sysw.data --comms dd 2>/dev/null | inferno-collapse-perf > sysw.data.folded-stackcollapse-pl-comm-dd
 perf script -i fp.data --time 3094.54,3094.545 2>/dev/null | inferno-collapse-perf > fp.data.folded-stackcollapse-pl-time

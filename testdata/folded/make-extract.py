@@ -142,6 +142,14 @@ def main(args):
                     if f in cfi_files:
                         cfi_dsos.add(dso)
     for dso, names in sorted(wanted.items()):
+        if re.fullmatch(r"/tmp/perf-\d+\.map", dso):
+            # A JIT symbol file: text, kept whole (perf reads it at report time).
+            out = os.path.join(HERE, "root", dso.lstrip("/"))
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            with open(dso, "rb") as src, open(out, "wb") as dst:
+                dst.write(src.read())
+            print(f"{dso}: copied")
+            continue
         bid = bids.get(dso)
         src = dso
         if dso == "[vdso]":
