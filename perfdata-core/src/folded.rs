@@ -315,18 +315,26 @@ impl Labels {
     }
 }
 
-/// The labels of one resolved address: several when a name splits into Java inline pieces (`->`).
-type FrameLabels = Box<[u32]>;
+/// A fast hash map for the integer keys of the frame cache and the stack counts (aHash: the
+/// default SipHash took a third of the run time).
+type FastMap<K, V> = HashMap<K, V, ahash::RandomState>;
+
+/// Where the labels of one resolved address sit in [`Folder::seqs`] (several when a name splits
+/// into Java inline pieces at `->`), leaf-most first.
+type FrameLabels = (u32, u32);
 
 struct Folder<'o> {
     opts: &'o FoldedOptions,
     sym: Symbolizer,
     machine: Machine,
     labels: Labels,
-    /// (pid, kernel, address) → labels, per address space; dropped when the space's maps change.
-    frames: HashMap<u32, HashMap<(bool, u64), FrameLabels>>,
+    /// (kernel, java comm, address) → labels, per address space; dropped when the space's maps
+    /// change.
+    frames: FastMap<u32, FastMap<(bool, bool, u64), FrameLabels>>,
+    /// The label sequences of [`Folder::frames`], leaf-most first.
+    seqs: Vec<u32>,
     /// (pid, tid) → (root label, the thread's comm, comm starts with `java`).
-    roots: HashMap<(u32, u32), (u32, std::rc::Rc<str>, bool)>,
+    roots: FastMap<(u32, u32), (u32, std::rc::Rc<str>, bool)>,
 }
 
 impl Folder<'_> {
@@ -351,12 +359,19 @@ impl Folder<'_> {
         (id, comm, java)
     }
 
-    /// The labels of one frame, in root→leaf order.
-    fn frame(&mut self, pid: u32, kernel: bool, addr: u64, comm_is_java: bool) -> FrameLabels {
+    /// Push the labels of one frame onto `stack` (built leaf first).
+    fn frame(&mut self, pid: u32, kernel: bool, addr: u64, comm_is_java: bool, stack: &mut Vec<u32>) {
         let space = if kernel { u32::MAX } else { pid };
-        if let Some(l) = self.frames.get(&space).and_then(|m| m.get(&(kernel, addr))) {
-            return l.clone();
-        }
+        let (at, n) = match self.frames.get(&space).and_then(|m| m.get(&(kernel, comm_is_java, addr))) {
+            Some(&l) => l,
+            None => self.resolve(space, pid, kernel, addr, comm_is_java),
+        };
+        let (at, n) = (at as usize, n as usize);
+        stack.extend(self.seqs.get(at..at.saturating_add(n)).unwrap_or(&[]));
+    }
+
+    /// Symbolize and format one frame, cache its labels.
+    fn resolve(&mut self, space: u32, pid: u32, kernel: bool, addr: u64, comm_is_java: bool) -> FrameLabels {
         let o = self.opts;
         let pl = o.compat == Compat::StackcollapsePl;
         let map = self.machine.find_map(pid, addr, kernel);
@@ -400,8 +415,10 @@ impl Folder<'_> {
                 out.push(self.labels.id(s));
             }
         }
-        let labels: FrameLabels = out.into();
-        self.frames.entry(space).or_default().insert((kernel, addr), labels.clone());
+        let at = u32::try_from(self.seqs.len()).unwrap_or(u32::MAX);
+        let labels = (at, u32::try_from(out.len()).unwrap_or(0));
+        self.seqs.extend(out.iter().rev());
+        self.frames.entry(space).or_default().insert((kernel, comm_is_java, addr), labels);
         labels
     }
 }
@@ -438,11 +455,15 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
         sym: Symbolizer::new(opts.symbolize.clone(), feature_build_ids(file)),
         machine: Machine::new(),
         labels: Labels::default(),
-        frames: HashMap::new(),
-        roots: HashMap::new(),
+        frames: FastMap::default(),
+        seqs: Vec::new(),
+        roots: FastMap::default(),
     };
     let mut first_event: Option<usize> = None;
-    let mut counts: HashMap<Box<[u32]>, u64> = HashMap::new();
+    // Distinct stacks with their weights, and the index of each.
+    let mut stacks: Vec<(Box<[u32]>, u64)> = Vec::new();
+    let mut stack_ids: FastMap<Box<[u32]>, u32> = FastMap::default();
+
     let mut stack: Vec<u32> = Vec::new();
     let mut recs = file.records(Order::Time)?;
     while let Some(r) = recs.next_record() {
@@ -478,40 +499,47 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
         if !keep {
             continue;
         }
+        let w = if opts.weight == Weight::Period && !tracepoint_pl { s.period_or_attr() } else { 1 };
+        let kernel = r.header.cpumode() == CpuMode::Kernel;
         stack.clear();
-        let mut kernel = r.header.cpumode() == CpuMode::Kernel;
         match s.callchain() {
             Some(chain) => {
-                for ip in chain.iter() {
-                    if ip >= PERF_CONTEXT_MAX {
-                        // PERF_CONTEXT_KERNEL (-128) and GUEST_KERNEL (-2176) are kernel contexts.
-                        kernel = ip == (-128i64) as u64 || ip == (-2176i64) as u64;
-                        continue;
-                    }
-                    let labels = f.frame(pid, kernel, ip, java);
-                    stack.extend(labels.iter().rev());
+                let complete =
+                    walk_chain(chain.iter(), kernel, |kernel, ip| f.frame(pid, kernel, ip, java, &mut stack));
+                if !complete {
+                    stack.clear();
                 }
             }
             // A sample printed without a callchain: stackcollapse-perf.pl drops it.
             None if pl => continue,
             None => {
-                let labels = f.frame(pid, kernel, s.ip().unwrap_or(0), java);
-                stack.extend(labels.iter().rev());
+                f.frame(pid, kernel, s.ip().unwrap_or(0), java, &mut stack);
             }
         }
-        if stack.is_empty() {
+        // An empty stack: stackcollapse-perf.pl sees no frame lines and stores nothing;
+        // stackcollapse.py still counts the sample under its comm.
+        if stack.is_empty() && (pl || opts.root == Root::None) {
             continue;
         }
         if opts.root != Root::None {
             stack.push(root);
         }
         stack.reverse();
-        let w = if opts.weight == Weight::Period && !tracepoint_pl { s.period_or_attr() } else { 1 };
-        let e = counts.entry(stack.as_slice().into()).or_insert(0);
-        *e = e.saturating_add(w);
+        let i = match stack_ids.get(stack.as_slice()) {
+            Some(&i) => i,
+            None => {
+                let i = u32::try_from(stacks.len()).unwrap_or(u32::MAX);
+                stacks.push((stack.as_slice().into(), 0));
+                stack_ids.insert(stack.as_slice().into(), i);
+                i
+            }
+        };
+        if let Some(e) = stacks.get_mut(i as usize) {
+            e.1 = e.1.saturating_add(w);
+        }
     }
     let mut out = FoldedStacks::default();
-    for (ids, w) in counts {
+    for (ids, w) in stacks {
         let mut key = String::new();
         for (i, id) in ids.iter().enumerate() {
             if i > 0 {
@@ -525,24 +553,49 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
     Ok(out)
 }
 
+/// Call `frame(kernel, ip)` for each address of a callchain, leaf first, tracking the
+/// `PERF_CONTEXT_*` markers; `kernel` is where the chain starts (the sample's cpumode). False when
+/// the chain holds a marker perf 6.1 does not know: perf then takes the chain for corrupted and
+/// drops all of it (`thread__resolve_callchain_sample`).
+fn walk_chain(chain: impl Iterator<Item = u64>, mut kernel: bool, mut frame: impl FnMut(bool, u64)) -> bool {
+    for ip in chain {
+        if ip < PERF_CONTEXT_MAX {
+            frame(kernel, ip);
+            continue;
+        }
+        match ip as i64 {
+            // PERF_CONTEXT_KERNEL and GUEST_KERNEL.
+            -128 | -2176 => kernel = true,
+            // HV, USER, GUEST, GUEST_USER.
+            -32 | -512 | -2048 | -2560 => kernel = false,
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// Forget the resolved frames of an address space whose maps or program change.
 fn invalidate(f: &mut Folder, kind: &RecordKind) {
-    match kind {
-        RecordKind::Mmap(m) if m.pid == u32::MAX => f.frames.clear(),
-        RecordKind::Mmap2(m) if m.pid == u32::MAX => f.frames.clear(),
-        RecordKind::Mmap(m) => drop(f.frames.remove(&m.pid)),
-        RecordKind::Mmap2(m) => drop(f.frames.remove(&m.pid)),
+    let space = match kind {
+        RecordKind::Mmap(m) => m.pid,
+        RecordKind::Mmap2(m) => m.pid,
         RecordKind::Comm(c) => {
             f.roots.retain(|(_, tid), _| *tid != c.tid);
-            if c.exec {
-                f.frames.remove(&c.pid);
+            if !c.exec {
+                return;
             }
+            c.pid
         }
         RecordKind::Fork(k) => {
             f.roots.retain(|(_, tid), _| *tid != k.tid);
-            f.frames.remove(&k.pid);
+            k.pid
         }
-        _ => {}
+        _ => return,
+    };
+    if space == u32::MAX {
+        f.frames.clear();
+    } else {
+        f.frames.remove(&space);
     }
 }
 
@@ -571,6 +624,19 @@ mod tests {
             Some("<foo::Bar as baz::Qux>::f")
         );
         assert_eq!(fix_partially_demangled_rust("main"), None);
+    }
+
+    #[test]
+    fn callchain_contexts_like_perf() {
+        let walk = |chain: &[i64]| {
+            let mut out = Vec::new();
+            let ok = walk_chain(chain.iter().map(|&i| i as u64), false, |k, ip| out.push((k, ip)));
+            (ok, out)
+        };
+        assert_eq!(walk(&[-128, 1, 2, -512, 3]), (true, vec![(true, 1), (true, 2), (false, 3)]));
+        assert_eq!(walk(&[-2176, 1, -2560, 2, -32, 3]), (true, vec![(true, 1), (false, 2), (false, 3)]));
+        // -1 is ≥ PERF_CONTEXT_MAX but no context: the whole chain is dropped.
+        assert!(!walk(&[-512, 0x7f00, -1, 0x5500]).0);
     }
 
     #[test]

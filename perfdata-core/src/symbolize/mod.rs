@@ -47,6 +47,11 @@ fn underscores(s: &str) -> usize {
     s.bytes().take_while(|&b| b == b'_').count()
 }
 
+/// `roundup(addr, 4096)`.
+fn roundup_page(addr: u64) -> u64 {
+    addr.checked_add(4095).map_or(addr, |a| a & !4095)
+}
+
 /// perf's `choose_best_symbol`: true if `a` beats `b`.
 fn better(a: &Sym, b: &Sym) -> bool {
     let (la, lb) = (a.end > a.start, b.end > b.start);
@@ -69,10 +74,21 @@ fn better(a: &Sym, b: &Sym) -> bool {
 }
 
 impl SymbolTable {
-    /// Build from unsorted symbols: keep the best per start (perf's `symbols__fixup_duplicate`),
-    /// then give size-0 symbols the next symbol's start as end (`symbols__fixup_end`).
+    /// Build from unsorted symbols the way perf does, in its order: sort by start (symbols with
+    /// equal starts keep their input order), give size-0 symbols the next symbol's start as end
+    /// (`symbols__fixup_end`: the last one ends a page after its start rounded up to a page), then
+    /// keep the best symbol per start (`symbols__fixup_duplicate` with perf's `choose_best_symbol`). So of
+    /// kallsyms aliases (`memset`, `__memset`, `__pi_memset` at one address) the last one is the
+    /// only one with a size, and wins.
     pub fn new(mut syms: Vec<Sym>) -> SymbolTable {
         syms.sort_by_key(|s| s.start);
+        let mut next_starts: Vec<Option<u64>> = syms.iter().skip(1).map(|s| Some(s.start)).collect();
+        next_starts.push(None);
+        for (s, next) in syms.iter_mut().zip(next_starts) {
+            if s.end == s.start {
+                s.end = next.unwrap_or_else(|| roundup_page(s.start).saturating_add(4096));
+            }
+        }
         let mut out: Vec<Sym> = Vec::with_capacity(syms.len());
         for s in syms {
             match out.last_mut() {
@@ -82,13 +98,6 @@ impl SymbolTable {
                     }
                 }
                 _ => out.push(s),
-            }
-        }
-        let starts: Vec<u64> = out.iter().map(|s| s.start).skip(1).collect();
-        for (s, next) in out.iter_mut().zip(starts.iter().map(Some).chain(std::iter::once(None))) {
-            if s.end == s.start {
-                // perf rounds the last symbol up to the next page.
-                s.end = next.copied().unwrap_or_else(|| (s.start | 0xfff).saturating_add(1));
             }
         }
         SymbolTable { syms: out }
@@ -252,6 +261,8 @@ impl Symbolizer {
                 let d = dir.join(".build-id").join(head).join(tail);
                 candidates.push(d.join("elf"));
                 candidates.push(d.join("debug"));
+                // perf keeps the vdso image as `[vdso]/<build id>/vdso`.
+                candidates.push(d.join("vdso"));
                 candidates.push(self.under_symfs(&format!("/usr/lib/debug/.build-id/{head}/{tail}.debug")));
             }
         }
