@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::attr::EventType;
 use crate::file::PerfFile;
-use crate::process::Machine;
+use crate::process::{Machine, MachineEvent};
 use crate::reader::Reader;
 use crate::record::{BuildIdRecord, CpuMode, RecordKind};
 use crate::records::Order;
@@ -323,14 +323,23 @@ type FastMap<K, V> = HashMap<K, V, ahash::RandomState>;
 /// into Java inline pieces at `->`), leaf-most first.
 type FrameLabels = (u32, u32);
 
+/// (address space, its generation, kernel frame, java comm, address).
+type FrameKey = (u32, u32, bool, bool, u64);
+
+/// Cached frames before the cache is emptied (orphaned generations accumulate in long
+/// system-wide recordings): about 40 bytes each.
+const FRAME_CACHE_MAX: usize = 1 << 22;
+
 struct Folder<'o> {
     opts: &'o FoldedOptions,
     sym: Symbolizer,
     machine: Machine,
     labels: Labels,
-    /// (kernel, java comm, address) → labels, per address space; dropped when the space's maps
-    /// change.
-    frames: FastMap<u32, FastMap<(bool, bool, u64), FrameLabels>>,
+    /// Resolved frames → labels.
+    frames: FastMap<FrameKey, FrameLabels>,
+    /// The generation of each address space's maps (part of [`FrameKey`]): bumped when its maps
+    /// change, which orphans its cached frames.
+    gens: FastMap<u32, u32>,
     /// The label sequences of [`Folder::frames`], leaf-most first.
     seqs: Vec<u32>,
     /// (pid, tid) → (root label, the thread's comm, comm starts with `java`).
@@ -362,16 +371,18 @@ impl Folder<'_> {
     /// Push the labels of one frame onto `stack` (built leaf first).
     fn frame(&mut self, pid: u32, kernel: bool, addr: u64, comm_is_java: bool, stack: &mut Vec<u32>) {
         let space = if kernel { u32::MAX } else { pid };
-        let (at, n) = match self.frames.get(&space).and_then(|m| m.get(&(kernel, comm_is_java, addr))) {
+        let gen = self.gens.get(&space).copied().unwrap_or(0);
+        let (at, n) = match self.frames.get(&(space, gen, kernel, comm_is_java, addr)) {
             Some(&l) => l,
-            None => self.resolve(space, pid, kernel, addr, comm_is_java),
+            None => self.resolve((space, gen, kernel, comm_is_java, addr), pid),
         };
         let (at, n) = (at as usize, n as usize);
         stack.extend(self.seqs.get(at..at.saturating_add(n)).unwrap_or(&[]));
     }
 
     /// Symbolize and format one frame, cache its labels.
-    fn resolve(&mut self, space: u32, pid: u32, kernel: bool, addr: u64, comm_is_java: bool) -> FrameLabels {
+    fn resolve(&mut self, key: FrameKey, pid: u32) -> FrameLabels {
+        let (_, _, kernel, comm_is_java, addr) = key;
         let o = self.opts;
         let pl = o.compat == Compat::StackcollapsePl;
         let map = self.machine.find_map(pid, addr, kernel);
@@ -415,10 +426,15 @@ impl Folder<'_> {
                 out.push(self.labels.id(s));
             }
         }
+        if self.frames.len() >= FRAME_CACHE_MAX {
+            self.frames.clear();
+            // Only cached frames refer to the sequences.
+            self.seqs.clear();
+        }
         let at = u32::try_from(self.seqs.len()).unwrap_or(u32::MAX);
         let labels = (at, u32::try_from(out.len()).unwrap_or(0));
         self.seqs.extend(out.iter().rev());
-        self.frames.entry(space).or_default().insert((kernel, comm_is_java, addr), labels);
+        self.frames.insert(key, labels);
         labels
     }
 }
@@ -447,30 +463,59 @@ fn tidy_java_py(s: &str) -> String {
     s.split('(').next().unwrap_or(s).to_string()
 }
 
-/// Fold the samples of `file`.
-pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
-    let pl = opts.compat == Compat::StackcollapsePl;
-    let mut f = Folder {
-        opts,
-        sym: Symbolizer::new(opts.symbolize.clone(), feature_build_ids(file)),
-        machine: Machine::new(),
-        labels: Labels::default(),
-        frames: FastMap::default(),
-        seqs: Vec::new(),
-        roots: FastMap::default(),
-    };
-    let mut first_event: Option<usize> = None;
-    // Distinct stacks with their weights, and the index of each.
-    let mut stacks: Vec<(Box<[u32]>, u64)> = Vec::new();
-    let mut stack_ids: FastMap<Box<[u32]>, u32> = FastMap::default();
+/// What the reading thread hands to the folding thread.
+enum Item {
+    /// A sample that passed the filters the reader can apply.
+    Sample {
+        pid: u32,
+        tid: u32,
+        /// The sample's cpumode is kernel.
+        kernel: bool,
+        weight: u64,
+        /// Its callchain is `Batch::ips[start..start + len]`; `None`: no callchain, `ip` alone.
+        chain: Option<(u32, u32)>,
+        ip: u64,
+    },
+    /// A change to threads or maps (boxed: samples are the bulk and stay small).
+    Machine(Box<MachineEvent>),
+}
 
-    let mut stack: Vec<u32> = Vec::new();
-    let mut recs = file.records(Order::Time)?;
+/// Items in record order, with the callchains they refer to.
+#[derive(Default)]
+struct Batch {
+    items: Vec<Item>,
+    ips: Vec<u64>,
+}
+
+/// Items per batch: large enough to amortise the channel, small enough to bound the memory in
+/// flight (4 batches of a few MB at most).
+const BATCH_ITEMS: usize = 16 * 1024;
+
+/// The reading half of [`folded`]: records in time order → batches of [`Item`]s, applying the
+/// pid, tid, time and event filters and the weights.
+fn read_items(file: &PerfFile, opts: &FoldedOptions, tx: &std::sync::mpsc::SyncSender<Result<Batch>>) {
+    let pl = opts.compat == Compat::StackcollapsePl;
+    let mut first_event: Option<usize> = None;
+    let mut batch = Batch::default();
+    let mut recs = match file.records(Order::Time) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = tx.send(Err(e));
+            return;
+        }
+    };
     while let Some(r) = recs.next_record() {
-        let r = r?;
+        let r = match r {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                return;
+            }
+        };
         let RecordKind::Sample(s) = &r.kind else {
-            invalidate(&mut f, &r.kind);
-            f.machine.update(&r);
+            if let Some(e) = MachineEvent::from_record(&r) {
+                batch.items.push(Item::Machine(Box::new(e)));
+            }
             continue;
         };
         let (pid, tid) = (s.pid().unwrap_or(u32::MAX), s.tid().unwrap_or(u32::MAX));
@@ -481,10 +526,6 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
             if s.time().is_some_and(|t| t < start || t > end) {
                 continue;
             }
-        }
-        let (root, comm, java) = f.root(pid, tid);
-        if opts.comm.as_ref().is_some_and(|c| **c != *comm) {
-            continue;
         }
         // perf script prints trace text after a tracepoint's event name, which stackcollapse-perf.pl's
         // period/event pattern never matches: weight 1, no event filtering.
@@ -499,45 +540,98 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
         if !keep {
             continue;
         }
-        let w = if opts.weight == Weight::Period && !tracepoint_pl { s.period_or_attr() } else { 1 };
+        let weight = if opts.weight == Weight::Period && !tracepoint_pl { s.period_or_attr() } else { 1 };
+        let chain = s.callchain().map(|c| {
+            let start = u32::try_from(batch.ips.len()).unwrap_or(u32::MAX);
+            batch.ips.extend(c.iter());
+            (start, u32::try_from(c.len()).unwrap_or(0))
+        });
         let kernel = r.header.cpumode() == CpuMode::Kernel;
-        stack.clear();
-        match s.callchain() {
-            Some(chain) => {
-                let complete =
-                    walk_chain(chain.iter(), kernel, |kernel, ip| f.frame(pid, kernel, ip, java, &mut stack));
-                if !complete {
-                    stack.clear();
-                }
-            }
-            // A sample printed without a callchain: stackcollapse-perf.pl drops it.
-            None if pl => continue,
-            None => {
-                f.frame(pid, kernel, s.ip().unwrap_or(0), java, &mut stack);
-            }
-        }
-        // An empty stack: stackcollapse-perf.pl sees no frame lines and stores nothing;
-        // stackcollapse.py still counts the sample under its comm.
-        if stack.is_empty() && (pl || opts.root == Root::None) {
-            continue;
-        }
-        if opts.root != Root::None {
-            stack.push(root);
-        }
-        stack.reverse();
-        let i = match stack_ids.get(stack.as_slice()) {
-            Some(&i) => i,
-            None => {
-                let i = u32::try_from(stacks.len()).unwrap_or(u32::MAX);
-                stacks.push((stack.as_slice().into(), 0));
-                stack_ids.insert(stack.as_slice().into(), i);
-                i
-            }
-        };
-        if let Some(e) = stacks.get_mut(i as usize) {
-            e.1 = e.1.saturating_add(w);
+        batch.items.push(Item::Sample { pid, tid, kernel, weight, chain, ip: s.ip().unwrap_or(0) });
+        if batch.items.len() >= BATCH_ITEMS && tx.send(Ok(std::mem::take(&mut batch))).is_err() {
+            return;
         }
     }
+    let _ = tx.send(Ok(batch));
+}
+
+/// Fold the samples of `file`. Records are read and decoded on a second thread while this one
+/// resolves and counts the stacks.
+pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
+    let pl = opts.compat == Compat::StackcollapsePl;
+    let mut f = Folder {
+        opts,
+        sym: Symbolizer::new(opts.symbolize.clone(), feature_build_ids(file)),
+        machine: Machine::new(),
+        labels: Labels::default(),
+        frames: FastMap::default(),
+        seqs: Vec::new(),
+        gens: FastMap::default(),
+        roots: FastMap::default(),
+    };
+    // Distinct stacks with their weights, and the index of each.
+    let mut stacks: Vec<(Box<[u32]>, u64)> = Vec::new();
+    let mut stack_ids: FastMap<Box<[u32]>, u32> = FastMap::default();
+    let mut stack: Vec<u32> = Vec::new();
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Batch>>(2);
+    std::thread::scope(|scope| -> Result<()> {
+        scope.spawn(move || read_items(file, opts, &tx));
+        for batch in rx {
+            let batch = batch?;
+            for item in batch.items {
+                let (pid, tid, kernel, weight, chain, ip) = match item {
+                    Item::Machine(e) => {
+                        invalidate(&mut f, &e);
+                        f.machine.apply(*e);
+                        continue;
+                    }
+                    Item::Sample { pid, tid, kernel, weight, chain, ip } => (pid, tid, kernel, weight, chain, ip),
+                };
+                let (root, comm, java) = f.root(pid, tid);
+                if opts.comm.as_ref().is_some_and(|c| **c != *comm) {
+                    continue;
+                }
+                stack.clear();
+                match chain {
+                    Some((start, len)) => {
+                        let (start, len) = (start as usize, len as usize);
+                        let ips = batch.ips.get(start..start.saturating_add(len)).unwrap_or(&[]);
+                        let complete = walk_chain(ips.iter().copied(), kernel, |kernel, ip| {
+                            f.frame(pid, kernel, ip, java, &mut stack)
+                        });
+                        if !complete {
+                            stack.clear();
+                        }
+                    }
+                    // A sample printed without a callchain: stackcollapse-perf.pl drops it.
+                    None if pl => continue,
+                    None => f.frame(pid, kernel, ip, java, &mut stack),
+                }
+                // An empty stack: stackcollapse-perf.pl sees no frame lines and stores nothing;
+                // stackcollapse.py still counts the sample under its comm.
+                if stack.is_empty() && (pl || opts.root == Root::None) {
+                    continue;
+                }
+                if opts.root != Root::None {
+                    stack.push(root);
+                }
+                stack.reverse();
+                let i = match stack_ids.get(stack.as_slice()) {
+                    Some(&i) => i,
+                    None => {
+                        let i = u32::try_from(stacks.len()).unwrap_or(u32::MAX);
+                        stacks.push((stack.as_slice().into(), 0));
+                        stack_ids.insert(stack.as_slice().into(), i);
+                        i
+                    }
+                };
+                if let Some(e) = stacks.get_mut(i as usize) {
+                    e.1 = e.1.saturating_add(weight);
+                }
+            }
+        }
+        Ok(())
+    })?;
     let mut out = FoldedStacks::default();
     for (ids, w) in stacks {
         let mut key = String::new();
@@ -575,28 +669,24 @@ fn walk_chain(chain: impl Iterator<Item = u64>, mut kernel: bool, mut frame: imp
 }
 
 /// Forget the resolved frames of an address space whose maps or program change.
-fn invalidate(f: &mut Folder, kind: &RecordKind) {
-    let space = match kind {
-        RecordKind::Mmap(m) => m.pid,
-        RecordKind::Mmap2(m) => m.pid,
-        RecordKind::Comm(c) => {
-            f.roots.retain(|(_, tid), _| *tid != c.tid);
-            if !c.exec {
+fn invalidate(f: &mut Folder, event: &MachineEvent) {
+    let space = match event {
+        MachineEvent::Map { pid, .. } => *pid,
+        MachineEvent::Comm { pid, tid, exec, .. } => {
+            f.roots.retain(|(_, t), _| t != tid);
+            if !exec {
                 return;
             }
-            c.pid
+            *pid
         }
-        RecordKind::Fork(k) => {
-            f.roots.retain(|(_, tid), _| *tid != k.tid);
-            k.pid
+        MachineEvent::Fork { pid, tid, .. } => {
+            f.roots.retain(|(_, t), _| t != tid);
+            *pid
         }
-        _ => return,
+        MachineEvent::Exit { .. } => return,
     };
-    if space == u32::MAX {
-        f.frames.clear();
-    } else {
-        f.frames.remove(&space);
-    }
+    let g = f.gens.entry(space).or_insert(0);
+    *g = g.wrapping_add(1);
 }
 
 #[cfg(test)]

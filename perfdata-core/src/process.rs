@@ -116,6 +116,76 @@ impl Maps {
     }
 }
 
+/// A change to the machine, owned (to hand from a reading thread to an analysing one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MachineEvent {
+    /// COMM: a thread's name (`exec`: by exec).
+    Comm {
+        /// Process.
+        pid: u32,
+        /// Thread.
+        tid: u32,
+        /// New name.
+        comm: String,
+        /// Set by exec.
+        exec: bool,
+    },
+    /// FORK: a new thread or process.
+    Fork {
+        /// New process.
+        pid: u32,
+        /// Parent process.
+        ppid: u32,
+        /// New thread.
+        tid: u32,
+        /// Parent thread.
+        ptid: u32,
+    },
+    /// EXIT.
+    Exit {
+        /// The thread.
+        tid: u32,
+    },
+    /// MMAP/MMAP2 (pid `u32::MAX`: a kernel map).
+    Map {
+        /// The process.
+        pid: u32,
+        /// The map as perf makes it.
+        map: Map,
+    },
+}
+
+impl MachineEvent {
+    /// The change a record makes, if any.
+    pub fn from_record(record: &Record) -> Option<MachineEvent> {
+        Some(match &record.kind {
+            RecordKind::Comm(c) => MachineEvent::Comm {
+                pid: c.pid,
+                tid: c.tid,
+                comm: String::from_utf8_lossy(c.comm).into_owned(),
+                exec: c.exec,
+            },
+            RecordKind::Fork(f) => MachineEvent::Fork { pid: f.pid, ppid: f.ppid, tid: f.tid, ptid: f.ptid },
+            RecordKind::Exit(e) => MachineEvent::Exit { tid: e.tid },
+            RecordKind::Mmap(m) => {
+                let filename = String::from_utf8_lossy(m.filename).into_owned();
+                // MMAP has no prot: perf takes every non-data mapping as executable.
+                let prot = if record.header.misc & crate::record::misc::MMAP_DATA != 0 { 0 } else { PROT_EXEC };
+                MachineEvent::Map { pid: m.pid, map: Map::from_mmap(m.pid, m.addr, m.len, m.pgoff, filename, prot, 0) }
+            }
+            RecordKind::Mmap2(m) => {
+                let filename = String::from_utf8_lossy(m.filename).into_owned();
+                let mut map = Map::from_mmap(m.pid, m.addr, m.len, m.pgoff, filename, m.prot, m.flags);
+                if let Mmap2Id::BuildId { build_id, .. } = m.id {
+                    map.build_id = Some(build_id.to_vec());
+                }
+                MachineEvent::Map { pid: m.pid, map }
+            }
+            _ => return None,
+        })
+    }
+}
+
 /// The state of the machine (host) at the time of the last record fed.
 #[derive(Clone, Debug, Default)]
 pub struct Machine {
@@ -132,41 +202,31 @@ impl Machine {
 
     /// Apply one record (COMM, FORK, EXIT, MMAP, MMAP2; others are ignored).
     pub fn update(&mut self, record: &Record) {
-        match &record.kind {
-            RecordKind::Comm(c) => {
-                let t = self.findnew(c.pid, c.tid);
-                t.comm = String::from_utf8_lossy(c.comm).into_owned();
-            }
-            RecordKind::Fork(f) => {
-                let parent_comm = self.threads.get(&f.ptid).map(|t| t.comm.clone());
-                let comm = parent_comm.unwrap_or_else(|| format!(":{}", f.pid));
-                self.threads.insert(f.tid, Thread { pid: f.pid, tid: f.tid, comm, exited: false });
-                if f.pid != f.ppid && !self.processes.contains_key(&f.pid) {
-                    if let Some(maps) = self.processes.get(&f.ppid).cloned() {
-                        self.processes.insert(f.pid, maps);
+        if let Some(e) = MachineEvent::from_record(record) {
+            self.apply(e);
+        }
+    }
+
+    /// Apply one owned change (what [`Machine::update`] takes from a record).
+    pub fn apply(&mut self, event: MachineEvent) {
+        match event {
+            MachineEvent::Comm { pid, tid, comm, .. } => self.findnew(pid, tid).comm = comm,
+            MachineEvent::Fork { pid, ppid, tid, ptid } => {
+                let parent_comm = self.threads.get(&ptid).map(|t| t.comm.clone());
+                let comm = parent_comm.unwrap_or_else(|| format!(":{pid}"));
+                self.threads.insert(tid, Thread { pid, tid, comm, exited: false });
+                if pid != ppid && !self.processes.contains_key(&pid) {
+                    if let Some(maps) = self.processes.get(&ppid).cloned() {
+                        self.processes.insert(pid, maps);
                     }
                 }
             }
-            RecordKind::Exit(e) => {
-                if let Some(t) = self.threads.get_mut(&e.tid) {
+            MachineEvent::Exit { tid } => {
+                if let Some(t) = self.threads.get_mut(&tid) {
                     t.exited = true;
                 }
             }
-            RecordKind::Mmap(m) => {
-                let filename = String::from_utf8_lossy(m.filename).into_owned();
-                // MMAP has no prot: perf takes every non-data mapping as executable.
-                let prot = if record.header.misc & crate::record::misc::MMAP_DATA != 0 { 0 } else { PROT_EXEC };
-                self.add_map(m.pid, Map::from_mmap(m.pid, m.addr, m.len, m.pgoff, filename, prot, 0));
-            }
-            RecordKind::Mmap2(m) => {
-                let filename = String::from_utf8_lossy(m.filename).into_owned();
-                let mut map = Map::from_mmap(m.pid, m.addr, m.len, m.pgoff, filename, m.prot, m.flags);
-                if let Mmap2Id::BuildId { build_id, .. } = m.id {
-                    map.build_id = Some(build_id.to_vec());
-                }
-                self.add_map(m.pid, map);
-            }
-            _ => {}
+            MachineEvent::Map { pid, map } => self.add_map(pid, map),
         }
     }
 

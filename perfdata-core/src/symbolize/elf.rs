@@ -16,6 +16,9 @@ pub struct ElfSymbols {
     pub has_symtab: bool,
     /// Function symbols by ELF virtual address.
     pub table: SymbolTable,
+    /// The synthesized `NAME@plt` symbols (also in `table`); empty when the file's PLT sections
+    /// have no contents (debug files).
+    pub plt: Vec<Sym>,
     /// PT_LOAD segments as (file offset, file size, vaddr), to turn a file offset into an address.
     segments: Vec<(u64, u64, u64)>,
 }
@@ -44,8 +47,8 @@ impl ElfSymbols {
             _ => Vec::new(),
         };
         let mut table = SymbolTable::new(syms);
-        table.insert_sized(plt);
-        Some(ElfSymbols { build_id, has_symtab, table, segments })
+        table.insert_sized(plt.clone());
+        Some(ElfSymbols { build_id, has_symtab, table, plt, segments })
     }
 
     /// perf's `map__rip_2objdump` for a file offset: the ELF virtual address it is loaded from.

@@ -270,21 +270,35 @@ impl Symbolizer {
             (Some(want), Some(got)) => want == got,
             _ => true,
         };
+        let mut chosen = None;
         let mut fallback = None;
-        for c in candidates {
-            if let Some(e) = read(&c).filter(|e| ok(e)) {
+        for c in &candidates {
+            if let Some(e) = read(c).filter(|e| ok(e)) {
                 if e.has_symtab {
-                    return Source::Elf(e);
+                    chosen = Some(e);
+                    break;
                 }
                 fallback.get_or_insert(e);
             }
         }
-        if let Some(e) = own.filter(|e| ok(e)) {
-            if e.has_symtab || fallback.is_none() {
-                return Source::Elf(e);
+        let own = own.filter(|e| ok(e));
+        let mut chosen = match (chosen, own) {
+            (Some(e), own) => (e, own),
+            (None, Some(e)) if e.has_symtab || fallback.is_none() => (e, None),
+            (None, own) => match fallback {
+                Some(e) => (e, own),
+                None => return Source::None,
+            },
+        };
+        // A debug file has no PLT contents: perf synthesizes the PLT symbols from the runtime
+        // binary (the first one with them: the cached `elf`, else the file at the path).
+        if chosen.0.plt.is_empty() {
+            let runtime = candidates.iter().filter_map(|c| read(c).filter(|e| ok(e))).chain(chosen.1.take());
+            if let Some(r) = runtime.into_iter().find(|e| !e.plt.is_empty()) {
+                chosen.0.table.insert_sized(r.plt);
             }
         }
-        fallback.map_or(Source::None, Source::Elf)
+        Source::Elf(chosen.0)
     }
 
     fn dso_name(&mut self, name: &str) -> Rc<str> {
