@@ -6,24 +6,34 @@
 #   F.stats       perf report --stats -i F
 #   sched files (name starts with "sched"): F.sched-latency / F.sched-map / F.sched-timehist
 #   stat files  (name starts with "stat."): F.statreport = perf stat report -i F (stdout+stderr)
+#   folded-stack files (fp, sysw, dwarf, python):
+#     F.folded-perf-script-py   perf script report stackcollapse -i F
+#     F.folded-stackcollapse-pl perf script -i F | inferno-collapse-perf
+#   and for the --call-graph dwarf ones (dwarf, python) the same two without perf's inline frames
+#   (which perf adds from DWARF debug info through addr2line):
+#     F.folded-perf-script-py-noinline   perf script --no-inline -s .../stackcollapse.py -i F
+#     F.folded-stackcollapse-pl-noinline perf script --no-inline -i F | inferno-collapse-perf
+# An output over 1 MB is stored zstd-compressed as F.KIND.zst (the tests read either).
 # For every output F.KIND: F.KIND.err holds perf's stderr (only if non-empty) and
 # F.KIND.rc perf's exit code (only if non-zero). FILE paths are relative to testdata/ (the
 # script cd's there), e.g. ./gen-outputs.sh fp.data threads.data
 set -u
 cd "$(dirname "$0")" || exit 1
 export LC_ALL=C
+PATH=$PATH:$HOME/.cargo/bin
+STACKCOLLAPSE=/usr/lib/perf-core/scripts/python/stackcollapse.py
 
 # out F KIND CMD... : run CMD, stdout -> F.KIND, stderr -> F.KIND.err, rc -> F.KIND.rc
 out() {
 	local f=$1 kind=$2; shift 2
-	rm -f "$f.$kind" "$f.$kind.err" "$f.$kind.rc"
+	rm -f "$f.$kind" "$f.$kind.zst" "$f.$kind.err" "$f.$kind.rc"
 	"$@" > "$f.$kind" 2> "$f.$kind.err" < /dev/null
 	local rc=$?
 	[ $rc -ne 0 ] && echo "$rc" > "$f.$kind.rc"
 	[ -s "$f.$kind.err" ] || rm -f "$f.$kind.err"
 	local sz
 	sz=$(stat -c %s "$f.$kind")
-	[ "$sz" -gt 3000000 ] && echo "WARNING: $f.$kind is $sz bytes (> 3 MB): reduce the recording" >&2
+	[ "$sz" -gt 1000000 ] && zstd -19 -q --rm -f "$f.$kind"
 	return 0
 }
 
@@ -38,6 +48,17 @@ for f in "$@"; do
 		out "$f" sched-latency  perf sched latency -i "$f"
 		out "$f" sched-map      perf sched map -i "$f"
 		out "$f" sched-timehist perf sched timehist -i "$f"
+		;;
+	fp.data|sysw.data|dwarf.data|python.data)
+		out "$f" folded-perf-script-py sh -c 'perf script report stackcollapse -i "$1"' sh "$f"
+		out "$f" folded-stackcollapse-pl sh -c 'perf script -i "$1" | inferno-collapse-perf' sh "$f"
+		case $(basename "$f") in
+		dwarf.data|python.data)
+			out "$f" folded-perf-script-py-noinline perf script --no-inline -s "$STACKCOLLAPSE" -i "$f"
+			out "$f" folded-stackcollapse-pl-noinline sh -c \
+				'perf script --no-inline -i "$1" | inferno-collapse-perf' sh "$f"
+			;;
+		esac
 		;;
 	stat.*)
 		# perf stat report prints its table on stderr: keep it in F.statreport

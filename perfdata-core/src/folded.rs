@@ -5,12 +5,13 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::file::PerfFile;
-use crate::process::Machine;
+use crate::process::{Machine, Maps};
 use crate::reader::Reader;
 use crate::record::{BuildIdRecord, RecordKind};
 use crate::records::Order;
-use crate::sample::PERF_CONTEXT_MAX;
+use crate::sample::{Sample, PERF_CONTEXT_MAX};
 use crate::symbolize::{SymbolizeOptions, Symbolizer};
+use crate::unwind::{Arch, ProcessSpace, UnwindOptions, Unwinder};
 use crate::Result;
 
 /// Which tool's output to reproduce.
@@ -102,12 +103,35 @@ fn tidy_pl(name: &str) -> String {
     s
 }
 
+/// An unwinder when some event samples REGS_USER and STACK_USER (`--call-graph dwarf`) and the
+/// recording's architecture (ARCH feature, else this machine's, as perf's `perf_env__arch`) is
+/// one the unwinder knows.
+fn dwarf_unwinder(file: &PerfFile) -> Option<Unwinder> {
+    use crate::attr::sample_type::{REGS_USER, STACK_USER};
+    let both = REGS_USER | STACK_USER;
+    if !file.events().iter().any(|e| e.attr.sample_type & both == both) {
+        return None;
+    }
+    let uname = file.features().arch().and_then(|a| a.ok()).unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    let arch = Arch::from_uname(&uname)?;
+    Some(Unwinder::new(arch, file.endian() == crate::Endian::Little, UnwindOptions::default()))
+}
+
+/// The user frames perf appends after a sample's kernel callchain when it unwinds the stack dump
+/// (leaf first; callers' return addresses less one).
+fn user_frames(unwinder: Option<&mut Unwinder>, s: &Sample, maps: Option<&Maps>, sym: &mut Symbolizer) -> Vec<u64> {
+    let (Some(u), Some(regs), Some(stack)) = (unwinder, s.regs_user(), s.stack_user()) else { return Vec::new() };
+    let mut space = ProcessSpace { maps, symbolizer: sym };
+    u.unwind(Some(regs), Some(stack), &mut space).frames.iter().map(|f| f.ip).collect()
+}
+
 /// Fold the samples of `file`.
 pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
     let mut sym = Symbolizer::new(opts.symbolize.clone(), feature_build_ids(file));
     let mut machine = Machine::new();
     let mut out = FoldedStacks::default();
     let mut first_event: Option<usize> = None;
+    let mut unwinder = dwarf_unwinder(file);
     let mut recs = file.records(Order::Time)?;
     while let Some(r) = recs.next_record() {
         let r = r?;
@@ -163,6 +187,9 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
                         continue;
                     }
                     push(&mut sym, kernel, ip, &mut frames);
+                }
+                for ip in user_frames(unwinder.as_mut(), s, machine.process_maps(pid), &mut sym) {
+                    push(&mut sym, false, ip, &mut frames);
                 }
             }
             None => {

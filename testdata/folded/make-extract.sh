@@ -1,28 +1,47 @@
 #!/bin/sh
-# Rebuild the symbol extracts the folded tests use (run on the recording machine, as root):
-# for every DSO with samples in F.script, the file perf took its symbols from (build-id cache
-# `debug`, else `elf`, else the path itself), reduced with objcopy to the symbols perf printed
-# (allocated sections become NOBITS, DWARF dropped), placed under root/ at the mmap path (a --symfs
-# root); and the kernel's kallsyms from the build-id cache limited to the symbols hit plus the
-# symbol after each (which ends it).
+# make-extract.sh F... - rebuild the extracts the folded and unwind tests use, for the recordings
+# F (names relative to testdata/, e.g. fp.data dwarf.data python.data). Run on the recording
+# machine, as root, with the build-id cache perf used (~/.debug).
+#
+# For every DSO in the user frames of `perf script --no-inline -i F` (any F), reduce-elf.py writes
+# a stand-in under root/ at the mmap path (a --symfs root) holding
+#   * the program headers, build id, .eh_frame_hdr and .eh_frame of the file perf reads a dso's
+#     bytes from when unwinding (the build-id cache `elf`, else the path itself), and
+#   * the symbols perf printed, taken from the file perf took its symbols from (the build-id cache
+#     `debug`, else `elf`, else the path, whichever has a .symtab first; else the path's .dynsym).
+# The kernel's kallsyms (build-id cache copy) is cut down to the symbols hit plus the symbol after
+# each (which ends it). The --no-inline script is used so that the names kept are the symbol-table
+# names (perf's default output replaces some with DWARF names through addr2line).
 set -e
 cd "$(dirname "$0")"
+t=/tmp/make-extract.$$
+: > $t.syms; : > $t.ksyms; : > $t.bids
 for F in "$@"; do
-  S=../$F.script
-  grep -P '^\t' "$S" | sed -E 's/^\s*\S+ (.*) \((\/.*)\)$/\2 \1/;t;d' | sed -E 's/\+0x[0-9a-f]+$//' | sort -u > /tmp/syms.$$
-  for dso in $(cut -d' ' -f1 /tmp/syms.$$ | sort -u); do
-    bid=$(perf buildid-list -i ../$F 2>/dev/null | awk -v p="$dso" '$2==p{print $1}')
-    [ -n "$bid" ] || bid=$(file -L "$dso" | sed -nE 's/.*BuildID\[sha1\]=([0-9a-f]+).*/\1/p')
-    src=$dso
-    for c in ~/.debug/$dso/$bid/debug ~/.debug/$dso/$bid/elf; do [ -s "$c" ] && readelf -SW "$c" | grep -q ' .symtab ' && { src=$c; break; }; done
-    mkdir -p "root$(dirname "$dso")"
-    awk -v p="$dso" '$1==p{print $2}' /tmp/syms.$$ > /tmp/keep.$$
-    objcopy --only-keep-debug -R '.debug*' -R .gnu_debuglink --keep-symbols=/tmp/keep.$$ "$src" "root$dso"
-    echo "$dso <- $src ($(wc -l < /tmp/keep.$$) symbols)"
-  done
-  kb=$(perf buildid-list -i ../$F 2>/dev/null | awk '$2=="[kernel.kallsyms]"{print $1}')
-  grep -P '^\t' "$S" | grep '(\[kernel.kallsyms\])' | awk '{print $2}' | sed -E 's/\+0x[0-9a-f]+$//' | sort -u > /tmp/ksyms.$$
-  awk 'NR==FNR{k[$1]=1;next} want{print;want=0} ($3 in k){print;want=1}' /tmp/ksyms.$$ ~/.debug/\[kernel.kallsyms\]/$kb/kallsyms | sort -u -k1,1 > kallsyms.$F.tmp
-  sort kallsyms.$F.tmp > kallsyms-$kb; rm -f kallsyms.$F.tmp
+  perf script --no-inline -i ../$F 2>/dev/null > $t.script
+  grep -P '^\t' $t.script | sed -E 's/^\s*\S+ (.*) \((\/.*)\)$/\2 \1/;t;d' | sed -E 's/\+0x[0-9a-f]+$//' >> $t.syms
+  grep -P '^\t' $t.script | grep '(\[kernel.kallsyms\])' | awk '{print $2}' | sed -E 's/\+0x[0-9a-f]+$//' >> $t.ksyms
+  perf buildid-list -i ../$F 2>/dev/null >> $t.bids || true
 done
-rm -f /tmp/syms.$$ /tmp/keep.$$ /tmp/ksyms.$$
+sort -u -o $t.syms $t.syms
+rm -rf root
+for dso in $(cut -d' ' -f1 $t.syms | sort -u); do
+  bid=$(awk -v p="$dso" '$2==p{print $1; exit}' $t.bids)
+  [ -n "$bid" ] || bid=$(file -L "$dso" | sed -nE 's/.*BuildID\[sha1\]=([0-9a-f]+).*/\1/p')
+  rt=$dso
+  [ -s ~/.debug/$dso/$bid/elf ] && rt=~/.debug/$dso/$bid/elf
+  src=$rt
+  for c in ~/.debug/$dso/$bid/debug ~/.debug/$dso/$bid/elf $dso; do
+    [ -s "$c" ] && readelf -SW "$c" | grep -q ' .symtab ' && { src=$c; break; }
+  done
+  awk -v p="$dso" '$1==p{sub(/^[^ ]* /, ""); print}' $t.syms > $t.keep
+  mkdir -p "root$(dirname "$dso")"
+  python3 ./reduce-elf.py "$rt" "$src" $t.keep "root$dso"
+  echo "$dso <- $rt, symbols from $src ($(wc -l < $t.keep) names), $(stat -c %s "root$dso") bytes"
+done
+kb=$(awk '$2=="[kernel.kallsyms]"{print $1; exit}' $t.bids)
+[ -n "$kb" ] || kb=$(perf buildid-list -k)
+sort -u -o $t.ksyms $t.ksyms
+awk 'NR==FNR{k[$1]=1;next} want{print;want=0} ($3 in k){print;want=1}' $t.ksyms ~/.debug/\[kernel.kallsyms\]/$kb/kallsyms \
+  | sort -u > kallsyms-$kb
+echo "kallsyms-$kb: $(wc -l < kallsyms-$kb) symbols"
+rm -f $t.*
