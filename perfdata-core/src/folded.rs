@@ -18,12 +18,13 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::attr::EventType;
 use crate::file::PerfFile;
-use crate::process::{Machine, MachineEvent};
+use crate::process::{Machine, MachineEvent, Maps};
 use crate::reader::Reader;
 use crate::record::{BuildIdRecord, CpuMode, RecordKind};
 use crate::records::Order;
-use crate::sample::PERF_CONTEXT_MAX;
+use crate::sample::{Sample, PERF_CONTEXT_MAX};
 use crate::symbolize::{SymbolizeOptions, Symbolizer};
+use crate::unwind::{Arch, ProcessSpace, UnwindOptions, Unwinder};
 use crate::Result;
 
 /// Which tool's output to reproduce; [`FoldedOptions::compat`] gives its default options.
@@ -463,6 +464,28 @@ fn tidy_java_py(s: &str) -> String {
     s.split('(').next().unwrap_or(s).to_string()
 }
 
+/// An unwinder when some event samples REGS_USER and STACK_USER (`--call-graph dwarf`) and the
+/// recording's architecture (ARCH feature, else this machine's, as perf's `perf_env__arch`) is
+/// one the unwinder knows.
+fn dwarf_unwinder(file: &PerfFile) -> Option<Unwinder> {
+    use crate::attr::sample_type::{REGS_USER, STACK_USER};
+    let both = REGS_USER | STACK_USER;
+    if !file.events().iter().any(|e| e.attr.sample_type & both == both) {
+        return None;
+    }
+    let uname = file.features().arch().and_then(|a| a.ok()).unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    let arch = Arch::from_uname(&uname)?;
+    Some(Unwinder::new(arch, file.endian() == crate::Endian::Little, UnwindOptions::default()))
+}
+
+/// The user frames perf appends after a sample's kernel callchain when it unwinds the stack dump
+/// (leaf first; callers' return addresses less one).
+fn user_frames(u: &mut Unwinder, s: &Sample, maps: Option<&Maps>, sym: &mut Symbolizer, out: &mut Vec<u64>) {
+    let (Some(regs), Some(stack)) = (s.regs_user(), s.stack_user()) else { return };
+    let mut space = ProcessSpace { maps, symbolizer: sym };
+    out.extend(u.unwind(Some(regs), Some(stack), &mut space).frames.iter().map(|f| f.ip));
+}
+
 /// What the reading thread hands to the folding thread.
 enum Item {
     /// A sample that passed the filters the reader can apply.
@@ -474,6 +497,9 @@ enum Item {
         weight: u64,
         /// Its callchain is `Batch::ips[start..start + len]`; `None`: no callchain, `ip` alone.
         chain: Option<(u32, u32)>,
+        /// The user frames unwound from its stack dump (`--call-graph dwarf`), in `Batch::ips`
+        /// after the callchain: addresses, never context markers.
+        unwound: u32,
         ip: u64,
     },
     /// A change to threads or maps (boxed: samples are the bulk and stay small).
@@ -490,6 +516,8 @@ struct Batch {
 /// Items per batch: large enough to amortise the channel, small enough to bound the memory in
 /// flight (4 batches of a few MB at most).
 const BATCH_ITEMS: usize = 16 * 1024;
+/// Callchain addresses per batch (4 MiB).
+const BATCH_IPS: usize = 512 * 1024;
 
 /// The reading half of [`folded`]: records in time order → batches of [`Item`]s, applying the
 /// pid, tid, time and event filters and the weights.
@@ -497,6 +525,10 @@ fn read_items(file: &PerfFile, opts: &FoldedOptions, tx: &std::sync::mpsc::SyncS
     let pl = opts.compat == Compat::StackcollapsePl;
     let mut first_event: Option<usize> = None;
     let mut batch = Batch::default();
+    // `--call-graph dwarf`: the user stack is unwound here, where the record's stack dump is at
+    // hand, against this thread's own copy of the maps and binaries.
+    let mut dwarf = dwarf_unwinder(file)
+        .map(|u| (u, Machine::new(), Symbolizer::new(opts.symbolize.clone(), feature_build_ids(file))));
     let mut recs = match file.records(Order::Time) {
         Ok(r) => r,
         Err(e) => {
@@ -514,6 +546,9 @@ fn read_items(file: &PerfFile, opts: &FoldedOptions, tx: &std::sync::mpsc::SyncS
         };
         let RecordKind::Sample(s) = &r.kind else {
             if let Some(e) = MachineEvent::from_record(&r) {
+                if let Some((_, machine, _)) = &mut dwarf {
+                    machine.apply(e.clone());
+                }
                 batch.items.push(Item::Machine(Box::new(e)));
             }
             continue;
@@ -541,14 +576,21 @@ fn read_items(file: &PerfFile, opts: &FoldedOptions, tx: &std::sync::mpsc::SyncS
             continue;
         }
         let weight = if opts.weight == Weight::Period && !tracepoint_pl { s.period_or_attr() } else { 1 };
+        let mut unwound = 0;
         let chain = s.callchain().map(|c| {
-            let start = u32::try_from(batch.ips.len()).unwrap_or(u32::MAX);
+            let start = batch.ips.len();
             batch.ips.extend(c.iter());
-            (start, u32::try_from(c.len()).unwrap_or(0))
+            let len = batch.ips.len().saturating_sub(start);
+            if let Some((u, machine, sym)) = &mut dwarf {
+                user_frames(u, s, machine.process_maps(pid), sym, &mut batch.ips);
+                unwound = u32::try_from(batch.ips.len().saturating_sub(start + len)).unwrap_or(0);
+            }
+            (u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(len).unwrap_or(0))
         });
         let kernel = r.header.cpumode() == CpuMode::Kernel;
-        batch.items.push(Item::Sample { pid, tid, kernel, weight, chain, ip: s.ip().unwrap_or(0) });
-        if batch.items.len() >= BATCH_ITEMS && tx.send(Ok(std::mem::take(&mut batch))).is_err() {
+        batch.items.push(Item::Sample { pid, tid, kernel, weight, chain, unwound, ip: s.ip().unwrap_or(0) });
+        let full = batch.items.len() >= BATCH_ITEMS || batch.ips.len() >= BATCH_IPS;
+        if full && tx.send(Ok(std::mem::take(&mut batch))).is_err() {
             return;
         }
     }
@@ -579,13 +621,15 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
         for batch in rx {
             let batch = batch?;
             for item in batch.items {
-                let (pid, tid, kernel, weight, chain, ip) = match item {
+                let (pid, tid, kernel, weight, chain, unwound, ip) = match item {
                     Item::Machine(e) => {
                         invalidate(&mut f, &e);
                         f.machine.apply(*e);
                         continue;
                     }
-                    Item::Sample { pid, tid, kernel, weight, chain, ip } => (pid, tid, kernel, weight, chain, ip),
+                    Item::Sample { pid, tid, kernel, weight, chain, unwound, ip } => {
+                        (pid, tid, kernel, weight, chain, unwound, ip)
+                    }
                 };
                 let (root, comm, java) = f.root(pid, tid);
                 if opts.comm.as_ref().is_some_and(|c| **c != *comm) {
@@ -599,7 +643,12 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
                         let complete = walk_chain(ips.iter().copied(), kernel, |kernel, ip| {
                             f.frame(pid, kernel, ip, java, &mut stack)
                         });
-                        if !complete {
+                        if complete {
+                            let user = start.saturating_add(len);
+                            for &ip in batch.ips.get(user..user.saturating_add(unwound as usize)).unwrap_or(&[]) {
+                                f.frame(pid, false, ip, java, &mut stack);
+                            }
+                        } else {
                             stack.clear();
                         }
                     }

@@ -47,6 +47,7 @@ pub mod sample;
 pub mod stream;
 pub mod symbolize;
 pub mod tracepoint;
+pub mod unwind;
 pub mod write;
 
 pub use attr::{EventAttr, SampleLayout};

@@ -1,7 +1,7 @@
 //! Folded stacks compared with perf's own output stored beside the recordings:
 //! `F.folded-perf-script-py` = `perf script report stackcollapse -i F`,
 //! `F.folded-stackcollapse-pl` = `perf script -i F | inferno-collapse-perf` (inferno 0.12.8).
-//! Symbols come from testdata/folded (see make-extract.sh there): a --symfs root with the symbol
+//! Symbols come from testdata/folded (see make-extract.py there): a --symfs root with the symbol
 //! tables perf used, reduced to the symbols it printed, and the kernel's kallsyms limited to the
 //! symbols hit; the real ~/.debug is never consulted.
 

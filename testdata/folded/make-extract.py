@@ -52,22 +52,46 @@ CFI = {".eh_frame", ".eh_frame_hdr", ".debug_frame"}
 SHT_SYMTAB, SHT_STRTAB, SHT_NOBITS, SHF_ALLOC = 2, 3, 8, 2
 
 
-def reduce_elf(data, keep_syms, keep_content):
-    """A copy of a 64-bit little-endian ELF file with every section header, every program header and
-    the `keep_content` sections, whose other sections have no contents (NOBITS, or empty when not
-    allocated), and whose .symtab holds only the symbols named in `keep_syms`. Section indices do
-    not change, so symbols keep their st_shndx."""
-    assert data[:6] == b"\x7fELF\x02\x01", "64-bit little-endian ELF only"
-    (phoff, shoff) = struct.unpack_from("<QQ", data, 0x20)
-    (phentsize, phnum, shentsize, shnum, shstrndx) = struct.unpack_from("<HHHHH", data, 0x36)
+def section_table(data):
+    (shoff,) = struct.unpack_from("<Q", data, 0x28)
+    (shentsize, shnum, shstrndx) = struct.unpack_from("<HHH", data, 0x3A)
     shdrs = [list(struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)) for i in range(shnum)]
     def name(i):
         off = shdrs[shstrndx][4] + shdrs[i][0]
         return data[off:data.index(b"\0", off)].decode()
+    return shdrs, name
+
+
+def reduce_elf(data, keep_syms, keep_content, runtime=None):
+    """A copy of a 64-bit little-endian ELF file with every section header, every program header and
+    the `keep_content` sections, whose other sections have no contents (NOBITS, or empty when not
+    allocated), and whose .symtab holds only the symbols named in `keep_syms`. Section indices do
+    not change, so symbols keep their st_shndx. When `data` is a debug file (perf's symbols came
+    from it) and `runtime` the binary itself, the program headers and the kept contents the debug
+    file lacks (CFI, PLT: NOBITS there) come from `runtime`, as the unwinder reads them from it."""
+    assert data[:6] == b"\x7fELF\x02\x01", "64-bit little-endian ELF only"
+    (phoff, shoff) = struct.unpack_from("<QQ", data, 0x20)
+    (phentsize, phnum, shentsize, shnum, shstrndx) = struct.unpack_from("<HHHHH", data, 0x36)
+    shdrs, name = section_table(data)
+    from_runtime = {}
+    if runtime is not None:
+        rshdrs, rname = section_table(runtime)
+        rsec = {rname(i): sh for i, sh in enumerate(rshdrs)}
+        for i, sh in enumerate(shdrs):
+            r = rsec.get(name(i))
+            if name(i) in keep_content and sh[1] == SHT_NOBITS and r and r[1] != SHT_NOBITS and r[3] == sh[3]:
+                from_runtime[i] = runtime[r[4]:r[4] + r[5]]
+                sh[1], sh[5] = r[1], r[5]
+        (rphoff,) = struct.unpack_from("<Q", runtime, 0x20)
+        (rphentsize, rphnum) = struct.unpack_from("<HH", runtime, 0x36)
+        assert (rphentsize, rphnum) == (phentsize, phnum), "program headers differ"
+        data_ph = runtime[rphoff:rphoff + rphentsize * rphnum]
+    else:
+        data_ph = data[phoff:phoff + phentsize * phnum]
     out = bytearray(data[:64])
-    out += data[phoff:phoff + phentsize * phnum]
+    out += data_ph
     struct.pack_into("<Q", out, 0x20, 64)
-    contents = {}
+    contents = dict(from_runtime)
     for i, sh in enumerate(shdrs):
         if sh[1] == SHT_SYMTAB:
             strtab = shdrs[sh[6]]
@@ -127,8 +151,13 @@ def main(args):
     for f in files:
         data = os.path.join(TESTDATA, f)
         bids.update(build_ids(data))
-        with open(data + ".script", encoding="utf-8", errors="replace") as script:
-            for line in script:
+        texts = [open(data + ".script", encoding="utf-8", errors="replace").read()]
+        if f in cfi_files:
+            # The unwinding tests compare with `perf script --no-inline`, whose frames carry the
+            # symbol-table names that the default output replaces with inlined DWARF names.
+            texts.append(run("perf", "script", "--no-inline", "-i", data))
+        for text in texts:
+            for line in text.splitlines():
                 m = FRAME.match(line)
                 if not m:
                     continue
@@ -173,11 +202,15 @@ def main(args):
         missing = sorted(names - found)
         out = os.path.join(HERE, "root", dso.lstrip("/"))
         os.makedirs(os.path.dirname(out), exist_ok=True)
-        with open(src, "rb") as f:
+        # The binary itself (what perf unwinds with and takes PLT symbols from).
+        runtime = os.path.join(DEBUG, dso.lstrip("/"), bid or "-", "elf")
+        runtime = runtime if os.path.exists(runtime) else (src if dso == "[vdso]" else dso)
+        with open(src, "rb") as f, open(runtime, "rb") as r:
             # Without a .symtab perf reads .dynsym: keep it whole.
             no_symtab = " .symtab " not in run("readelf", "-SW", src)
             sections = ALWAYS | (PLT if no_symtab or any(n.endswith("@plt") for n in names) else set())
-            reduced = reduce_elf(f.read(), set(keep), sections | (CFI if dso in cfi_dsos else set()))
+            sections |= CFI if dso in cfi_dsos else set()
+            reduced = reduce_elf(f.read(), set(keep), sections, None if runtime == src else r.read())
         with open(out, "wb") as f:
             f.write(reduced)
         print(f"{dso} <- {src}: {len(keep)} symbols kept, {os.path.getsize(out)} bytes"

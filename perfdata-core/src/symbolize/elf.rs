@@ -26,7 +26,11 @@ pub struct ElfSymbols {
 impl ElfSymbols {
     /// Parse `data`; `None` if it is not an ELF file `object` can read.
     pub fn parse(data: &[u8]) -> Option<ElfSymbols> {
-        let file = object::File::parse(data).ok()?;
+        ElfSymbols::from_object(&object::File::parse(data).ok()?)
+    }
+
+    /// Read the symbols of an already parsed file.
+    pub fn from_object(file: &object::File<'_>) -> Option<ElfSymbols> {
         let build_id = file.build_id().ok().flatten().map(<[u8]>::to_vec);
         let segments = file
             .segments()
@@ -36,10 +40,10 @@ impl ElfSymbols {
             })
             .collect();
         let mut has_symtab = true;
-        let mut syms = collect(&file, file.symbols());
+        let mut syms = collect(file, file.symbols());
         if syms.is_empty() {
             has_symtab = false;
-            syms = collect(&file, file.dynamic_symbols());
+            syms = collect(file, file.dynamic_symbols());
         }
         let plt = match &file {
             object::File::Elf32(elf) => plt_symbols(elf),

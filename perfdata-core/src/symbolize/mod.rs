@@ -3,9 +3,12 @@
 //! kallsyms file matching the kernel's build id, and `/tmp/perf-PID.map` files for JIT code.
 //! Results are cached per (binary, address).
 
+pub mod binary;
 pub mod elf;
 pub mod kallsyms;
 pub mod perfmap;
+
+pub use binary::Binary;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -174,7 +177,8 @@ pub struct Frame {
 }
 
 enum Source {
-    Elf(elf::ElfSymbols),
+    /// An ELF file, and the PLT symbols of its runtime binary when it has none (a debug file).
+    Elf(Rc<Binary>, Option<SymbolTable>),
     Absolute(SymbolTable),
     None,
 }
@@ -188,6 +192,10 @@ pub struct Symbolizer {
     kernel: Option<Rc<Source>>,
     cache: HashMap<(String, u64), Option<Rc<str>>>,
     dso_names: HashMap<String, Rc<str>>,
+    /// Every file opened, by path (`None`: not a readable ELF file), so each is mapped once.
+    binaries: HashMap<PathBuf, Option<Rc<Binary>>>,
+    /// The runtime image of each mapped file name (see [`Symbolizer::runtime_binary`]).
+    runtimes: HashMap<String, Option<Rc<Binary>>>,
 }
 
 fn hex(b: &[u8]) -> String {
@@ -206,7 +214,61 @@ impl Symbolizer {
             kernel: None,
             cache: HashMap::new(),
             dso_names: HashMap::new(),
+            binaries: HashMap::new(),
+            runtimes: HashMap::new(),
         }
+    }
+
+    /// The ELF file at `path`, mapped and parsed once.
+    fn binary(&mut self, path: &Path) -> Option<Rc<Binary>> {
+        if let Some(b) = self.binaries.get(path) {
+            return b.clone();
+        }
+        let b = Binary::open(path).map(Rc::new);
+        self.binaries.insert(path.to_path_buf(), b.clone());
+        b
+    }
+
+    /// The build id perf expects for `map`'s file: from the MMAP2 record, else the BUILD_ID feature.
+    fn expected_build_id(&self, map: &Map) -> Option<Vec<u8>> {
+        map.build_id.clone().or_else(|| self.build_ids.get(map.filename.as_str()).cloned())
+    }
+
+    /// `.build-id/xx/yyy…/NAME` in the build-id cache.
+    fn buildid_cache_file(&self, build_id: &[u8], name: &str) -> Option<PathBuf> {
+        let b = hex(build_id);
+        let (head, tail) = (b.get(..2)?, b.get(2..)?);
+        Some(self.buildid_dir()?.join(".build-id").join(head).join(tail).join(name))
+    }
+
+    /// The file perf reads `map`'s bytes from (its dso "data" file, used by the unwinder for
+    /// `.eh_frame_hdr`/`.eh_frame` and for memory outside the stack dump): the build-id cache's
+    /// `elf` (`vdso` for `[vdso]`) when the build id is known, else the path under `--symfs`.
+    /// A file whose build id differs from the expected one is not used.
+    pub fn runtime_binary(&mut self, map: &Map) -> Option<Rc<Binary>> {
+        if let Some(b) = self.runtimes.get(&map.filename) {
+            return b.clone();
+        }
+        let expected = self.expected_build_id(map);
+        let mut candidates = Vec::new();
+        if let Some(bid) = &expected {
+            let name = if map.filename == "[vdso]" { "vdso" } else { "elf" };
+            candidates.extend(self.buildid_cache_file(bid, name));
+        }
+        if !map.filename.starts_with('[') && !map.filename.starts_with("//") {
+            candidates.push(self.under_symfs(&map.filename));
+        }
+        let mut found = None;
+        for c in candidates {
+            if let Some(b) = self.binary(&c) {
+                if expected.is_none() || b.symbols.build_id.is_none() || b.symbols.build_id == expected {
+                    found = Some(b);
+                    break;
+                }
+            }
+        }
+        self.runtimes.insert(map.filename.clone(), found.clone());
+        found
     }
 
     fn buildid_dir(&self) -> Option<PathBuf> {
@@ -240,41 +302,35 @@ impl Symbolizer {
         text.map_or(Source::None, |t| Source::Absolute(kallsyms::parse(&t)))
     }
 
-    fn load_elf(&self, map: &Map) -> Source {
+    fn load_elf(&mut self, map: &Map) -> Source {
         let path = map.filename.as_str();
-        if let Some(pid) = path.strip_prefix("/tmp/perf-").and_then(|s| s.strip_suffix(".map")) {
-            let _ = pid;
+        if path.starts_with("/tmp/perf-") && path.ends_with(".map") {
             return std::fs::read_to_string(self.under_symfs(path))
                 .map_or(Source::None, |t| Source::Absolute(perfmap::parse(&t)));
         }
         let direct = self.under_symfs(path);
-        let read = |p: &Path| std::fs::read(p).ok().and_then(|d| elf::ElfSymbols::parse(&d));
-        let own = read(&direct);
-        let expected = map
-            .build_id
-            .clone()
-            .or_else(|| self.build_ids.get(path).cloned())
-            .or_else(|| own.as_ref().and_then(|e| e.build_id.clone()));
+        let own = self.binary(&direct);
+        let expected = self.expected_build_id(map).or_else(|| own.as_ref().and_then(|e| e.symbols.build_id.clone()));
         let mut candidates: Vec<PathBuf> = Vec::new();
-        if let Some(b) = expected.as_deref().map(hex) {
-            if let (Some(dir), Some(head), Some(tail)) = (self.buildid_dir(), b.get(..2), b.get(2..)) {
-                let d = dir.join(".build-id").join(head).join(tail);
-                candidates.push(d.join("elf"));
-                candidates.push(d.join("debug"));
-                // perf keeps the vdso image as `[vdso]/<build id>/vdso`.
-                candidates.push(d.join("vdso"));
+        if let Some(b) = expected.as_deref() {
+            let vdso = if path == "[vdso]" { self.buildid_cache_file(b, "vdso") } else { None };
+            candidates.extend(self.buildid_cache_file(b, "elf"));
+            candidates.extend(self.buildid_cache_file(b, "debug"));
+            candidates.extend(vdso);
+            let h = hex(b);
+            if let (Some(head), Some(tail)) = (h.get(..2), h.get(2..)) {
                 candidates.push(self.under_symfs(&format!("/usr/lib/debug/.build-id/{head}/{tail}.debug")));
             }
         }
-        let ok = |e: &elf::ElfSymbols| match (&expected, &e.build_id) {
+        let ok = |e: &Binary| match (&expected, &e.symbols.build_id) {
             (Some(want), Some(got)) => want == got,
             _ => true,
         };
         let mut chosen = None;
         let mut fallback = None;
         for c in &candidates {
-            if let Some(e) = read(c).filter(|e| ok(e)) {
-                if e.has_symtab {
+            if let Some(e) = self.binary(c).filter(|e| ok(e)) {
+                if e.symbols.has_symtab {
                     chosen = Some(e);
                     break;
                 }
@@ -282,9 +338,9 @@ impl Symbolizer {
             }
         }
         let own = own.filter(|e| ok(e));
-        let mut chosen = match (chosen, own) {
+        let chosen = match (chosen, own) {
             (Some(e), own) => (e, own),
-            (None, Some(e)) if e.has_symtab || fallback.is_none() => (e, None),
+            (None, Some(e)) if e.symbols.has_symtab || fallback.is_none() => (e, None),
             (None, own) => match fallback {
                 Some(e) => (e, own),
                 None => return Source::None,
@@ -292,13 +348,15 @@ impl Symbolizer {
         };
         // A debug file has no PLT contents: perf synthesizes the PLT symbols from the runtime
         // binary (the first one with them: the cached `elf`, else the file at the path).
-        if chosen.0.plt.is_empty() {
-            let runtime = candidates.iter().filter_map(|c| read(c).filter(|e| ok(e))).chain(chosen.1.take());
-            if let Some(r) = runtime.into_iter().find(|e| !e.plt.is_empty()) {
-                chosen.0.table.insert_sized(r.plt);
+        let mut plt = None;
+        if chosen.0.symbols.plt.is_empty() {
+            let runtime: Vec<Rc<Binary>> =
+                candidates.iter().filter_map(|c| self.binary(c).filter(|e| ok(e))).chain(chosen.1).collect();
+            if let Some(r) = runtime.iter().find(|e| !e.symbols.plt.is_empty()) {
+                plt = Some(SymbolTable::new(r.symbols.plt.clone()));
             }
         }
-        Source::Elf(chosen.0)
+        Source::Elf(chosen.0, plt)
     }
 
     fn dso_name(&mut self, name: &str) -> Rc<str> {
@@ -330,7 +388,10 @@ impl Symbolizer {
         };
         let name = match source.as_deref() {
             Some(Source::Absolute(t)) => t.find(addr).map(|s| s.name.clone()),
-            Some(Source::Elf(e)) => e.table.find(e.offset_to_vaddr(key.1)).map(|s| s.name.clone()),
+            Some(Source::Elf(e, plt)) => {
+                let vaddr = e.offset_to_vaddr(key.1);
+                plt.as_ref().and_then(|p| p.find(vaddr)).or_else(|| e.symbols.table.find(vaddr)).map(|s| s.name.clone())
+            }
             Some(Source::None) | None => None,
         };
         let symbol: Option<Rc<str>> = name.map(|n| Rc::from(demangle(&n)));
