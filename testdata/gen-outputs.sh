@@ -4,6 +4,8 @@
 #   F.script      perf script -i F                        (default fields)
 #   F.header      perf report --header-only -I -i F
 #   F.stats       perf report --stats -i F
+#   F.buildids    perf buildid-list -i F                  (file format only: for pipe data perf
+#                 takes build ids from the binaries on this machine, not from the recording)
 #   sched files (name starts with "sched"): F.sched-latency / F.sched-map / F.sched-timehist
 #   stat files  (name starts with "stat."): F.statreport = perf stat report -i F (stdout+stderr)
 #   folded stacks: folded/gen-folded.sh
@@ -37,6 +39,10 @@ for f in "$@"; do
 	out "$f" script perf script -i "$f"
 	out "$f" header perf report --header-only -I -i "$f"
 	out "$f" stats  perf report --stats -i "$f"
+	case $(basename "$f") in
+	pipe*) ;;
+	*) out "$f" buildids perf buildid-list -i "$f" ;;
+	esac
 	case $(basename "$f") in
 	sched*)
 		out "$f" sched-latency  perf sched latency -i "$f"
