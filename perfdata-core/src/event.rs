@@ -23,7 +23,7 @@ pub struct Event {
     /// Sample parsing context (branch counters).
     pub sample_context: SampleContext,
     /// The variable sample fields of this event, in emit order (computed once).
-    pub sample_plan: Vec<(crate::sample::VarField, u8)>,
+    pub sample_plan: Vec<crate::sample::PlanStep>,
 }
 
 impl Event {
@@ -32,7 +32,7 @@ impl Event {
         let layout = SampleLayout::new(&attr);
         let sample_context =
             SampleContext { branch_counters: attr.branch_sample_type & branch_sample_type::COUNTERS != 0 };
-        let sample_plan = crate::sample::sample_plan(attr.sample_type);
+        let sample_plan = crate::sample::sample_plan(&attr, sample_context);
         Event { index, attr, ids, name: None, layout, sample_context, sample_plan }
     }
 

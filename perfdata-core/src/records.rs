@@ -7,10 +7,10 @@
 //! it holds more than [`ReadOptions::window_records`] records the oldest half is released early, so
 //! memory does not grow with the file even without round markers.
 
-use crate::error::{Error, Position, Result};
+use crate::error::{Position, Result};
 use crate::event::{Event, EventList, Resolution};
 use crate::reader::Endian;
-use crate::record::{decode, record_type as rt, EventUpdate, Record, RecordKind};
+use crate::record::{decode, decode_counting, record_type as rt, EventUpdate, Record, RecordKind};
 use crate::stream::{Frame, Frames};
 
 /// The order records are delivered in.
@@ -116,8 +116,9 @@ pub struct Records<'f> {
     last_delivered_ts: u64,
     eof: bool,
     current: Current,
-    /// Counters.
-    pub stats: ReadStats,
+    stats: ReadStats,
+    /// SAMPLE and READ records whose id matched no event (counted where decoding finds out).
+    unknown_ids: std::cell::Cell<u64>,
     errors: Vec<String>,
     /// Memory maps behind `slices` (same index), whose consumed pages are released while reading.
     maps: Vec<Option<&'f memmap2::Mmap>>,
@@ -156,6 +157,7 @@ impl<'f> Records<'f> {
             eof: false,
             current: Current::None,
             stats: ReadStats::default(),
+            unknown_ids: std::cell::Cell::new(0),
             errors: Vec::new(),
             maps: Vec::new(),
             released: Vec::new(),
@@ -178,10 +180,16 @@ impl<'f> Records<'f> {
     pub fn diagnostics(&self) -> Vec<String> {
         let mut d = self.frames.diagnostics.clone();
         d.extend(self.errors.iter().cloned());
-        if self.stats.unknown_id > 0 {
-            d.push(format!("{} records carried an id that matches no event", self.stats.unknown_id));
+        let unknown = self.unknown_ids.get();
+        if unknown > 0 {
+            d.push(format!("{unknown} records carried an id that matches no event"));
         }
         d
+    }
+
+    /// Counters of what happened while reading so far.
+    pub fn stats(&self) -> ReadStats {
+        ReadStats { unknown_id: self.unknown_ids.get(), ..self.stats.clone() }
     }
 
     /// The next record, `None` at the end.
@@ -200,9 +208,7 @@ impl<'f> Records<'f> {
                 Err(e) => Some(Err(e)),
                 Ok(frame) => {
                     learn_from(&mut self.events, frame, self.endian);
-                    let rec = decode(frame, &self.events, self.endian);
-                    count_unknown(&mut self.stats, &rec);
-                    Some(rec)
+                    Some(decode_counting(frame, &self.events, self.endian, &self.unknown_ids))
                 }
             },
             Order::Time => self.next_ordered(),
@@ -275,9 +281,7 @@ impl<'f> Records<'f> {
     fn frames_current(&mut self) -> Option<Result<Record<'_>>> {
         let frame = self.frames.current_frame()?;
         learn_from(&mut self.events, frame, self.endian);
-        let rec = decode(frame, &self.events, self.endian);
-        count_unknown(&mut self.stats, &rec);
-        Some(rec)
+        Some(decode_counting(frame, &self.events, self.endian, &self.unknown_ids))
     }
 
     fn queued_current(&mut self) -> Option<Result<Record<'_>>> {
@@ -294,17 +298,12 @@ impl<'f> Records<'f> {
         };
         let bytes = rest.get(..usize::from(header.size))?;
         let frame = Frame { pos: q.pos(), header, bytes, payload: &[] };
-        let rec = decode(frame, &self.events, self.endian);
-        if let Ok(r) = &rec {
-            if let Some(t) = r.time() {
-                if t < self.last_delivered_ts {
-                    self.stats.out_of_order += 1;
-                }
-                self.last_delivered_ts = self.last_delivered_ts.max(t);
-            }
+        // A queued record's key is its timestamp (`frame_time`).
+        if q.ts < self.last_delivered_ts {
+            self.stats.out_of_order += 1;
         }
-        count_unknown(&mut self.stats, &rec);
-        Some(rec)
+        self.last_delivered_ts = self.last_delivered_ts.max(q.ts);
+        Some(decode_counting(frame, &self.events, self.endian, &self.unknown_ids))
     }
 }
 
@@ -397,22 +396,17 @@ impl Records<'_> {
     }
 }
 
-fn count_unknown(stats: &mut ReadStats, rec: &Result<Record<'_>>) {
-    if let Err(Error::Record { source, .. }) = rec {
-        if let Error::Malformed { detail, .. } = source.as_ref() {
-            if detail.contains("matches no event") {
-                stats.unknown_id += 1;
-            }
-        }
+/// Update the event list from records that define events (pipe mode) or name them, before the
+/// record itself is decoded against it.
+#[inline]
+fn learn_from(events: &mut EventList, frame: Frame<'_>, endian: Endian) {
+    if matches!(frame.header.type_, rt::HEADER_ATTR | rt::EVENT_UPDATE | rt::ID_INDEX) {
+        learn_from_frame(events, frame, endian);
     }
 }
 
-/// Update the event list from records that define events (pipe mode) or name them, before the
-/// record itself is decoded against it.
-fn learn_from(events: &mut EventList, frame: Frame<'_>, endian: Endian) {
-    if !matches!(frame.header.type_, rt::HEADER_ATTR | rt::EVENT_UPDATE | rt::ID_INDEX) {
-        return;
-    }
+#[inline(never)]
+fn learn_from_frame(events: &mut EventList, frame: Frame<'_>, endian: Endian) {
     let empty = EventList::default();
     let Ok(rec) = decode(frame, &empty, endian) else {
         return;

@@ -342,26 +342,35 @@ impl<'a> Sample<'a> {
     /// Check a SAMPLE body (the bytes after the 8-byte record header) against its event and note where
     /// each variable field starts.
     pub fn parse(r: &mut Reader<'a>, event: &'a crate::event::Event) -> Result<Sample<'a>> {
-        let attr = &event.attr;
+        let s = Sample::parse_body(r.rest(), r.endian(), event, r.position())?;
+        r.skip(s.var[V_END].into())?;
+        Ok(s)
+    }
 
-        let body = r.rest();
-        let endian = r.endian();
+    /// [`Sample::parse`] of a whole body found at `base` (errors give positions from there).
+    #[inline(always)]
+    pub fn parse_body(
+        body: &'a [u8],
+        endian: Endian,
+        event: &'a crate::event::Event,
+        base: crate::error::Position,
+    ) -> Result<Sample<'a>> {
         let mut var = [NONE; VAR_FIELDS];
         match walk(body, event, endian, &mut var) {
-            Ok(end) => {
-                r.skip(end)?;
-                Ok(Sample { body, endian, attr, fixed: &event.layout.fixed_offsets, ctx: event.sample_context, var })
-            }
-            Err((what, at)) => {
-                let mut pos = r.position();
-                pos.offset = pos.offset.saturating_add(at as u64);
-                Err(crate::error::Error::Truncated {
-                    pos,
-                    what,
-                    needed: 8,
-                    available: body.len().saturating_sub(at) as u64,
-                })
-            }
+            Ok(_) => Ok(Sample {
+                body,
+                endian,
+                attr: &event.attr,
+                fixed: &event.layout.fixed_offsets,
+                ctx: event.sample_context,
+                var,
+            }),
+            Err((what, at)) => Err(crate::error::Error::Truncated {
+                pos: crate::error::Position { offset: base.offset.saturating_add(at as u64), ..base },
+                what,
+                needed: 8,
+                available: body.len().saturating_sub(at) as u64,
+            }),
         }
     }
 
@@ -476,9 +485,11 @@ impl<'a> Sample<'a> {
     }
     /// PERF_SAMPLE_CALLCHAIN with PERF_CONTEXT markers included.
     pub fn callchain(&self) -> Option<U64s<'a>> {
-        let mut r = self.var_reader(V_CALLCHAIN, "SAMPLE callchain")?;
-        let nr = r.u64().ok()?;
-        r.u64s(nr).ok()
+        // The walk checked that the entries fit; an absent field's offset (NONE) is past any body.
+        let at = usize::from(*self.var.get(V_CALLCHAIN)?);
+        let n = usize::try_from(self.word(at)?).ok()?.checked_mul(8)?;
+        let start = at.checked_add(8)?;
+        Some(U64s::new(self.body.get(start..start.checked_add(n)?)?, self.endian))
     }
     /// PERF_SAMPLE_RAW data (its size includes padding).
     pub fn raw(&self) -> Option<&'a [u8]> {
@@ -615,45 +626,84 @@ impl VarField {
     }
 }
 
-/// The variable part of an attr's samples: which fields, in order, and their slots in
-/// `Sample::var`. Computed once per event.
-pub fn sample_plan(t: u64) -> Vec<(VarField, u8)> {
+/// One variable field of an event's samples, with what its size depends on worked out from the attr
+/// once ([`sample_plan`]), so that walking a sample reads only the sample's own counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlanStep {
+    /// The field.
+    pub field: VarField,
+    /// Its slot in `Sample::var`.
+    slot: u8,
+    size: StepSize,
+}
+
+/// How a variable field's size follows from its bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StepSize {
+    /// Always this many bytes (one word; READ without GROUP).
+    Fixed(usize),
+    /// 8 × (head + nr × per) bytes, nr being the u64 the field starts with (CALLCHAIN, READ with
+    /// GROUP, BRANCH_STACK).
+    Counted { head: u64, per: u64 },
+    /// A u64 abi, then this many registers unless the abi is 0.
+    Regs(usize),
+    /// A u64 size, then (unless it is 0) the size's bytes and a u64 dyn_size.
+    Stack,
+    /// A u32 size, then its bytes.
+    Raw,
+    /// A u64 size, then its bytes.
+    Aux,
+}
+
+/// The variable part of an attr's samples: which fields, in order, their slots in `Sample::var`
+/// and how each one's size is found. Computed once per event.
+pub fn sample_plan(attr: &EventAttr, ctx: SampleContext) -> Vec<PlanStep> {
+    let t = attr.sample_type;
+    let rfmt = attr.read_format;
+    let per_value = 1 + u64::from(rfmt & rf::ID != 0) + u64::from(rfmt & rf::LOST != 0);
+    let times = u64::from(rfmt & rf::TOTAL_TIME_ENABLED != 0) + u64::from(rfmt & rf::TOTAL_TIME_RUNNING != 0);
+    let read = if rfmt & rf::GROUP != 0 {
+        StepSize::Counted { head: 1 + times, per: per_value }
+    } else {
+        StepSize::Fixed(8 * (times + per_value) as usize)
+    };
+    let hw_idx = u64::from(attr.branch_sample_type & branch_sample_type::HW_INDEX != 0);
+    let branch = StepSize::Counted { head: 1 + hw_idx, per: 3 + u64::from(ctx.branch_counters) };
+    let word = StepSize::Fixed(8);
     let mut plan = Vec::new();
-    let mut add = |bit: u64, f: VarField, slot: usize| {
+    let mut add = |bit: u64, field: VarField, slot: usize, size: StepSize| {
         if t & bit != 0 {
-            plan.push((f, slot as u8));
+            plan.push(PlanStep { field, slot: slot as u8, size });
         }
     };
-    add(st::READ, VarField::Read, V_READ);
-    add(st::CALLCHAIN, VarField::Callchain, V_CALLCHAIN);
-    add(st::RAW, VarField::Raw, V_RAW);
-    add(st::BRANCH_STACK, VarField::BranchStack, V_BRANCH);
-    add(st::REGS_USER, VarField::RegsUser, V_REGS_USER);
-    add(st::STACK_USER, VarField::StackUser, V_STACK_USER);
-    add(st::WEIGHT | st::WEIGHT_STRUCT, VarField::Word(0), V_WEIGHT);
-    add(st::DATA_SRC, VarField::Word(0), V_DATA_SRC);
-    add(st::TRANSACTION, VarField::Word(0), V_TRANSACTION);
-    add(st::REGS_INTR, VarField::RegsIntr, V_REGS_INTR);
-    add(st::PHYS_ADDR, VarField::Word(0), V_PHYS_ADDR);
-    add(st::CGROUP, VarField::Word(0), V_CGROUP);
-    add(st::DATA_PAGE_SIZE, VarField::Word(0), V_DATA_PAGE_SIZE);
-    add(st::CODE_PAGE_SIZE, VarField::Word(0), V_CODE_PAGE_SIZE);
-    add(st::AUX, VarField::Aux, V_AUX);
+    add(st::READ, VarField::Read, V_READ, read);
+    add(st::CALLCHAIN, VarField::Callchain, V_CALLCHAIN, StepSize::Counted { head: 1, per: 1 });
+    add(st::RAW, VarField::Raw, V_RAW, StepSize::Raw);
+    add(st::BRANCH_STACK, VarField::BranchStack, V_BRANCH, branch);
+    add(st::REGS_USER, VarField::RegsUser, V_REGS_USER, StepSize::Regs(attr.sample_regs_user.count_ones() as usize));
+    add(st::STACK_USER, VarField::StackUser, V_STACK_USER, StepSize::Stack);
+    add(st::WEIGHT | st::WEIGHT_STRUCT, VarField::Word(0), V_WEIGHT, word);
+    add(st::DATA_SRC, VarField::Word(0), V_DATA_SRC, word);
+    add(st::TRANSACTION, VarField::Word(0), V_TRANSACTION, word);
+    add(st::REGS_INTR, VarField::RegsIntr, V_REGS_INTR, StepSize::Regs(attr.sample_regs_intr.count_ones() as usize));
+    add(st::PHYS_ADDR, VarField::Word(0), V_PHYS_ADDR, word);
+    add(st::CGROUP, VarField::Word(0), V_CGROUP, word);
+    add(st::DATA_PAGE_SIZE, VarField::Word(0), V_DATA_PAGE_SIZE, word);
+    add(st::CODE_PAGE_SIZE, VarField::Word(0), V_CODE_PAGE_SIZE, word);
+    add(st::AUX, VarField::Aux, V_AUX, StepSize::Aux);
     plan
 }
 
 /// Offsets of the variable fields and the end of the sample; on failure, the field that does not fit
 /// and its offset in the body.
-#[inline]
+#[inline(always)]
 fn walk(
     body: &[u8],
     event: &crate::event::Event,
     endian: Endian,
     var: &mut [u16; VAR_FIELDS],
 ) -> std::result::Result<usize, (&'static str, usize)> {
-    let attr = &event.attr;
     let word = |at: usize| -> Option<u64> { body.get(at..at.checked_add(8)?).map(|b| endian.u64(b)) };
-    let bytes = |n: u64| -> Option<usize> { usize::try_from(n.checked_mul(8)?).ok() };
     let fixed = event.layout.fixed_size;
     // Offsets are kept as u16: a record body is at most 65535 - 8 bytes.
     if body.len() >= usize::from(NONE) {
@@ -663,55 +713,31 @@ fn walk(
         return Err(("SAMPLE fixed fields", 0));
     }
     let mut at = fixed;
-    for &(field, slot) in &event.sample_plan {
-        if let Some(v) = var.get_mut(usize::from(slot)) {
+    for step in &event.sample_plan {
+        if let Some(v) = var.get_mut(usize::from(step.slot)) {
             *v = at as u16;
         }
-        let next = (|| -> Option<usize> {
-            Some(match field {
-                VarField::Callchain => at.checked_add(8)?.checked_add(bytes(word(at)?)?)?,
-                VarField::Word(_) => at.checked_add(8)?,
-                VarField::Read => {
-                    let rfmt = attr.read_format;
-                    let per = 1 + u64::from(rfmt & rf::ID != 0) + u64::from(rfmt & rf::LOST != 0);
-                    let times =
-                        u64::from(rfmt & rf::TOTAL_TIME_ENABLED != 0) + u64::from(rfmt & rf::TOTAL_TIME_RUNNING != 0);
-                    let words = if rfmt & rf::GROUP != 0 {
-                        (1 + times).checked_add(word(at)?.checked_mul(per)?)?
-                    } else {
-                        times + per
-                    };
-                    at.checked_add(bytes(words)?)?
-                }
-                VarField::Raw => {
-                    let n = body.get(at..at.checked_add(4)?).map(|b| endian.u32(b))?;
-                    at.checked_add(4)?.checked_add(n as usize)?
-                }
-                VarField::BranchStack => {
-                    let nr = word(at)?;
-                    let hw = u64::from(attr.branch_sample_type & branch_sample_type::HW_INDEX != 0);
-                    let per = 3 + u64::from(event.sample_context.branch_counters);
-                    at.checked_add(bytes((1 + hw).checked_add(nr.checked_mul(per)?)?)?)?
-                }
-                VarField::RegsUser | VarField::RegsIntr => {
-                    let mask = if field == VarField::RegsUser { attr.sample_regs_user } else { attr.sample_regs_intr };
-                    let n = if word(at)? == 0 { 0 } else { mask.count_ones() as usize };
-                    at.checked_add(8 * (1 + n))?
-                }
-                VarField::StackUser => {
-                    let size = word(at)?;
-                    if size == 0 {
-                        at.checked_add(8)?
-                    } else {
-                        at.checked_add(16)?.checked_add(usize::try_from(size).ok()?)?
-                    }
-                }
-                VarField::Aux => at.checked_add(8)?.checked_add(usize::try_from(word(at)?).ok()?)?,
-            })
-        })();
+        let next = match step.size {
+            StepSize::Fixed(n) => at.checked_add(n),
+            StepSize::Counted { head, per } => word(at)
+                .and_then(|nr| nr.checked_mul(per)?.checked_add(head)?.checked_mul(8))
+                .and_then(|n| at.checked_add(usize::try_from(n).ok()?)),
+            StepSize::Regs(n) => match word(at) {
+                Some(0) => at.checked_add(8),
+                Some(_) => at.checked_add(8 * (1 + n)),
+                None => None,
+            },
+            StepSize::Stack => match word(at) {
+                Some(0) => at.checked_add(8),
+                Some(size) => usize::try_from(size).ok().and_then(|n| at.checked_add(16)?.checked_add(n)),
+                None => None,
+            },
+            StepSize::Raw => at.checked_add(4).and_then(|end| end.checked_add(endian.u32(body.get(at..end)?) as usize)),
+            StepSize::Aux => word(at).and_then(|n| at.checked_add(8)?.checked_add(usize::try_from(n).ok()?)),
+        };
         at = match next {
             Some(n) if n <= body.len() => n,
-            _ => return Err((field.name(), at)),
+            _ => return Err((step.field.name(), at)),
         };
     }
     if let Some(v) = var.get_mut(V_END) {

@@ -120,6 +120,7 @@ impl<'d> Frames<'d> {
 
     /// The next frame, `None` at the end. After an error that makes further framing impossible the
     /// reader yields that error once and then ends.
+    #[inline]
     pub fn next_frame(&mut self) -> Option<Result<Frame<'_>>> {
         if self.failed {
             return None;
@@ -155,6 +156,12 @@ impl<'d> Frames<'d> {
                 }
             }
         }
+        self.next_frame_slow()
+    }
+
+    /// [`Frames::next_frame`] when the next record is not simply the next bytes of a mapped slice.
+    #[inline(never)]
+    fn next_frame_slow(&mut self) -> Option<Result<Frame<'_>>> {
         match self.advance() {
             Ok(true) => {}
             Ok(false) => return None,

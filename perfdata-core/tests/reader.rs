@@ -44,7 +44,15 @@ fn a_sample_whose_id_matches_no_event_is_reported_not_given_to_event_0() {
     assert!(e.to_string().contains(&format!("id {}", 0xdead_beef_u64)), "{e}");
     assert_eq!(ok + 1, total, "every other record is still read");
     assert!(recs.diagnostics().iter().any(|d| d.contains("1 records carried an id")), "{:?}", recs.diagnostics());
+    assert_eq!(recs.stats().unknown_id, 1);
     assert_ne!(id, 0xdead_beef);
+    // The same in time order.
+    let mut recs = file.records(Order::Time).unwrap();
+    let mut errors = 0;
+    while let Some(r) = recs.next_record() {
+        errors += usize::from(r.is_err());
+    }
+    assert_eq!((errors, recs.stats().unknown_id), (1, 1));
 }
 
 #[test]

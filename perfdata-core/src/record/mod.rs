@@ -404,6 +404,18 @@ pub fn decode<'a>(
     events: &'a crate::event::EventList,
     endian: Endian,
 ) -> Result<Record<'a>> {
+    decode_counting(frame, events, endian, &std::cell::Cell::new(0))
+}
+
+/// [`decode`], adding one to `unknown_ids` for a SAMPLE or READ whose id matches no event (the
+/// record is then an error).
+#[inline(never)]
+pub(crate) fn decode_counting<'a>(
+    frame: crate::stream::Frame<'a>,
+    events: &'a crate::event::EventList,
+    endian: Endian,
+    unknown_ids: &std::cell::Cell<u64>,
+) -> Result<Record<'a>> {
     use crate::event::Resolution;
     let h = frame.header;
     let pos = frame.pos;
@@ -413,9 +425,9 @@ pub fn decode<'a>(
         if let Resolution::Event(i) = resolution {
             if let Some(ev) = events.events.get(i) {
                 let body = frame.bytes.get(8..).unwrap_or(&[]);
-                let mut r =
-                    Reader::new(body, endian, Position { offset: pos.offset.saturating_add(8), ..pos }, "SAMPLE");
-                let sample = Sample::parse(&mut r, ev).map_err(|e| e.in_record(pos, "SAMPLE"))?;
+                let sample =
+                    Sample::parse_body(body, endian, ev, Position { offset: pos.offset.saturating_add(8), ..pos })
+                        .map_err(|e| e.in_record(pos, "SAMPLE"))?;
                 return Ok(Record {
                     pos,
                     header: h,
@@ -428,6 +440,21 @@ pub fn decode<'a>(
             }
         }
     }
+    decode_other(frame, events, endian, resolution, unknown_ids)
+}
+
+/// [`decode`] for everything but a sample of a known event (kept out of the hot path).
+#[inline(never)]
+fn decode_other<'a>(
+    frame: crate::stream::Frame<'a>,
+    events: &'a crate::event::EventList,
+    endian: Endian,
+    resolution: crate::event::Resolution,
+    unknown_ids: &std::cell::Cell<u64>,
+) -> Result<Record<'a>> {
+    use crate::event::Resolution;
+    let h = frame.header;
+    let pos = frame.pos;
     let name = record_type::name(h.type_).unwrap_or("UNKNOWN");
     let event = match resolution {
         Resolution::Event(i) => events.events.get(i),
@@ -466,6 +493,7 @@ pub fn decode<'a>(
                 event.ok_or_else(|| wrap(Error::malformed(pos, "record", "event index out of range")))
             }
             Resolution::UnknownId(id) => {
+                unknown_ids.set(unknown_ids.get().saturating_add(1));
                 Err(wrap(Error::malformed(pos, "record", format!("id {id} matches no event in the file"))))
             }
             Resolution::NoEvent => Err(wrap(Error::malformed(pos, "record", "no event (attr) describes this record"))),
