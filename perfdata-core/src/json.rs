@@ -306,7 +306,7 @@ pub fn record_json(rec: &Record<'_>) -> Value {
             put("ips", u64s(r.ips));
         }
         RecordKind::HeaderAttr(r) => {
-            put("attr", attr_json(&r.attr));
+            put("attr", attr_json(&r.attr()));
             put("ids", u64s(r.ids));
         }
         RecordKind::HeaderEventType(r) => {

@@ -422,7 +422,7 @@ pub(crate) fn learn(events: &mut EventList, rec: &Record<'_>) {
             if ids.iter().any(|id| events.index_of_id(*id).is_some()) && !ids.is_empty() {
                 return;
             }
-            events.push(Event::new(0, (*h.attr).clone(), ids));
+            events.push(Event::new(0, h.attr(), ids));
         }
         RecordKind::EventUpdate(u) => {
             if let EventUpdate::Name(n) = u.update {

@@ -120,7 +120,7 @@ impl<'d> Frames<'d> {
 
     /// The next frame, `None` at the end. After an error that makes further framing impossible the
     /// reader yields that error once and then ends.
-    #[inline]
+    #[inline(always)]
     pub fn next_frame(&mut self) -> Option<Result<Frame<'_>>> {
         if self.failed {
             return None;

@@ -425,18 +425,23 @@ pub(crate) fn decode_counting<'a>(
         if let Resolution::Event(i) = resolution {
             if let Some(ev) = events.events.get(i) {
                 let body = frame.bytes.get(8..).unwrap_or(&[]);
-                let sample =
-                    Sample::parse_body(body, endian, ev, Position { offset: pos.offset.saturating_add(8), ..pos })
-                        .map_err(|e| e.in_record(pos, "SAMPLE"))?;
-                return Ok(Record {
-                    pos,
-                    header: h,
-                    event: Some(ev),
-                    sample_id: None,
-                    kind: RecordKind::Sample(sample),
-                    bytes: frame.bytes,
-                    events,
-                });
+                return match Sample::parse_body(
+                    body,
+                    endian,
+                    ev,
+                    Position { offset: pos.offset.saturating_add(8), ..pos },
+                ) {
+                    Ok(sample) => Ok(Record {
+                        pos,
+                        header: h,
+                        event: Some(ev),
+                        sample_id: None,
+                        kind: RecordKind::Sample(sample),
+                        bytes: frame.bytes,
+                        events,
+                    }),
+                    Err(e) => Err(e.in_record(pos, "SAMPLE")),
+                };
             }
         }
     }

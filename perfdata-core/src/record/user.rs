@@ -5,11 +5,14 @@ use crate::error::Result;
 use crate::reader::{until_nul, Endian, Reader, U64s};
 
 /// PERF_RECORD_HEADER_ATTR (pipe mode): an attr and its ids.
-#[derive(Clone, Debug, PartialEq)]
-#[allow(missing_docs)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HeaderAttrRecord<'a> {
-    /// Boxed: HEADER_ATTR is rare and the attr is large (keeps every record small).
-    pub attr: Box<EventAttr>,
+    /// The attr's bytes (checked when the record was read; decoded by [`HeaderAttrRecord::attr`], so
+    /// that no record owns memory and records stay cheap to move and drop).
+    attr_bytes: &'a [u8],
+    endian: crate::reader::Endian,
+    pos: crate::error::Position,
+    /// The ids of the event.
     pub ids: U64s<'a>,
 }
 
@@ -22,10 +25,16 @@ impl<'a> HeaderAttrRecord<'a> {
         let size = peek.u32()?;
         let attr_len = if size == 0 { 64 } else { size as usize };
         let attr_bytes = r.bytes(attr_len)?;
-        let attr = Box::new(EventAttr::parse(attr_bytes, r.endian(), pos)?);
+        EventAttr::parse(attr_bytes, r.endian(), pos)?;
         // ids start at 8 + attr.size (reference §4.3.2).
         let n = (body.len() - attr_len) / 8;
-        Ok(HeaderAttrRecord { attr, ids: r.u64s(n as u64)? })
+        Ok(HeaderAttrRecord { attr_bytes, endian: r.endian(), pos, ids: r.u64s(n as u64)? })
+    }
+
+    /// The attr.
+    pub fn attr(&self) -> EventAttr {
+        // Parsed once already when the record was read, so this cannot fail.
+        EventAttr::parse(self.attr_bytes, self.endian, self.pos).unwrap_or_default()
     }
 }
 
