@@ -410,15 +410,29 @@ pub fn touch_tracepoints(tp: &Tracepoints, raw: &[u8]) {
 /// `perfdata script` and `dump --json` do.
 pub fn touch_format(tp: &Tracepoints, f: &Format, raw: &[u8]) {
     let _ = (f.full_name(), f.print_parsed(), &f.print_fmt, &f.parse_error);
+    // Converting every value costs fields × record bytes when a crafted format's fields overlap;
+    // like fields_json, convert at most the record's worth of strings and arrays.
+    let mut budget = raw.len();
     for (_, v) in f.decode(raw).iter().chain(f.decode_common(raw).iter()) {
-        touch_value(v);
+        let len = match v {
+            Value::Str(b) | Value::Bytes(b) => b.len(),
+            Value::Array(a) => a.bytes.len(),
+            _ => 0,
+        };
+        match budget.checked_sub(len) {
+            Some(rest) => {
+                budget = rest;
+                touch_value(v);
+            }
+            None => {
+                let _ = v.as_u64();
+            }
+        }
     }
     for field in f.all_fields() {
         let _ = (field.is_signed(), field.element_type());
         let _ = f.field_def(&field.name);
-        if let Some(v) = f.field(raw, &field.name) {
-            touch_value(&v);
-        }
+        let _ = f.field(raw, &field.name).map(|v| v.as_u64());
     }
     let _ = f.fields_json(raw).to_string();
     let _ = tp.render_bytes(f, raw);
