@@ -4,26 +4,32 @@
 #   F.script      perf script -i F                        (default fields)
 #   F.header      perf report --header-only -I -i F
 #   F.stats       perf report --stats -i F
+#   F.buildids    perf buildid-list -i F                  (file format only: for pipe data perf
+#                 takes build ids from the binaries on this machine, not from the recording)
 #   sched files (name starts with "sched"): F.sched-latency / F.sched-map / F.sched-timehist
 #   stat files  (name starts with "stat."): F.statreport = perf stat report -i F (stdout+stderr)
+#   folded stacks: folded/gen-folded.sh
+# An output over 1 MB is stored zstd-compressed as F.KIND.zst (the tests read either).
 # For every output F.KIND: F.KIND.err holds perf's stderr (only if non-empty) and
 # F.KIND.rc perf's exit code (only if non-zero). FILE paths are relative to testdata/ (the
 # script cd's there), e.g. ./gen-outputs.sh fp.data threads.data
 set -u
 cd "$(dirname "$0")" || exit 1
 export LC_ALL=C
+PATH=$PATH:$HOME/.cargo/bin
+STACKCOLLAPSE=/usr/lib/perf-core/scripts/python/stackcollapse.py
 
 # out F KIND CMD... : run CMD, stdout -> F.KIND, stderr -> F.KIND.err, rc -> F.KIND.rc
 out() {
 	local f=$1 kind=$2; shift 2
-	rm -f "$f.$kind" "$f.$kind.err" "$f.$kind.rc"
+	rm -f "$f.$kind" "$f.$kind.zst" "$f.$kind.err" "$f.$kind.rc"
 	"$@" > "$f.$kind" 2> "$f.$kind.err" < /dev/null
 	local rc=$?
 	[ $rc -ne 0 ] && echo "$rc" > "$f.$kind.rc"
 	[ -s "$f.$kind.err" ] || rm -f "$f.$kind.err"
 	local sz
 	sz=$(stat -c %s "$f.$kind")
-	[ "$sz" -gt 3000000 ] && echo "WARNING: $f.$kind is $sz bytes (> 3 MB): reduce the recording" >&2
+	[ "$sz" -gt 1000000 ] && zstd -19 -q --rm -f "$f.$kind"
 	return 0
 }
 
@@ -33,6 +39,10 @@ for f in "$@"; do
 	out "$f" script perf script -i "$f"
 	out "$f" header perf report --header-only -I -i "$f"
 	out "$f" stats  perf report --stats -i "$f"
+	case $(basename "$f") in
+	pipe*) ;;
+	*) out "$f" buildids perf buildid-list -i "$f" ;;
+	esac
 	case $(basename "$f") in
 	sched*)
 		out "$f" sched-latency  perf sched latency -i "$f"

@@ -11,8 +11,16 @@
 #   fp.data          cpu-clock -c 100000 -g: frame-pointer CALLCHAIN samples; ID_INDEX,
 #                    THREAD_MAP, CPU_MAP, EVENT_UPDATE, FINISHED_INIT, MMAP2, COMM exec, BUILD_ID
 #   dwarf.data       --call-graph dwarf,2048: REGS_USER + STACK_USER (+ ADDR, DATA_SRC) fields
+#   python.data      -z --call-graph dwarf,8192 on the Python interpreter (/usr/bin/python3.11 -c, a
+#                    recursion through the map()/sum() builtins so that C frames nest): user stacks
+#                    of a large stripped binary, some deeper than the 8 KiB dump; compressed (-z, so
+#                    no BUILD_ID feature), which keeps the 8 KiB stacks small on disk
 #   multi.data       4 attrs (cpu-clock, task-clock, page-faults with its own callchain,
 #                    context-switches): sample_type differs -> IDENTIFIER; FORK/EXIT of 2 children
+#   multi-g.data     cpu-clock + page-faults, both -g: folded stacks with several events (event
+#                    filter; perf pads the event names, inferno then counts samples)
+#   jit.data         -g on ./bin/jit (jit.c): frames in anonymous executable memory described by
+#                    /tmp/perf-PID.map (kept in folded/root/tmp by folded/make-extract.py)
 #   group.data       '{cpu-clock,task-clock}:S' -g: READ sample field with FORMAT_GROUP|ID|LOST,
 #                    GROUP_DESC feature, leader sampling (inherit off)
 #   stat-read.data   -s (inherit_stat): PERF_RECORD_READ (type 8) records at child exit,
@@ -53,6 +61,7 @@ cd "$(dirname "$0")" || exit 1
 
 mkdir -p bin
 gcc -O1 -g -fno-omit-frame-pointer -o bin/spin spin.c || exit 1
+gcc -O1 -g -fno-omit-frame-pointer -o bin/jit jit.c || exit 1
 SPIN=./bin/spin
 PIN0="taskset -c 0"
 export LC_ALL=C
@@ -72,7 +81,7 @@ trap busy_off EXIT
 # clean NAME: remove a recording (file or directory), its .old and all stored outputs
 clean() {
 	rm -rf "$1" "$1.old" "$1".dump* "$1".script* "$1".header* "$1".stats* "$1".sched-* \
-		"$1".statreport* "$1".record.err "$1".record.rc
+		"$1".statreport* "$1".folded-* "$1".record.err "$1".record.rc
 }
 
 # rec NAME PERF-ARGS... : perf record -o NAME PERF-ARGS; perf's stderr -> NAME.record.err
@@ -95,15 +104,20 @@ recp() {
 	echo "== $name (rc $rc): $(tail -1 "$name.record.err")"
 }
 
-ALL=(fp dwarf multi group stat-read comp pipe pipe-z pipe-tp switch-ns switch-cpu regs mem
+ALL=(fp dwarf python multi multi-g jit group stat-read comp pipe pipe-z pipe-tp switch-ns switch-cpu regs mem
 	cgroup clock-mono clock-raw clock-tai threads threads-z sched syscalls block sysw stat
 	killed lost)
 if [ $# -gt 0 ]; then SEL=("$@"); else SEL=("${ALL[@]}"); fi
 
 do_fp()        { rec fp.data -e cpu-clock -c 100000 -g -- $PIN0 $SPIN 24; }
 do_dwarf()     { rec dwarf.data -e cpu-clock -c 200000 --call-graph dwarf,2048 -- $PIN0 $SPIN 8; }
+PYWORK=$'def leaf(n):\n    return sum(i * i for i in range(n))\ndef rec(d):\n    return leaf(4000) if d == 0 else sum(map(rec, [d - 1])) + 1\nfor i in range(1200):\n    rec(i % 8)'
+do_python()    { rec python.data -z -e cpu-clock -c 1000000 --call-graph dwarf,8192 -- \
+			$PIN0 /usr/bin/python3.11 -c "$PYWORK"; }
 do_multi()     { rec multi.data -c 200000 -e cpu-clock -e task-clock -e page-faults/period=20,call-graph=fp/ \
 			-e context-switches/period=1/ -- $PIN0 $SPIN 30 2; }
+do_multi-g()   { rec multi-g.data -c 200000 -e cpu-clock -e page-faults/period=20/ -g -- $PIN0 $SPIN 30 2; }
+do_jit()       { rec jit.data -e cpu-clock -c 100000 -g -- $PIN0 ./bin/jit 1500; }
 do_group()     { rec group.data -e '{cpu-clock,task-clock}:S' -c 200000 -g -- $PIN0 $SPIN 40; }
 do_stat-read() { rec stat-read.data -s -e cpu-clock -c 200000 -- $PIN0 $SPIN 40 2; }
 do_comp()      { rec comp.data -z -m 2 -e cpu-clock -c 100000 -g -- $PIN0 $SPIN 24; }

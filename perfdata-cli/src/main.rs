@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
+mod folded;
 mod info;
 mod script;
 
@@ -40,6 +41,30 @@ enum Cmd {
         /// perf.data file, directory, or - for stdin.
         file: String,
     },
+    /// Folded stacks (`comm;root;…;leaf WEIGHT`) for flame graphs, as stackcollapse-perf.pl or
+    /// `perf script report stackcollapse` print them.
+    Folded {
+        /// perf.data file, directory, or - for stdin.
+        file: String,
+        #[command(flatten)]
+        fold: folded::FoldArgs,
+        /// Write here instead of stdout.
+        #[arg(short, long)]
+        output: Option<std::path::PathBuf>,
+    },
+    /// An interactive flame graph SVG (search, zoom, tooltips), or a differential one (--diff A B).
+    Flamegraph {
+        /// perf.data file (two with --diff), or - for stdin.
+        #[arg(num_args = 1..=2, required = true)]
+        files: Vec<String>,
+        #[command(flatten)]
+        fold: folded::FoldArgs,
+        #[command(flatten)]
+        graph: folded::GraphArgs,
+        /// Write the SVG here instead of stdout.
+        #[arg(short, long)]
+        output: Option<std::path::PathBuf>,
+    },
     /// The header and every feature section, as `perf report --header-only -I` prints them.
     Info {
         /// perf.data file, directory, or - for stdin.
@@ -73,6 +98,10 @@ fn main() -> ExitCode {
         Cmd::Stats { file, json } => stats(&file, json),
         Cmd::Script { file } => script::run(&file),
         Cmd::Info { file, json } => info::run(&file, json),
+        Cmd::Folded { file, fold, output } => folded::run_folded(&file, &fold, output.as_ref()),
+        Cmd::Flamegraph { files, fold, graph, output } => {
+            folded::run_flamegraph(&files, &fold, &graph, output.as_ref())
+        }
     };
     match res {
         Ok(code) => code,

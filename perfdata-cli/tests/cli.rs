@@ -123,3 +123,73 @@ fn closing_the_pipe_early_is_not_an_error_message() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("Broken pipe"), "{err}");
 }
+
+/// The symbol options every folded/flamegraph test passes (see testdata/folded).
+fn symbols() -> Vec<String> {
+    let dir = testdata("folded");
+    vec![
+        "--symfs".into(),
+        dir.join("root").display().to_string(),
+        "--buildid-dir".into(),
+        dir.join("no-buildid-cache").display().to_string(),
+        "--kallsyms".into(),
+        dir.join("kallsyms-4a5a9b0affb66c437abcd455d2738af879985fa9").display().to_string(),
+    ]
+}
+
+fn run_with_symbols(args: &[&str], stdin: Option<&[u8]>) -> (i32, String, String) {
+    let sym = symbols();
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(sym.iter().map(String::as_str));
+    perfdata(&all, stdin)
+}
+
+#[test]
+fn folded_equals_the_standard_tools() {
+    let fp = testdata("fp.data");
+    let fp = fp.to_str().unwrap();
+    for (args, want) in [
+        (vec!["folded", fp], "fp.data.folded-stackcollapse-pl"),
+        (vec!["folded", fp, "--compat", "perf-script-py"], "fp.data.folded-perf-script-py"),
+        (
+            vec!["folded", fp, "--compat", "perf-script-py", "--kernel", "--include-pid", "--include-tid"],
+            "fp.data.folded-perf-script-py-k-pid-tid",
+        ),
+        (vec!["folded", fp, "--all", "--tid"], "fp.data.folded-stackcollapse-pl-all-tid"),
+        (vec!["folded", fp, "--time", "3094.54,3094.545"], "fp.data.folded-stackcollapse-pl-time"),
+    ] {
+        let (rc, out, err) = run_with_symbols(&args, None);
+        assert_eq!(rc, 0, "{args:?}: {err}");
+        assert_eq!(out, std::fs::read_to_string(testdata(want)).unwrap(), "{args:?}");
+    }
+    // A pipe-format stream on stdin folds like the file.
+    let pipe = std::fs::read(testdata("pipe.data")).unwrap();
+    let (rc, from_stdin, _) = run_with_symbols(&["folded", "-"], Some(&pipe));
+    let (_, from_file, _) = run_with_symbols(&["folded", testdata("pipe.data").to_str().unwrap()], None);
+    assert_eq!(rc, 0);
+    assert!(from_stdin.contains("spin;") && from_stdin == from_file);
+}
+
+#[test]
+fn flamegraph_svg_and_differential() {
+    let dir = std::env::temp_dir().join(format!("perfdata-cli-fg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (fp, multi) = (testdata("fp.data"), testdata("multi-g.data"));
+    let svg = dir.join("fp.svg");
+    let (rc, _, err) = run_with_symbols(&["flamegraph", fp.to_str().unwrap(), "-o", svg.to_str().unwrap()], None);
+    assert_eq!(rc, 0, "{err}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("<svg") && text.contains("function search"));
+    // Every frame of the folded output is drawn (inferno merges equal prefixes).
+    let folded = std::fs::read_to_string(testdata("fp.data.folded-stackcollapse-pl")).unwrap();
+    for frame in folded.lines().flat_map(|l| l.rsplit_once(' ').unwrap().0.split(';')) {
+        assert!(text.contains(&format!("<title>{frame} (")), "{frame}");
+    }
+    let (rc, diff, err) =
+        run_with_symbols(&["flamegraph", "--diff", fp.to_str().unwrap(), multi.to_str().unwrap()], None);
+    assert_eq!(rc, 0, "{err}");
+    assert!(diff.contains("Differential") && diff.contains("rgb(255,") && diff.contains("; +"));
+    let (rc, _, err) = perfdata(&["flamegraph", fp.to_str().unwrap(), multi.to_str().unwrap()], None);
+    assert_eq!((rc, err.trim()), (1, "perfdata: flamegraph takes one file (two with --diff)"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,40 +1,150 @@
-//! Folded stacks (`comm;root;…;leaf COUNT`), as `perf script report stackcollapse` and
-//! `perf script | stackcollapse-perf.pl` (or `inferno-collapse-perf`) print them. See
-//! analysis-semantics.md §1.
+//! Folded stacks (`comm;root;…;leaf WEIGHT`), as `perf script | stackcollapse-perf.pl` (or
+//! `inferno-collapse-perf`) and `perf script report stackcollapse` print them, computed in-process:
+//! samples in time order, threads and maps from [`Machine`], symbols from [`Symbolizer`].
+//! Semantics: analysis-semantics.md §1.
+//!
+//! ```no_run
+//! use perfdata_core::folded::{folded, FoldedOptions};
+//! let file = perfdata_core::PerfFile::open("perf.data")?;
+//! let stacks = folded(&file, &FoldedOptions::default())?;
+//! print!("{}", stacks.to_folded_string());
+//! # Ok::<(), perfdata_core::Error>(())
+//! ```
+//!
+//! Each distinct (address space, address) is symbolized and formatted once; a sample then costs a
+//! lookup per frame and one hash of its frame ids.
 
 use std::collections::{BTreeMap, HashMap};
 
+use crate::attr::EventType;
 use crate::file::PerfFile;
-use crate::process::Machine;
+use crate::process::{Machine, MachineEvent, Maps};
 use crate::reader::Reader;
-use crate::record::{BuildIdRecord, RecordKind};
+use crate::record::{BuildIdRecord, CpuMode, RecordKind};
 use crate::records::Order;
-use crate::sample::PERF_CONTEXT_MAX;
+use crate::sample::{Sample, PERF_CONTEXT_MAX};
 use crate::symbolize::{SymbolizeOptions, Symbolizer};
+use crate::unwind::{Arch, ProcessSpace, UnwindOptions, Unwinder};
 use crate::Result;
 
-/// Which tool's output to reproduce.
+/// Which tool's output to reproduce; [`FoldedOptions::compat`] gives its default options.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Compat {
-    /// `perf script | stackcollapse-perf.pl` / `inferno-collapse-perf`: period weights,
-    /// `[module]` for unresolved frames, generic name tidying, first event only.
+    /// `perf script | stackcollapse-perf.pl` (and `inferno-collapse-perf`, except for the quirks
+    /// listed in analysis-semantics.md §1.2): period weights, `[module]` for unresolved frames,
+    /// generic name tidying, the first event only, frames starting with `(` skipped, samples
+    /// without a callchain dropped, tracepoint samples weighted 1 and never filtered.
     #[default]
     StackcollapsePl,
-    /// `perf script report stackcollapse`: sample counts, `[unknown]`, all events.
+    /// `perf script report stackcollapse`: sample counts, `[unknown]`, every event, no tidying.
     PerfScriptPy,
 }
 
-/// Options of [`folded`].
-#[derive(Clone, Debug, Default)]
+/// What a stack adds to its line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Weight {
+    /// 1 per sample.
+    Samples,
+    /// The sample's period (the attr's period when the sample has none).
+    Period,
+}
+
+/// The first frame of every stack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Root {
+    /// No process frame (stackcollapse.py `--no-comm`).
+    None,
+    /// `comm`.
+    Comm,
+    /// `comm-PID`.
+    CommPid,
+    /// `comm-PID/TID`.
+    CommPidTid,
+}
+
+/// How a frame without a symbol is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unknown {
+    /// `[basename of the module]`, `[unknown]` without one.
+    Module,
+    /// `[unknown]`.
+    Unknown,
+    /// `[module <ADDR>]` / `[unknown <ADDR>]` (stackcollapse-perf.pl `--addrs`).
+    Address,
+}
+
+/// Which events' samples are folded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EventFilter {
+    /// The event of the first sample (stackcollapse-perf.pl's default).
+    FirstSeen,
+    /// The event with this name (as perf names it, e.g. `cpu-clock` or `cycles:u`).
+    Name(String),
+    /// Every event.
+    All,
+}
+
+/// Options of [`folded`]; `Default` is [`Compat::StackcollapsePl`]'s.
+#[derive(Clone, Debug)]
 pub struct FoldedOptions {
-    /// Output flavour.
+    /// The tool whose quirks are reproduced where no option below says otherwise.
     pub compat: Compat,
+    /// Weight per sample.
+    pub weight: Weight,
+    /// The process frame.
+    pub root: Root,
+    /// Frames without a symbol.
+    pub unknown: Unknown,
+    /// Which events.
+    pub event_filter: EventFilter,
+    /// Cut argument lists and turn `;` into `:` like inferno's `tidy_generic`.
+    pub tidy_generic: bool,
+    /// Java names tidied (stackcollapse-perf.pl for comms starting with `java`; stackcollapse.py
+    /// `--tidy-java` for every frame).
+    pub tidy_java: bool,
+    /// Append `_[k]` to kernel frames.
+    pub annotate_kernel: bool,
+    /// Append `_[j]` to frames in JIT maps (`/tmp/perf-PID.map`, `jitted-*.so`).
+    pub annotate_jit: bool,
     /// Where to find symbols.
     pub symbolize: SymbolizeOptions,
     /// Only samples of this process.
     pub pid: Option<u32>,
+    /// Only samples of this thread.
+    pub tid: Option<u32>,
     /// Only samples whose comm is this.
     pub comm: Option<String>,
+    /// Only samples with `start <= time <= end` (ns; perf's `--time`).
+    pub time: Option<(u64, u64)>,
+}
+
+impl Default for FoldedOptions {
+    fn default() -> Self {
+        Self::compat(Compat::StackcollapsePl)
+    }
+}
+
+impl FoldedOptions {
+    /// The default options of `compat`'s tool.
+    pub fn compat(compat: Compat) -> Self {
+        let pl = compat == Compat::StackcollapsePl;
+        FoldedOptions {
+            compat,
+            weight: if pl { Weight::Period } else { Weight::Samples },
+            root: Root::Comm,
+            unknown: if pl { Unknown::Module } else { Unknown::Unknown },
+            event_filter: if pl { EventFilter::FirstSeen } else { EventFilter::All },
+            tidy_generic: pl,
+            tidy_java: pl,
+            annotate_kernel: false,
+            annotate_jit: false,
+            symbolize: SymbolizeOptions::default(),
+            pid: None,
+            tid: None,
+            comm: None,
+            time: None,
+        }
+    }
 }
 
 /// Stack → weight, ordered by the stack text (byte order, like the tools' sort).
@@ -47,7 +157,7 @@ pub struct FoldedStacks {
 impl FoldedStacks {
     /// The folded text, one `stack weight` line per stack.
     pub fn to_folded_string(&self) -> String {
-        let mut out = String::new();
+        let mut out = String::with_capacity(self.stacks.keys().map(|k| k.len() + 12).sum());
         for (s, w) in &self.stacks {
             out.push_str(s);
             out.push(' ');
@@ -55,6 +165,11 @@ impl FoldedStacks {
             out.push('\n');
         }
         out
+    }
+
+    /// The sum of all weights.
+    pub fn total(&self) -> u64 {
+        self.stacks.values().fold(0u64, |a, w| a.saturating_add(*w))
     }
 }
 
@@ -85,102 +200,589 @@ pub fn feature_build_ids(file: &PerfFile) -> HashMap<String, Vec<u8>> {
     out
 }
 
-fn tidy_pl(name: &str) -> String {
+/// inferno's `tidy_generic`: `;` → `:`, and the argument list cut at the first `(` at bracket depth
+/// 0 that does not open a Go method (`pkg.(*T).m`) or `(anonymous namespace)`.
+fn tidy_generic(name: &str) -> String {
     let s = name.replace(';', ":");
-    if s.starts_with("(anonymous namespace)") || s.contains(".(") {
-        return s;
-    }
-    let mut depth = 0i32;
+    let mut depth = 0i64;
+    let mut after_dot = None;
     for (i, c) in s.char_indices() {
         match c {
-            '<' => depth += 1,
-            '>' => depth -= 1,
-            '(' if depth == 0 && i > 0 => return s.get(..i).unwrap_or(&s).to_string(),
+            '<' | '{' | '[' => depth += 1,
+            '>' | '}' | ']' | ')' => depth -= 1,
+            '(' => {
+                let anonymous = s.get(i..).is_some_and(|r| r.starts_with("(anonymous namespace)"));
+                if depth == 0 && after_dot != Some(i) && !anonymous {
+                    return s.get(..i).unwrap_or(&s).to_string();
+                }
+                depth += 1;
+            }
+            '.' => after_dot = Some(i + 1),
             _ => {}
         }
     }
     s
 }
 
-/// Fold the samples of `file`.
-pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
-    let mut sym = Symbolizer::new(opts.symbolize.clone(), feature_build_ids(file));
-    let mut machine = Machine::new();
-    let mut out = FoldedStacks::default();
-    let mut first_event: Option<usize> = None;
-    let mut recs = file.records(Order::Time)?;
-    while let Some(r) = recs.next_record() {
-        let r = r?;
-        let RecordKind::Sample(s) = &r.kind else {
-            machine.update(&r);
-            continue;
-        };
-        let (pid, tid) = (s.pid().unwrap_or(u32::MAX), s.tid().unwrap_or(u32::MAX));
-        if opts.pid.is_some_and(|p| p != pid) {
-            continue;
-        }
-        let comm = if tid == 0 && machine.thread(0).is_none() { "swapper".to_string() } else { machine.comm(tid) };
-        if opts.comm.as_ref().is_some_and(|c| *c != comm) {
-            continue;
-        }
-        let pl = opts.compat == Compat::StackcollapsePl;
-        if pl {
-            let idx = r.event.map_or(0, |e| e.index);
-            if *first_event.get_or_insert(idx) != idx {
-                continue;
+/// inferno's `fix_partially_demangled_rust_symbol`: a name still ending in a legacy Rust hash
+/// (`…17h0123456789abcdefE` demangled only halfway, e.g. `_$LT$T$u20$as$u20$Tr$GT$::f::h0123…`).
+fn fix_partially_demangled_rust(name: &str) -> Option<String> {
+    let cut = name.len().checked_sub(17)?;
+    let digits = name.get(cut..)?.strip_prefix('h')?;
+    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let mut rest = name.get(..cut)?;
+    rest = rest.strip_suffix("::").unwrap_or(rest);
+    if rest.starts_with("_$") {
+        rest = rest.get(1..)?;
+    }
+    const CODES: &[(&str, &str)] = &[
+        ("$SP$", "@"),
+        ("$BP$", "*"),
+        ("$RF$", "&"),
+        ("$LT$", "<"),
+        ("$GT$", ">"),
+        ("$LP$", "("),
+        ("$RP$", ")"),
+        ("$C$", ","),
+        ("$u7e$", "~"),
+        ("$u20$", " "),
+        ("$u27$", "'"),
+        ("$u3d$", "="),
+        ("$u5b$", "["),
+        ("$u5d$", "]"),
+        ("$u7b$", "{"),
+        ("$u7d$", "}"),
+        ("$u3b$", ";"),
+        ("$u2b$", "+"),
+        ("$u21$", "!"),
+        ("$u22$", "\""),
+    ];
+    let mut out = String::with_capacity(rest.len());
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix("..") {
+            out.push_str("::");
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix('.') {
+            out.push('.');
+            rest = r;
+        } else if rest.starts_with('$') {
+            match CODES.iter().find_map(|(code, s)| Some((rest.strip_prefix(code)?, s))) {
+                Some((r, s)) => {
+                    out.push_str(s);
+                    rest = r;
+                }
+                None => {
+                    out.push_str(rest);
+                    break;
+                }
             }
+        } else {
+            let (word, r) = rest.split_at(rest.find(['$', '.']).unwrap_or(rest.len()));
+            out.push_str(word);
+            rest = r;
         }
-        let mut kernel = r.header.cpumode() == crate::record::CpuMode::Kernel;
-        let mut frames: Vec<String> = Vec::new();
-        let push = |sym: &mut Symbolizer, kernel: bool, addr: u64, frames: &mut Vec<String>| {
-            let map = machine.find_map(pid, addr, kernel);
-            let f = sym.resolve(map, addr);
-            let name = match (&f.symbol, pl) {
-                (Some(n), false) => n.replace(';', ":"),
-                (Some(n), true) => {
-                    if n.starts_with('(') {
-                        return;
-                    }
-                    tidy_pl(n)
-                }
-                (None, false) => "[unknown]".to_string(),
-                (None, true) => {
-                    if &*f.dso == "[unknown]" {
-                        "[unknown]".to_string()
-                    } else {
-                        format!("[{}]", f.dso.rsplit('/').next().unwrap_or(&f.dso))
-                    }
-                }
-            };
-            frames.push(name);
+    }
+    Some(out)
+}
+
+/// inferno's `is_kernel` on perf script's module column.
+fn is_kernel_module(dso: &str) -> bool {
+    let base = dso.rsplit('/').next().unwrap_or(dso);
+    (dso.starts_with('[') || dso.ends_with(".ko") || base.starts_with("vmlinux")) && dso != "[unknown]"
+}
+
+fn is_jit_module(dso: &str) -> bool {
+    (dso.starts_with("/tmp/perf-") && dso.ends_with(".map")) || (dso.contains("/jitted-") && dso.ends_with(".so"))
+}
+
+/// Interned frame and root labels.
+#[derive(Default)]
+struct Labels {
+    ids: HashMap<String, u32>,
+    names: Vec<String>,
+}
+
+impl Labels {
+    fn id(&mut self, s: String) -> u32 {
+        if let Some(&i) = self.ids.get(&s) {
+            return i;
+        }
+        let i = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
+        self.names.push(s.clone());
+        self.ids.insert(s, i);
+        i
+    }
+}
+
+/// A fast hash map for the integer keys of the frame cache and the stack counts (aHash: the
+/// default SipHash took a third of the run time).
+type FastMap<K, V> = HashMap<K, V, ahash::RandomState>;
+
+/// Where the labels of one resolved address sit in [`Folder::seqs`] (several when a name splits
+/// into Java inline pieces at `->`), leaf-most first.
+type FrameLabels = (u32, u32);
+
+/// (address space, its generation, kernel frame, java comm, address).
+type FrameKey = (u32, u32, bool, bool, u64);
+
+/// Cached frames before the cache is emptied (orphaned generations accumulate in long
+/// system-wide recordings): about 40 bytes each.
+const FRAME_CACHE_MAX: usize = 1 << 22;
+
+struct Folder<'o> {
+    opts: &'o FoldedOptions,
+    sym: Symbolizer,
+    machine: Machine,
+    labels: Labels,
+    /// Resolved frames → labels.
+    frames: FastMap<FrameKey, FrameLabels>,
+    /// The generation of each address space's maps (part of [`FrameKey`]): bumped when its maps
+    /// change, which orphans its cached frames.
+    gens: FastMap<u32, u32>,
+    /// The label sequences of [`Folder::frames`], leaf-most first.
+    seqs: Vec<u32>,
+    /// (pid, tid) → (root label, the thread's comm, comm starts with `java`).
+    roots: FastMap<(u32, u32), (u32, std::rc::Rc<str>, bool)>,
+}
+
+impl Folder<'_> {
+    /// The root label of a thread, its comm, and whether that starts with `java`.
+    fn root(&mut self, pid: u32, tid: u32) -> (u32, std::rc::Rc<str>, bool) {
+        if let Some((id, comm, java)) = self.roots.get(&(pid, tid)) {
+            return (*id, comm.clone(), *java);
+        }
+        // perf's idle thread is called swapper without any COMM record.
+        let comm =
+            if tid == 0 && self.machine.thread(0).is_none() { "swapper".to_string() } else { self.machine.comm(tid) };
+        let mut label = comm.replace(' ', "_");
+        match self.opts.root {
+            Root::CommPid => label.push_str(&format!("-{pid}")),
+            Root::CommPidTid => label.push_str(&format!("-{pid}/{tid}")),
+            Root::Comm | Root::None => {}
+        }
+        let id = self.labels.id(label);
+        let java = comm.starts_with("java");
+        let comm: std::rc::Rc<str> = comm.into();
+        self.roots.insert((pid, tid), (id, comm.clone(), java));
+        (id, comm, java)
+    }
+
+    /// Push the labels of one frame onto `stack` (built leaf first).
+    fn frame(&mut self, pid: u32, kernel: bool, addr: u64, comm_is_java: bool, stack: &mut Vec<u32>) {
+        let space = if kernel { u32::MAX } else { pid };
+        let gen = self.gens.get(&space).copied().unwrap_or(0);
+        let (at, n) = match self.frames.get(&(space, gen, kernel, comm_is_java, addr)) {
+            Some(&l) => l,
+            None => self.resolve((space, gen, kernel, comm_is_java, addr), pid),
         };
-        match s.callchain() {
-            Some(chain) => {
-                for ip in chain.iter() {
-                    if ip >= PERF_CONTEXT_MAX {
-                        // PERF_CONTEXT_KERNEL (-128) and GUEST_KERNEL (-2176) are kernel contexts.
-                        kernel = ip == (-128i64) as u64 || ip == (-2176i64) as u64;
-                        continue;
+        let (at, n) = (at as usize, n as usize);
+        stack.extend(self.seqs.get(at..at.saturating_add(n)).unwrap_or(&[]));
+    }
+
+    /// Symbolize and format one frame, cache its labels.
+    fn resolve(&mut self, key: FrameKey, pid: u32) -> FrameLabels {
+        let (_, _, kernel, comm_is_java, addr) = key;
+        let o = self.opts;
+        let pl = o.compat == Compat::StackcollapsePl;
+        let map = self.machine.find_map(pid, addr, kernel);
+        // perf script prints a frame's address relative to its map (kernel maps are identity maps).
+        let pc = map.map_or(addr, |m| if m.is_kernel() { addr } else { m.map_ip(addr) });
+        let f = self.sym.resolve(map, addr);
+        let dso: &str = &f.dso;
+        let mut out = Vec::new();
+        match f.symbol.as_deref() {
+            Some(n) if pl && n.starts_with('(') => {}
+            Some(n) => {
+                let fixed = if pl { fix_partially_demangled_rust(n) } else { None };
+                let n = fixed.as_deref().unwrap_or(n);
+                let pieces: Vec<&str> = if pl { n.split("->").collect() } else { vec![n] };
+                for (i, piece) in pieces.iter().enumerate() {
+                    let mut s = if o.tidy_generic { tidy_generic(piece) } else { piece.replace(';', ":") };
+                    if o.tidy_java {
+                        s = if pl { tidy_java_pl(s, comm_is_java) } else { tidy_java_py(&s) };
                     }
-                    push(&mut sym, kernel, ip, &mut frames);
+                    if i > 0 {
+                        if !s.contains("_[i]") {
+                            s.push_str("_[i]");
+                        }
+                    } else {
+                        annotate(o, pl, dso, &mut s);
+                    }
+                    out.push(self.labels.id(s));
                 }
             }
             None => {
-                if pl {
-                    // A sample printed without a callchain: stackcollapse-perf.pl drops it.
-                    continue;
+                let module = if dso == "[unknown]" { None } else { Some(dso.rsplit('/').next().unwrap_or(dso)) };
+                let mut s = match (o.unknown, module) {
+                    (Unknown::Unknown, _) | (Unknown::Module, None) => "[unknown]".to_string(),
+                    (Unknown::Module, Some(m)) => format!("[{m}]"),
+                    (Unknown::Address, m) => format!("[{} <{pc:x}>]", m.unwrap_or("unknown")),
+                };
+                if o.tidy_generic {
+                    s = tidy_generic(&s);
                 }
-                push(&mut sym, kernel, s.ip().unwrap_or(0), &mut frames);
+                annotate(o, pl, dso, &mut s);
+                out.push(self.labels.id(s));
             }
         }
-        let mut key = comm.replace(' ', "_");
-        for f in frames.iter().rev() {
-            key.push(';');
-            key.push_str(f);
+        if self.frames.len() >= FRAME_CACHE_MAX {
+            self.frames.clear();
+            // Only cached frames refer to the sequences.
+            self.seqs.clear();
         }
-        let w = if pl { s.period_or_attr() } else { 1 };
+        let at = u32::try_from(self.seqs.len()).unwrap_or(u32::MAX);
+        let labels = (at, u32::try_from(out.len()).unwrap_or(0));
+        self.seqs.extend(out.iter().rev());
+        self.frames.insert(key, labels);
+        labels
+    }
+}
+
+/// `_[k]` / `_[j]` as the compat tool decides them.
+fn annotate(o: &FoldedOptions, pl: bool, dso: &str, s: &mut String) {
+    if o.annotate_kernel && (if pl { is_kernel_module(dso) } else { dso == "[kernel.kallsyms]" }) {
+        s.push_str("_[k]");
+    } else if o.annotate_jit && is_jit_module(dso) && !s.contains("_[j]") {
+        s.push_str("_[j]");
+    }
+}
+
+/// stackcollapse-perf.pl / inferno `tidy_java` (only for comms starting with `java`).
+fn tidy_java_pl(mut s: String, comm_is_java: bool) -> String {
+    if comm_is_java && s.starts_with('L') && s.contains('/') {
+        s.remove(0);
+    }
+    s
+}
+
+/// stackcollapse.py `--tidy-java`: `<>` removed, a leading `L` stripped, cut at `(`.
+fn tidy_java_py(s: &str) -> String {
+    let s: String = s.chars().filter(|c| *c != '<' && *c != '>').collect();
+    let s = s.strip_prefix('L').unwrap_or(&s);
+    s.split('(').next().unwrap_or(s).to_string()
+}
+
+/// An unwinder when some event samples REGS_USER and STACK_USER (`--call-graph dwarf`) and the
+/// recording's architecture (ARCH feature, else this machine's, as perf's `perf_env__arch`) is
+/// one the unwinder knows.
+fn dwarf_unwinder(file: &PerfFile) -> Option<Unwinder> {
+    use crate::attr::sample_type::{REGS_USER, STACK_USER};
+    let both = REGS_USER | STACK_USER;
+    if !file.events().iter().any(|e| e.attr.sample_type & both == both) {
+        return None;
+    }
+    let uname = file.features().arch().and_then(|a| a.ok()).unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    let arch = Arch::from_uname(&uname)?;
+    Some(Unwinder::new(arch, file.endian() == crate::Endian::Little, UnwindOptions::default()))
+}
+
+/// The user frames perf appends after a sample's kernel callchain when it unwinds the stack dump
+/// (leaf first; callers' return addresses less one).
+fn user_frames(u: &mut Unwinder, s: &Sample, maps: Option<&Maps>, sym: &mut Symbolizer, out: &mut Vec<u64>) {
+    let (Some(regs), Some(stack)) = (s.regs_user(), s.stack_user()) else { return };
+    let mut space = ProcessSpace { maps, symbolizer: sym };
+    out.extend(u.unwind(Some(regs), Some(stack), &mut space).frames.iter().map(|f| f.ip));
+}
+
+/// What the reading thread hands to the folding thread.
+enum Item {
+    /// A sample that passed the filters the reader can apply.
+    Sample {
+        pid: u32,
+        tid: u32,
+        /// The sample's cpumode is kernel.
+        kernel: bool,
+        weight: u64,
+        /// Its callchain is `Batch::ips[start..start + len]`; `None`: no callchain, `ip` alone.
+        chain: Option<(u32, u32)>,
+        /// The user frames unwound from its stack dump (`--call-graph dwarf`), in `Batch::ips`
+        /// after the callchain: addresses, never context markers.
+        unwound: u32,
+        ip: u64,
+    },
+    /// A change to threads or maps (boxed: samples are the bulk and stay small).
+    Machine(Box<MachineEvent>),
+}
+
+/// Items in record order, with the callchains they refer to.
+#[derive(Default)]
+struct Batch {
+    items: Vec<Item>,
+    ips: Vec<u64>,
+}
+
+/// Items per batch: large enough to amortise the channel, small enough to bound the memory in
+/// flight (4 batches of a few MB at most).
+const BATCH_ITEMS: usize = 16 * 1024;
+/// Callchain addresses per batch (4 MiB).
+const BATCH_IPS: usize = 512 * 1024;
+
+/// The reading half of [`folded`]: records in time order → batches of [`Item`]s, applying the
+/// pid, tid, time and event filters and the weights.
+fn read_items(file: &PerfFile, opts: &FoldedOptions, tx: &std::sync::mpsc::SyncSender<Result<Batch>>) {
+    let pl = opts.compat == Compat::StackcollapsePl;
+    let mut first_event: Option<usize> = None;
+    let mut batch = Batch::default();
+    // `--call-graph dwarf`: the user stack is unwound here, where the record's stack dump is at
+    // hand, against this thread's own copy of the maps and binaries.
+    let mut dwarf = dwarf_unwinder(file)
+        .map(|u| (u, Machine::new(), Symbolizer::new(opts.symbolize.clone(), feature_build_ids(file))));
+    let mut recs = match file.records(Order::Time) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = tx.send(Err(e));
+            return;
+        }
+    };
+    while let Some(r) = recs.next_record() {
+        let r = match r {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                return;
+            }
+        };
+        let RecordKind::Sample(s) = &r.kind else {
+            if let Some(e) = MachineEvent::from_record(&r) {
+                if let Some((_, machine, _)) = &mut dwarf {
+                    machine.apply(e.clone());
+                }
+                batch.items.push(Item::Machine(Box::new(e)));
+            }
+            continue;
+        };
+        let (pid, tid) = (s.pid().unwrap_or(u32::MAX), s.tid().unwrap_or(u32::MAX));
+        if opts.pid.is_some_and(|p| p != pid) || opts.tid.is_some_and(|t| t != tid) {
+            continue;
+        }
+        if let Some((start, end)) = opts.time {
+            if s.time().is_some_and(|t| t < start || t > end) {
+                continue;
+            }
+        }
+        // perf script prints trace text after a tracepoint's event name, which stackcollapse-perf.pl's
+        // period/event pattern never matches: weight 1, no event filtering.
+        let tracepoint_pl = pl && r.event.is_some_and(|e| EventType::from_raw(e.attr.type_) == EventType::Tracepoint);
+        let idx = r.event.map_or(0, |e| e.index);
+        let keep = match &opts.event_filter {
+            EventFilter::All => true,
+            _ if tracepoint_pl => true,
+            EventFilter::FirstSeen => *first_event.get_or_insert(idx) == idx,
+            EventFilter::Name(n) => r.event.is_some_and(|e| e.name.as_deref() == Some(n.as_str())),
+        };
+        if !keep {
+            continue;
+        }
+        let weight = if opts.weight == Weight::Period && !tracepoint_pl { s.period_or_attr() } else { 1 };
+        let mut unwound = 0;
+        let chain = s.callchain().map(|c| {
+            let start = batch.ips.len();
+            batch.ips.extend(c.iter());
+            let len = batch.ips.len().saturating_sub(start);
+            if let Some((u, machine, sym)) = &mut dwarf {
+                user_frames(u, s, machine.process_maps(pid), sym, &mut batch.ips);
+                unwound = u32::try_from(batch.ips.len().saturating_sub(start + len)).unwrap_or(0);
+            }
+            (u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(len).unwrap_or(0))
+        });
+        let kernel = r.header.cpumode() == CpuMode::Kernel;
+        batch.items.push(Item::Sample { pid, tid, kernel, weight, chain, unwound, ip: s.ip().unwrap_or(0) });
+        let full = batch.items.len() >= BATCH_ITEMS || batch.ips.len() >= BATCH_IPS;
+        if full && tx.send(Ok(std::mem::take(&mut batch))).is_err() {
+            return;
+        }
+    }
+    let _ = tx.send(Ok(batch));
+}
+
+/// Fold the samples of `file`. Records are read and decoded on a second thread while this one
+/// resolves and counts the stacks.
+pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
+    let pl = opts.compat == Compat::StackcollapsePl;
+    let mut f = Folder {
+        opts,
+        sym: Symbolizer::new(opts.symbolize.clone(), feature_build_ids(file)),
+        machine: Machine::new(),
+        labels: Labels::default(),
+        frames: FastMap::default(),
+        seqs: Vec::new(),
+        gens: FastMap::default(),
+        roots: FastMap::default(),
+    };
+    // Distinct stacks with their weights, and the index of each.
+    let mut stacks: Vec<(Box<[u32]>, u64)> = Vec::new();
+    let mut stack_ids: FastMap<Box<[u32]>, u32> = FastMap::default();
+    let mut stack: Vec<u32> = Vec::new();
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Batch>>(2);
+    std::thread::scope(|scope| -> Result<()> {
+        scope.spawn(move || read_items(file, opts, &tx));
+        for batch in rx {
+            let batch = batch?;
+            for item in batch.items {
+                let (pid, tid, kernel, weight, chain, unwound, ip) = match item {
+                    Item::Machine(e) => {
+                        invalidate(&mut f, &e);
+                        f.machine.apply(*e);
+                        continue;
+                    }
+                    Item::Sample { pid, tid, kernel, weight, chain, unwound, ip } => {
+                        (pid, tid, kernel, weight, chain, unwound, ip)
+                    }
+                };
+                let (root, comm, java) = f.root(pid, tid);
+                if opts.comm.as_ref().is_some_and(|c| **c != *comm) {
+                    continue;
+                }
+                stack.clear();
+                match chain {
+                    Some((start, len)) => {
+                        let (start, len) = (start as usize, len as usize);
+                        let ips = batch.ips.get(start..start.saturating_add(len)).unwrap_or(&[]);
+                        let complete = walk_chain(ips.iter().copied(), kernel, |kernel, ip| {
+                            f.frame(pid, kernel, ip, java, &mut stack)
+                        });
+                        if complete {
+                            let user = start.saturating_add(len);
+                            for &ip in batch.ips.get(user..user.saturating_add(unwound as usize)).unwrap_or(&[]) {
+                                f.frame(pid, false, ip, java, &mut stack);
+                            }
+                        } else {
+                            stack.clear();
+                        }
+                    }
+                    // A sample printed without a callchain: stackcollapse-perf.pl drops it.
+                    None if pl => continue,
+                    None => f.frame(pid, kernel, ip, java, &mut stack),
+                }
+                // An empty stack: stackcollapse-perf.pl sees no frame lines and stores nothing;
+                // stackcollapse.py still counts the sample under its comm.
+                if stack.is_empty() && (pl || opts.root == Root::None) {
+                    continue;
+                }
+                if opts.root != Root::None {
+                    stack.push(root);
+                }
+                stack.reverse();
+                let i = match stack_ids.get(stack.as_slice()) {
+                    Some(&i) => i,
+                    None => {
+                        let i = u32::try_from(stacks.len()).unwrap_or(u32::MAX);
+                        stacks.push((stack.as_slice().into(), 0));
+                        stack_ids.insert(stack.as_slice().into(), i);
+                        i
+                    }
+                };
+                if let Some(e) = stacks.get_mut(i as usize) {
+                    e.1 = e.1.saturating_add(weight);
+                }
+            }
+        }
+        Ok(())
+    })?;
+    let mut out = FoldedStacks::default();
+    for (ids, w) in stacks {
+        let mut key = String::new();
+        for (i, id) in ids.iter().enumerate() {
+            if i > 0 {
+                key.push(';');
+            }
+            key.push_str(f.labels.names.get(*id as usize).map_or("", String::as_str));
+        }
         let e = out.stacks.entry(key).or_insert(0);
         *e = e.saturating_add(w);
     }
     Ok(out)
+}
+
+/// Call `frame(kernel, ip)` for each address of a callchain, leaf first, tracking the
+/// `PERF_CONTEXT_*` markers; `kernel` is where the chain starts (the sample's cpumode). False when
+/// the chain holds a marker perf 6.1 does not know: perf then takes the chain for corrupted and
+/// drops all of it (`thread__resolve_callchain_sample`).
+fn walk_chain(chain: impl Iterator<Item = u64>, mut kernel: bool, mut frame: impl FnMut(bool, u64)) -> bool {
+    for ip in chain {
+        if ip < PERF_CONTEXT_MAX {
+            frame(kernel, ip);
+            continue;
+        }
+        match ip as i64 {
+            // PERF_CONTEXT_KERNEL and GUEST_KERNEL.
+            -128 | -2176 => kernel = true,
+            // HV, USER, GUEST, GUEST_USER.
+            -32 | -512 | -2048 | -2560 => kernel = false,
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// Forget the resolved frames of an address space whose maps or program change.
+fn invalidate(f: &mut Folder, event: &MachineEvent) {
+    let space = match event {
+        MachineEvent::Map { pid, .. } => *pid,
+        MachineEvent::Comm { pid, tid, exec, .. } => {
+            f.roots.retain(|(_, t), _| t != tid);
+            if !exec {
+                return;
+            }
+            *pid
+        }
+        MachineEvent::Fork { pid, tid, .. } => {
+            f.roots.retain(|(_, t), _| t != tid);
+            *pid
+        }
+        MachineEvent::Exit { .. } => return,
+    };
+    let g = f.gens.entry(space).or_insert(0);
+    *g = g.wrapping_add(1);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tidy_like_inferno() {
+        assert_eq!(tidy_generic("foo(int, char)"), "foo");
+        assert_eq!(tidy_generic("a;b"), "a:b");
+        assert_eq!(tidy_generic("std::vector<int (*)(int)>::push_back(int)"), "std::vector<int (*)(int)>::push_back");
+        assert_eq!(tidy_generic("net/http.(*Client).Do"), "net/http.(*Client).Do");
+        assert_eq!(tidy_generic("(anonymous namespace)::f(int)"), "(anonymous namespace)::f");
+        assert_eq!(
+            tidy_generic("arrow::(anonymous namespace)::DefaultBackend"),
+            "arrow::(anonymous namespace)::DefaultBackend"
+        );
+        assert_eq!(tidy_generic("{lambda(int)#1}::operator()"), "{lambda(int)#1}::operator");
+    }
+
+    #[test]
+    fn partially_demangled_rust() {
+        assert_eq!(
+            fix_partially_demangled_rust("_$LT$foo..Bar$u20$as$u20$baz..Qux$GT$::f::h0123456789abcdef").as_deref(),
+            Some("<foo::Bar as baz::Qux>::f")
+        );
+        assert_eq!(fix_partially_demangled_rust("main"), None);
+    }
+
+    #[test]
+    fn callchain_contexts_like_perf() {
+        let walk = |chain: &[i64]| {
+            let mut out = Vec::new();
+            let ok = walk_chain(chain.iter().map(|&i| i as u64), false, |k, ip| out.push((k, ip)));
+            (ok, out)
+        };
+        assert_eq!(walk(&[-128, 1, 2, -512, 3]), (true, vec![(true, 1), (true, 2), (false, 3)]));
+        assert_eq!(walk(&[-2176, 1, -2560, 2, -32, 3]), (true, vec![(true, 1), (false, 2), (false, 3)]));
+        // -1 is ≥ PERF_CONTEXT_MAX but no context: the whole chain is dropped.
+        assert!(!walk(&[-512, 0x7f00, -1, 0x5500]).0);
+    }
+
+    #[test]
+    fn modules() {
+        assert!(is_kernel_module("[kernel.kallsyms]") && is_kernel_module("[vdso]") && is_kernel_module("x.ko"));
+        assert!(is_kernel_module("/boot/vmlinux-6.1") && !is_kernel_module("[unknown]"));
+        assert!(!is_kernel_module("/usr/lib/libc.so.6"));
+        assert!(is_jit_module("/tmp/perf-12.map") && is_jit_module("/x/jitted-12-3.so"));
+    }
 }

@@ -31,6 +31,8 @@ pub mod error;
 pub mod event;
 pub mod feature;
 pub mod file;
+#[cfg(feature = "flamegraph")]
+pub mod flamegraph;
 pub mod folded;
 pub mod header;
 pub mod info;
@@ -45,6 +47,7 @@ pub mod sample;
 pub mod stream;
 pub mod symbolize;
 pub mod tracepoint;
+pub mod unwind;
 pub mod write;
 
 pub use attr::{EventAttr, SampleLayout};

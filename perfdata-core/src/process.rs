@@ -19,11 +19,36 @@ pub struct Map {
     pub filename: String,
     /// Build id carried by an MMAP2 record with `PERF_RECORD_MISC_MMAP_BUILD_ID`.
     pub build_id: Option<Vec<u8>>,
+    /// Addresses are not file-relative (anonymous memory, JIT code): perf's `identity__map_ip`.
+    pub identity: bool,
 }
 
+/// `PROT_EXEC` of `mmap(2)`.
+const PROT_EXEC: u32 = 4;
+/// `MAP_HUGETLB` of `mmap(2)`.
+const MAP_HUGETLB: u32 = 0x40000;
+
 impl Map {
+    /// A map the way perf's `map__new` makes it from an MMAP/MMAP2 record of process `pid`:
+    /// executable anonymous memory (`//anon`, `/dev/zero`, `/anon_hugepage`, huge pages) and
+    /// `[stack…`, `[heap]`, `/SYSV…` regions are named `/tmp/perf-PID.map` (JIT symbols), and
+    /// such maps translate addresses by identity.
+    pub fn from_mmap(pid: u32, start: u64, len: u64, pgoff: u64, filename: String, prot: u32, flags: u32) -> Map {
+        let anon = filename.starts_with("//anon")
+            || filename.starts_with("/dev/zero")
+            || filename.starts_with("/anon_hugepage")
+            || flags & MAP_HUGETLB != 0;
+        let no_dso = filename.starts_with("[stack") || filename.starts_with("/SYSV") || filename == "[heap]";
+        let identity = anon || no_dso;
+        let filename = if identity && prot & PROT_EXEC != 0 { format!("/tmp/perf-{pid}.map") } else { filename };
+        Map { start, end: start.saturating_add(len), pgoff, filename, build_id: None, identity }
+    }
+
     /// perf's `map__map_ip`: the file-relative address of `addr`.
     pub fn map_ip(&self, addr: u64) -> u64 {
+        if self.identity {
+            return addr;
+        }
         addr.wrapping_sub(self.start).wrapping_add(self.pgoff)
     }
 
@@ -91,6 +116,76 @@ impl Maps {
     }
 }
 
+/// A change to the machine, owned (to hand from a reading thread to an analysing one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MachineEvent {
+    /// COMM: a thread's name (`exec`: by exec).
+    Comm {
+        /// Process.
+        pid: u32,
+        /// Thread.
+        tid: u32,
+        /// New name.
+        comm: String,
+        /// Set by exec.
+        exec: bool,
+    },
+    /// FORK: a new thread or process.
+    Fork {
+        /// New process.
+        pid: u32,
+        /// Parent process.
+        ppid: u32,
+        /// New thread.
+        tid: u32,
+        /// Parent thread.
+        ptid: u32,
+    },
+    /// EXIT.
+    Exit {
+        /// The thread.
+        tid: u32,
+    },
+    /// MMAP/MMAP2 (pid `u32::MAX`: a kernel map).
+    Map {
+        /// The process.
+        pid: u32,
+        /// The map as perf makes it.
+        map: Map,
+    },
+}
+
+impl MachineEvent {
+    /// The change a record makes, if any.
+    pub fn from_record(record: &Record) -> Option<MachineEvent> {
+        Some(match &record.kind {
+            RecordKind::Comm(c) => MachineEvent::Comm {
+                pid: c.pid,
+                tid: c.tid,
+                comm: String::from_utf8_lossy(c.comm).into_owned(),
+                exec: c.exec,
+            },
+            RecordKind::Fork(f) => MachineEvent::Fork { pid: f.pid, ppid: f.ppid, tid: f.tid, ptid: f.ptid },
+            RecordKind::Exit(e) => MachineEvent::Exit { tid: e.tid },
+            RecordKind::Mmap(m) => {
+                let filename = String::from_utf8_lossy(m.filename).into_owned();
+                // MMAP has no prot: perf takes every non-data mapping as executable.
+                let prot = if record.header.misc & crate::record::misc::MMAP_DATA != 0 { 0 } else { PROT_EXEC };
+                MachineEvent::Map { pid: m.pid, map: Map::from_mmap(m.pid, m.addr, m.len, m.pgoff, filename, prot, 0) }
+            }
+            RecordKind::Mmap2(m) => {
+                let filename = String::from_utf8_lossy(m.filename).into_owned();
+                let mut map = Map::from_mmap(m.pid, m.addr, m.len, m.pgoff, filename, m.prot, m.flags);
+                if let Mmap2Id::BuildId { build_id, .. } = m.id {
+                    map.build_id = Some(build_id.to_vec());
+                }
+                MachineEvent::Map { pid: m.pid, map }
+            }
+            _ => return None,
+        })
+    }
+}
+
 /// The state of the machine (host) at the time of the last record fed.
 #[derive(Clone, Debug, Default)]
 pub struct Machine {
@@ -107,44 +202,35 @@ impl Machine {
 
     /// Apply one record (COMM, FORK, EXIT, MMAP, MMAP2; others are ignored).
     pub fn update(&mut self, record: &Record) {
-        match &record.kind {
-            RecordKind::Comm(c) => {
-                let t = self.findnew(c.pid, c.tid);
-                t.comm = String::from_utf8_lossy(c.comm).into_owned();
-            }
-            RecordKind::Fork(f) => {
-                let parent_comm = self.threads.get(&f.ptid).map(|t| t.comm.clone());
-                let comm = parent_comm.unwrap_or_else(|| format!(":{}", f.pid));
-                self.threads.insert(f.tid, Thread { pid: f.pid, tid: f.tid, comm, exited: false });
-                if f.pid != f.ppid && !self.processes.contains_key(&f.pid) {
-                    if let Some(maps) = self.processes.get(&f.ppid).cloned() {
-                        self.processes.insert(f.pid, maps);
-                    }
-                }
-            }
-            RecordKind::Exit(e) => {
-                if let Some(t) = self.threads.get_mut(&e.tid) {
-                    t.exited = true;
-                }
-            }
-            RecordKind::Mmap(m) => {
-                let filename = String::from_utf8_lossy(m.filename).into_owned();
-                self.add_map(m.pid, m.addr, m.len, m.pgoff, filename, None);
-            }
-            RecordKind::Mmap2(m) => {
-                let filename = String::from_utf8_lossy(m.filename).into_owned();
-                let bid = match m.id {
-                    Mmap2Id::BuildId { build_id, .. } => Some(build_id.to_vec()),
-                    Mmap2Id::Inode { .. } => None,
-                };
-                self.add_map(m.pid, m.addr, m.len, m.pgoff, filename, bid);
-            }
-            _ => {}
+        if let Some(e) = MachineEvent::from_record(record) {
+            self.apply(e);
         }
     }
 
-    fn add_map(&mut self, pid: u32, addr: u64, len: u64, pgoff: u64, filename: String, build_id: Option<Vec<u8>>) {
-        let map = Map { start: addr, end: addr.saturating_add(len), pgoff, filename, build_id };
+    /// Apply one owned change (what [`Machine::update`] takes from a record).
+    pub fn apply(&mut self, event: MachineEvent) {
+        match event {
+            MachineEvent::Comm { pid, tid, comm, .. } => self.findnew(pid, tid).comm = comm,
+            MachineEvent::Fork { pid, ppid, tid, ptid } => {
+                let parent_comm = self.threads.get(&ptid).map(|t| t.comm.clone());
+                let comm = parent_comm.unwrap_or_else(|| format!(":{pid}"));
+                self.threads.insert(tid, Thread { pid, tid, comm, exited: false });
+                if pid != ppid && !self.processes.contains_key(&pid) {
+                    if let Some(maps) = self.processes.get(&ppid).cloned() {
+                        self.processes.insert(pid, maps);
+                    }
+                }
+            }
+            MachineEvent::Exit { tid } => {
+                if let Some(t) = self.threads.get_mut(&tid) {
+                    t.exited = true;
+                }
+            }
+            MachineEvent::Map { pid, map } => self.add_map(pid, map),
+        }
+    }
+
+    fn add_map(&mut self, pid: u32, map: Map) {
         if pid == u32::MAX {
             self.kernel.insert(map);
         } else {
@@ -196,7 +282,7 @@ mod tests {
     use super::*;
 
     fn m(start: u64, end: u64, name: &str) -> Map {
-        Map { start, end, pgoff: 0, filename: name.into(), build_id: None }
+        Map { start, end, pgoff: 0, filename: name.into(), build_id: None, identity: false }
     }
 
     #[test]
@@ -215,5 +301,15 @@ mod tests {
         );
         assert_eq!(maps.find(0x3fff).map(|m| m.filename.as_str()), Some("a"));
         assert!(maps.find(0x5000).is_none());
+    }
+
+    #[test]
+    fn executable_anonymous_memory_is_jit_code() {
+        let jit = Map::from_mmap(7, 0x1000, 0x1000, 0, "//anon".into(), PROT_EXEC | 3, 0x22);
+        assert_eq!((jit.filename.as_str(), jit.map_ip(0x1010)), ("/tmp/perf-7.map", 0x1010));
+        let data = Map::from_mmap(7, 0x1000, 0x1000, 0, "//anon".into(), 3, 0x22);
+        assert_eq!((data.filename.as_str(), data.map_ip(0x1010)), ("//anon", 0x1010));
+        let lib = Map::from_mmap(7, 0x1000, 0x1000, 0x3000, "/lib/x.so".into(), PROT_EXEC, 2);
+        assert_eq!(lib.map_ip(0x1010), 0x3010);
     }
 }

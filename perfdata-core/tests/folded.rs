@@ -1,13 +1,13 @@
 //! Folded stacks compared with perf's own output stored beside the recordings:
 //! `F.folded-perf-script-py` = `perf script report stackcollapse -i F`,
 //! `F.folded-stackcollapse-pl` = `perf script -i F | inferno-collapse-perf` (inferno 0.12.8).
-//! Symbols come from testdata/folded (see make-extract.sh there): a --symfs root with the symbol
+//! Symbols come from testdata/folded (see make-extract.py there): a --symfs root with the symbol
 //! tables perf used, reduced to the symbols it printed, and the kernel's kallsyms limited to the
 //! symbols hit; the real ~/.debug is never consulted.
 
 use std::path::PathBuf;
 
-use perfdata_core::folded::{folded, Compat, FoldedOptions};
+use perfdata_core::folded::{folded, Compat, EventFilter, FoldedOptions, Root, Unknown, Weight};
 use perfdata_core::symbolize::SymbolizeOptions;
 use perfdata_core::PerfFile;
 
@@ -16,16 +16,19 @@ fn testdata() -> PathBuf {
 }
 
 fn check(name: &str, compat: Compat, suffix: &str) {
+    check_with(name, FoldedOptions::compat(compat), suffix);
+}
+
+fn check_with(name: &str, opts: FoldedOptions, suffix: &str) {
     let td = testdata();
     let dir = td.join("folded");
     let opts = FoldedOptions {
-        compat,
         symbolize: SymbolizeOptions {
             symfs: Some(dir.join("root")),
             buildid_dir: Some(dir.join("no-buildid-cache")),
             kallsyms: Some(dir.join("kallsyms-4a5a9b0affb66c437abcd455d2738af879985fa9")),
         },
-        ..Default::default()
+        ..opts
     };
     let file = PerfFile::open(td.join(name)).unwrap();
     let ours = folded(&file, &opts).unwrap().to_folded_string();
@@ -55,4 +58,111 @@ fn fp_perf_script_py() {
 #[test]
 fn fp_stackcollapse_pl() {
     check("fp.data", Compat::StackcollapsePl, "folded-stackcollapse-pl");
+}
+
+#[test]
+fn sysw_perf_script_py() {
+    check("sysw.data", Compat::PerfScriptPy, "folded-perf-script-py");
+}
+
+#[test]
+fn sysw_stackcollapse_pl() {
+    check("sysw.data", Compat::StackcollapsePl, "folded-stackcollapse-pl");
+}
+
+/// `perf script report stackcollapse -- --kernel --include-pid --include-tid`.
+#[test]
+fn perf_script_py_kernel_pid_tid() {
+    for f in ["fp.data", "sysw.data"] {
+        let o = FoldedOptions {
+            annotate_kernel: true,
+            root: Root::CommPidTid,
+            ..FoldedOptions::compat(Compat::PerfScriptPy)
+        };
+        check_with(f, o, "folded-perf-script-py-k-pid-tid");
+    }
+}
+
+/// `perf script -F +pid | inferno-collapse-perf --all --tid` (`+pid`: without it the text has no
+/// pid and the tools print `comm-?/TID`).
+#[test]
+fn stackcollapse_pl_all_tid() {
+    for f in ["fp.data", "sysw.data"] {
+        let o = FoldedOptions {
+            annotate_kernel: true,
+            annotate_jit: true,
+            root: Root::CommPidTid,
+            ..FoldedOptions::compat(Compat::StackcollapsePl)
+        };
+        check_with(f, o, "folded-stackcollapse-pl-all-tid");
+    }
+}
+
+/// `inferno-collapse-perf --addrs`: unresolved frames keep their address.
+#[test]
+fn stackcollapse_pl_addrs() {
+    for f in ["fp.data", "sysw.data"] {
+        let o = FoldedOptions { unknown: Unknown::Address, ..FoldedOptions::compat(Compat::StackcollapsePl) };
+        check_with(f, o, "folded-stackcollapse-pl-addrs");
+    }
+}
+
+/// Two events, both with callchains. stackcollapse-pl keeps the first one seen (cpu-clock); perf
+/// pads the event names of a multi-event file (`200000              cpu-clock:`), where inferno finds
+/// no period and counts samples (analysis-semantics.md §1.2), so that output is compared with
+/// sample weights.
+#[test]
+fn several_events() {
+    let o = FoldedOptions { weight: Weight::Samples, ..FoldedOptions::compat(Compat::StackcollapsePl) };
+    check_with("multi-g.data", o, "folded-stackcollapse-pl");
+    check("multi-g.data", Compat::PerfScriptPy, "folded-perf-script-py");
+    // `--event-filter page-faults/period=20/`: that line reads `20 page-faults…`, one space: periods.
+    let o = FoldedOptions {
+        event_filter: EventFilter::Name("page-faults/period=20/".into()),
+        ..FoldedOptions::compat(Compat::StackcollapsePl)
+    };
+    check_with("multi-g.data", o, "folded-stackcollapse-pl-ev-page-faults");
+}
+
+/// Filters against perf script's own: `--comms dd`, `--time 3094.54,3094.545`.
+#[test]
+fn filters() {
+    let o = FoldedOptions { comm: Some("dd".into()), ..FoldedOptions::compat(Compat::StackcollapsePl) };
+    check_with("sysw.data", o, "folded-stackcollapse-pl-comm-dd");
+    let o = FoldedOptions {
+        time: Some((3_094_540_000_000, 3_094_545_000_000)),
+        ..FoldedOptions::compat(Compat::StackcollapsePl)
+    };
+    check_with("fp.data", o, "folded-stackcollapse-pl-time");
+}
+
+/// The sum of weights is the selected samples' count or period (analysis-semantics.md §1.5).
+#[test]
+fn weights_add_up_to_the_samples() {
+    let file = PerfFile::open(testdata().join("sysw.data")).unwrap();
+    let (mut n, mut period) = (0u64, 0u64);
+    let mut recs = file.records(perfdata_core::Order::File).unwrap();
+    while let Some(r) = recs.next_record() {
+        if let perfdata_core::RecordKind::Sample(s) = &r.unwrap().kind {
+            n += 1;
+            period += s.period_or_attr();
+        }
+    }
+    let opts = |c| FoldedOptions {
+        symbolize: SymbolizeOptions { symfs: Some(testdata().join("folded/root")), ..Default::default() },
+        ..FoldedOptions::compat(c)
+    };
+    assert_eq!(folded(&file, &opts(Compat::PerfScriptPy)).unwrap().total(), n);
+    assert_eq!(folded(&file, &opts(Compat::StackcollapsePl)).unwrap().total(), period);
+}
+
+/// JIT code: anonymous executable memory becomes `/tmp/perf-PID.map` (kept under the symfs root),
+/// whose symbols name the frames; `--all` marks them `_[j]`.
+#[test]
+fn jit_perf_map() {
+    check("jit.data", Compat::PerfScriptPy, "folded-perf-script-py");
+    check("jit.data", Compat::StackcollapsePl, "folded-stackcollapse-pl");
+    let o =
+        FoldedOptions { annotate_kernel: true, annotate_jit: true, ..FoldedOptions::compat(Compat::StackcollapsePl) };
+    check_with("jit.data", o, "folded-stackcollapse-pl-all");
 }

@@ -134,6 +134,36 @@ fn check_fields(fmt: &Format, raw: &[u8], text: &str, ctx: &str) -> usize {
     n
 }
 
+/// Every tracepoint sample of `f` against perf's `perf script` lines: (samples, values) checked,
+/// or None when the file has no tracing data.
+fn check_against_script(name: &str, f: &PerfFile, script: &[u8]) -> Option<(usize, usize)> {
+    let tp = Tracepoints::from_file(f).unwrap()?;
+    let perf = parse_script(&String::from_utf8_lossy(script));
+    let (mut samples, mut fields) = (0, 0);
+    let mut recs = f.records(Order::Time).unwrap();
+    let mut i = 0;
+    while let Some(r) = recs.next_record() {
+        let r = r.unwrap();
+        let (RecordKind::Sample(s), Some(ev)) = (&r.kind, r.event) else { continue };
+        let p = perf.get(i).unwrap_or_else(|| panic!("{name}: more samples than perf printed"));
+        i += 1;
+        let ctx = format!("{name} sample {i} ({})", p.event);
+        assert_eq!(s.tid().map(|t| (t as i32).to_string()).as_deref(), Some(p.tid.as_str()), "{ctx}: tid");
+        let t = s.time().unwrap();
+        assert_eq!(format!("{}.{:06}", t / 1_000_000_000, t % 1_000_000_000 / 1000), p.time, "{ctx}: time");
+        assert_eq!(format!("{:03}", s.cpu().unwrap()), p.cpu, "{ctx}: cpu");
+        let Some(fmt) = tp.format_for(&ev.attr) else { continue };
+        assert_eq!(ev.name.as_deref().unwrap_or(&fmt.full_name()), p.event, "{ctx}: event name");
+        let raw = s.raw().unwrap();
+        let ours = String::from_utf8_lossy(&tp.render_bytes(fmt, raw)).into_owned();
+        assert_eq!(ours, p.text, "{ctx}: rendered text");
+        fields += check_fields(fmt, raw, &p.text, &ctx);
+        samples += 1;
+    }
+    assert_eq!(i, perf.len(), "{name}: perf printed more samples");
+    Some((samples, fields))
+}
+
 #[test]
 fn tracepoint_samples_render_like_perf_script() {
     let mut files = 0;
@@ -142,36 +172,31 @@ fn tracepoint_samples_render_like_perf_script() {
     for path in common::testdata_files() {
         let Ok(script) = std::fs::read(path.with_extension("data.script")) else { continue };
         let f = PerfFile::open(&path).unwrap();
-        let Some(tp) = Tracepoints::from_file(&f).unwrap() else { continue };
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let perf = parse_script(&String::from_utf8_lossy(&script));
-        let mut recs = f.records(Order::Time).unwrap();
-        let mut i = 0;
-        while let Some(r) = recs.next_record() {
-            let r = r.unwrap();
-            let (RecordKind::Sample(s), Some(ev)) = (&r.kind, r.event) else { continue };
-            let p = perf.get(i).unwrap_or_else(|| panic!("{name}: more samples than perf printed"));
-            i += 1;
-            let ctx = format!("{name} sample {i} ({})", p.event);
-            assert_eq!(s.tid().map(|t| (t as i32).to_string()).as_deref(), Some(p.tid.as_str()), "{ctx}: tid");
-            let t = s.time().unwrap();
-            assert_eq!(format!("{}.{:06}", t / 1_000_000_000, t % 1_000_000_000 / 1000), p.time, "{ctx}: time");
-            assert_eq!(format!("{:03}", s.cpu().unwrap()), p.cpu, "{ctx}: cpu");
-            let Some(fmt) = tp.format_for(&ev.attr) else { continue };
-            assert_eq!(ev.name.as_deref().unwrap_or(&fmt.full_name()), p.event, "{ctx}: event name");
-            let raw = s.raw().unwrap();
-            let ours = String::from_utf8_lossy(&tp.render_bytes(fmt, raw)).into_owned();
-            assert_eq!(ours, p.text, "{ctx}: rendered text");
-            fields += check_fields(fmt, raw, &p.text, &ctx);
-            samples += 1;
-        }
-        assert_eq!(i, perf.len(), "{name}: perf printed more samples");
+        let Some((s, v)) = check_against_script(&name, &f, &script) else { continue };
+        samples += s;
+        fields += v;
         files += 1;
     }
     eprintln!("{files} files, {samples} tracepoint samples, {fields} decoded values checked");
     if files > 0 {
         assert!(samples >= files, "too few tracepoint samples");
         assert!(fields >= samples, "too few decoded values checked");
+    }
+}
+
+/// The writer's big-endian copies of the tracepoint recordings decode and render to the very lines
+/// perf printed for the originals (the tracing data keeps its own byte order, as perf writes it).
+#[test]
+fn big_endian_copies_render_like_perf_script() {
+    for name in ["sched.data", "block.data", "syscalls.data"] {
+        let path = common::repo().join("testdata").join(name);
+        let script = std::fs::read(path.with_extension("data.script")).unwrap();
+        let f = PerfFile::open(&path).unwrap();
+        let be = PerfFile::from_vec(perfdata_core::write::write_file(&f, Endian::Big).unwrap()).unwrap();
+        assert_eq!(be.endian(), Endian::Big);
+        let (samples, fields) = check_against_script(&format!("{name} (big-endian copy)"), &be, &script).unwrap();
+        assert!(samples >= 50 && fields > samples, "{name}: {samples} samples, {fields} values");
     }
 }
 

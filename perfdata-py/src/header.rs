@@ -1,12 +1,26 @@
-//! `perfdata.Header`: what the file says about the recording (file header and feature sections).
+//! `perfdata.Header` and `perfdata.BuildId`: what the file says about the recording, from the core's
+//! [`HeaderInfo`] (the structure `perfdata info` prints).
+//!
+//! The simple values are typed attributes; the feature sections with structure (topologies, caches,
+//! PMUs, groups, clocks, BPF) are the JSON view of `perfdata info --json` as Python dicts and lists,
+//! so `Header.to_dict()` is exactly that JSON.
 
-use perfdata_core::header::{feature as feat, Format};
-use perfdata_core::{Endian, PerfFile};
+use crate::convert;
+use crate::record::cpumode_name;
+use perfdata_core::feature::BuildId as CoreBuildId;
+use perfdata_core::header::Format;
+use perfdata_core::{HeaderInfo, PerfFile};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
+use serde_json::{Map, Value};
 
-/// The recording's metadata: the machine it was recorded on (perf's header features) and how the
-/// file is laid out. Attributes are None when the file does not carry the feature.
+/// The recording's metadata: the machine it was recorded on (perf's header features), how the file
+/// is laid out, and every feature section, as ``perf report --header-only -I`` shows them.
+/// Attributes are None when the file does not carry the feature.
+///
+/// ``to_dict()`` / ``to_json()`` give everything as ``perfdata info --json`` prints it;
+/// ``perf_text()`` the text of ``perfdata info`` (= ``perf report --header-only -I``).
 #[pyclass(module = "perfdata", name = "Header", frozen)]
 pub struct Header {
     /// Host name (HOSTNAME feature).
@@ -39,7 +53,8 @@ pub struct Header {
     /// perf's command line, argv[0] first (CMDLINE).
     #[pyo3(get)]
     cmdline: Option<Vec<String>>,
-    /// Names of the feature sections present (e.g. 'HOSTNAME', 'EVENT_DESC').
+    /// Names of the feature sections present (e.g. 'HOSTNAME', 'EVENT_DESC'; 'BIT_<n>' for bits perf
+    /// does not define).
     #[pyo3(get)]
     features: Vec<String>,
     /// 'file', 'pipe' or 'directory'.
@@ -54,41 +69,92 @@ pub struct Header {
     /// Size of the data section as the header states it (0 for an unfinished recording).
     #[pyo3(get)]
     data_size: u64,
+    /// Modification time of the file in Unix seconds (perf's "captured on"); None for bytes and
+    /// streams.
+    #[pyo3(get)]
+    captured_on: Option<i64>,
+    /// Where the feature section table is (``data_offset + data_size``; 0 for pipe data).
+    #[pyo3(get)]
+    feat_offset: u64,
+    /// BRANCH_STACK is set: the recording contains samples with branch stacks.
+    #[pyo3(get)]
+    branch_stack: bool,
+    /// STAT is set: the recording holds ``perf stat record`` data.
+    #[pyo3(get)]
+    stat: bool,
+    /// CLOCKID: resolution of the recording clock in ns (perf prints it as a frequency).
+    #[pyo3(get)]
+    clockid_res_ns: Option<u64>,
+    /// DIR_FORMAT: version of the ``perf record --threads`` directory layout.
+    #[pyo3(get)]
+    dir_format: Option<u64>,
+    /// BUILD_ID uses the old (pre-2010) layout without pids.
+    #[pyo3(get)]
+    build_ids_old_abi: bool,
+    /// Size in bytes of the TRACING_DATA section (the tracepoint formats).
+    #[pyo3(get)]
+    tracing_data_size: Option<u64>,
+    /// Names of the features perf 6.1 knows (bits 1–31) that the file does not have (file and
+    /// directory format; perf prints no such line for pipe data).
+    #[pyo3(get)]
+    missing_features: Vec<String>,
+    info: HeaderInfo,
+    /// `info` as JSON (what `perfdata info --json` prints).
+    json: Map<String, Value>,
 }
 
 impl Header {
-    /// Read the header of an opened file.
-    pub fn new(file: &PerfFile<'_>) -> Header {
+    /// Read the header of an opened file. `stream`: a pipe read as it is iterated, whose leading
+    /// records must be left for the record iterator (its header then has what was known at open).
+    pub fn new(py: Python<'_>, file: &PerfFile<'_>, stream: bool) -> PyResult<Header> {
+        let info = py.detach(|| {
+            if stream {
+                HeaderInfo::build(file.header(), &file.features(), file.events(), None)
+            } else {
+                HeaderInfo::new(file)
+            }
+        });
+        let json = match serde_json::to_value(&info) {
+            Ok(Value::Object(m)) => m,
+            Ok(_) => Map::new(),
+            Err(e) => return Err(PyRuntimeError::new_err(format!("header as JSON: {e}"))),
+        };
         let h = file.header();
-        let nrcpus = simple::nrcpus(file);
-        Header {
-            hostname: simple::string(file, feat::HOSTNAME),
-            os_release: simple::string(file, feat::OSRELEASE),
-            perf_version: simple::string(file, feat::VERSION),
-            arch: simple::string(file, feat::ARCH),
-            nr_cpus_online: nrcpus.map(|(_, online)| online),
-            nr_cpus_available: nrcpus.map(|(avail, _)| avail),
-            cpu_desc: simple::string(file, feat::CPUDESC),
-            cpuid: simple::string(file, feat::CPUID),
-            total_mem_kb: simple::total_mem(file),
-            cmdline: simple::cmdline(file),
-            features: file
-                .feature_bits()
-                .into_iter()
-                .map(|b| feat::name(b).map_or_else(|| format!("FEATURE_{b}"), str::to_string))
-                .collect(),
+        Ok(Header {
+            hostname: info.hostname.clone(),
+            os_release: info.os_release.clone(),
+            perf_version: info.perf_version.clone(),
+            arch: info.arch.clone(),
+            nr_cpus_online: info.nr_cpus_online,
+            nr_cpus_available: info.nr_cpus_available,
+            cpu_desc: info.cpu_desc.clone(),
+            cpuid: info.cpuid.clone(),
+            total_mem_kb: info.total_mem_kb,
+            cmdline: info.cmdline.clone(),
+            features: info.features.iter().map(|f| f.name.clone()).collect(),
             format: match h.format {
                 Format::File => "file",
                 Format::Pipe => "pipe",
                 Format::Directory => "directory",
             },
             endian: match h.endian {
-                Endian::Little => "little",
-                Endian::Big => "big",
+                perfdata_core::Endian::Little => "little",
+                perfdata_core::Endian::Big => "big",
             },
             data_offset: h.data.offset,
             data_size: h.data.size,
-        }
+            captured_on: info.captured_on,
+            feat_offset: info.feat_offset,
+            branch_stack: info.branch_stack,
+            stat: info.stat,
+            clockid_res_ns: info.clockid_res_ns,
+            dir_format: info.dir_format,
+            build_ids_old_abi: info.build_ids_old_abi,
+            tracing_data_size: info.tracing_data_size,
+            missing_features: info.missing_features.clone(),
+            info,
+            json,
+        })
     }
 
     /// 'file', 'pipe' or 'directory'.
@@ -96,32 +162,160 @@ impl Header {
         self.format
     }
 
-    fn dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item("hostname", &self.hostname)?;
-        d.set_item("os_release", &self.os_release)?;
-        d.set_item("perf_version", &self.perf_version)?;
-        d.set_item("arch", &self.arch)?;
-        d.set_item("nr_cpus_online", self.nr_cpus_online)?;
-        d.set_item("nr_cpus_available", self.nr_cpus_available)?;
-        d.set_item("cpu_desc", &self.cpu_desc)?;
-        d.set_item("cpuid", &self.cpuid)?;
-        d.set_item("total_mem_kb", self.total_mem_kb)?;
-        d.set_item("cmdline", &self.cmdline)?;
-        d.set_item("features", &self.features)?;
-        d.set_item("format", self.format)?;
-        d.set_item("endian", self.endian)?;
-        d.set_item("data_offset", self.data_offset)?;
-        d.set_item("data_size", self.data_size)?;
-        Ok(d)
+    /// One key of the JSON view as a Python object (None when absent or null).
+    fn json_field(&self, py: Python<'_>, key: &str) -> PyResult<Py<PyAny>> {
+        match self.json.get(key) {
+            Some(v) => convert::value(py, v),
+            None => Ok(py.None()),
+        }
     }
 }
 
 #[pymethods]
 impl Header {
-    /// All attributes as a dict.
+    /// The feature sections in file order: dicts with 'bit', 'name', 'offset' (None for pipe data)
+    /// and 'size'.
+    #[getter]
+    fn feature_sections(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.json_field(py, "features")
+    }
+    /// The events as perf's header lists them (from EVENT_DESC when present, else the attrs): dicts
+    /// with 'index', 'name', 'ids' and every attr field (``PerfData.events`` has them as ``Event``
+    /// objects).
+    #[getter]
+    fn events(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.json_field(py, "events")
+    }
+    /// CPU_TOPOLOGY: dict with 'package_cpus', 'core_cpus' (sibling lists such as '0-1'), 'cpus'
+    /// (per CPU: 'core_id', 'socket_id', 'die_id') and 'die_cpus'.
+    #[getter]
+    fn cpu_topology(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.json_field(py, "cpu_topology")
+    }
+    /// NUMA_TOPOLOGY: list of dicts with 'node', 'mem_total_kb', 'mem_free_kb' and 'cpus'.
+    #[getter]
+    fn numa_topology(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.json_field(py, "numa_topology")
+    }
+    /// CACHE: list of dicts with 'level', 'line_size', 'sets', 'ways', 'type', 'size' and 'map'.
+    #[getter]
+    fn cache(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.json_field(py, "cache")
+    }
+    /// PMU_MAPPINGS: list of dicts with 'type' (the ``attr.type`` number) and 'name'.
+    #[getter]
+    fn pmu_mappings(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.json_field(py, "pmu_mappings")
+    }
+    /// GROUP_DESC: list of dicts with 'name' (None for an anonymous group), 'leader_idx',
+    /// 'nr_members' and 'members' (event names, leader first).
+    #[getter]
+    fn group_desc(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.json_field(py, "group_desc")
+    }
+    /// AUXTRACE: the AUX area index (list of dicts with 'file_offset' and 'size'); not None when the
+    /// file contains AUX area data (e.g. an instruction trace).
+    #[getter]
+    fn auxtrace(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.json_field(py, "auxtrace")
+    }
+    /// SAMPLE_TIME: dict with 'first' and 'last', the times of the first and last sample (ns).
+    #[getter]
+    fn sample_time(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.json_field(py, "sample_time")
+    }
+    /// MEM_TOPOLOGY: dict with 'block_size' and 'nodes' (dicts with 'node', 'block_count',
+    /// 'bytes' and 'blocks', the block indexes as ranges like '0-23,32-199').
+    #[getter]
+    fn mem_topology(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.json_field(py, "mem_topology")
+    }
+    /// BPF_PROG_INFO, summarized: list of dicts with 'id', 'prog_type', 'name', 'tag',
+    /// 'jited_prog_len', 'btf_id', 'info_len' and 'data_len'.
+    #[getter]
+    fn bpf_prog_info(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.json_field(py, "bpf_prog_info")
+    }
+    /// BPF_BTF, summarized: list of dicts with 'id' and 'size'.
+    #[getter]
+    fn bpf_btf(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.json_field(py, "bpf_btf")
+    }
+    /// COMPRESSED: dict with 'version', 'type' (1 = zstd), 'level', 'ratio' and 'mmap_len'.
+    #[getter]
+    fn compressed(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.json_field(py, "compressed")
+    }
+    /// CPU_PMU_CAPS: list of dicts with 'name' and 'value' (the cpu PMU's capabilities).
+    #[getter]
+    fn cpu_pmu_caps(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.json_field(py, "cpu_pmu_caps")
+    }
+    /// CLOCK_DATA: dict with 'version', 'clockid', 'tod_ns' (wall-clock time) and 'clockid_ns' (the
+    /// recording clock at that moment): converts sample times to wall-clock time.
+    #[getter]
+    fn clock_data(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.json_field(py, "clock_data")
+    }
+    /// HYBRID_TOPOLOGY: list of dicts with 'pmu_name' and 'cpus'.
+    #[getter]
+    fn hybrid_topology(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.json_field(py, "hybrid_topology")
+    }
+    /// PMU_CAPS: list of dicts with 'pmu_name' and 'caps' (dicts with 'name' and 'value').
+    #[getter]
+    fn pmu_caps(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.json_field(py, "pmu_caps")
+    }
+    /// CPU_DOMAIN_INFO: dict with 'schedstat_version', 'max_sched_domains' and 'cpus' (per CPU its
+    /// scheduler domains).
+    #[getter]
+    fn cpu_domain_info(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.json_field(py, "cpu_domain_info")
+    }
+    /// Feature sections that could not be decoded: dicts with 'bit', 'feature' and 'error' (what was
+    /// wrong, with its offset). perf stops reading sections at the first one it cannot read.
+    #[getter]
+    fn errors(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.json_field(py, "errors")
+    }
+    /// BUILD_ID: the build ids of the binaries that had samples, as ``BuildId`` objects in file
+    /// order (what ``perf buildid-list`` lists).
+    #[getter]
+    fn build_ids(&self) -> Option<Vec<BuildId>> {
+        self.info.build_ids.as_ref().map(|ids| ids.iter().map(BuildId::new).collect())
+    }
+
+    /// Everything as a dict: the JSON object ``perfdata info --json`` prints (note that its
+    /// 'features' are the ``feature_sections`` dicts, its 'build_ids' carry the ids as hex, and its
+    /// 'data_offset' is 0 for pipe data, as perf prints it).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        self.dict(py)
+        convert::dict(py, &self.json)
+    }
+
+    /// ``to_dict()`` as JSON text; with the default indent, the exact text ``perfdata info --json``
+    /// prints (without its final newline).
+    ///
+    /// Args:
+    ///     indent: spaces per level (None: one line).
+    #[pyo3(signature = (indent = Some(2)), text_signature = "($self, indent=2)")]
+    fn to_json(&self, indent: Option<usize>) -> PyResult<String> {
+        let err = |e: serde_json::Error| PyRuntimeError::new_err(format!("header as JSON: {e}"));
+        let Some(n) = indent else {
+            return serde_json::to_string(&self.info).map_err(err);
+        };
+        let pad = vec![b' '; n];
+        let mut out = Vec::new();
+        let mut ser =
+            serde_json::Serializer::with_formatter(&mut out, serde_json::ser::PrettyFormatter::with_indent(&pad));
+        serde::Serialize::serialize(&self.info, &mut ser).map_err(err)?;
+        String::from_utf8(out).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    }
+
+    /// The header as ``perf report --header-only -I`` prints it (perf 6.1, line for line), which
+    /// is what ``perfdata info`` prints.
+    fn perf_text(&self) -> String {
+        self.info.perf_text()
     }
 
     fn __repr__(&self) -> String {
@@ -139,37 +333,61 @@ impl Header {
     }
 }
 
-/// The simple feature sections (strings, NRCPUS, TOTAL_MEM, CMDLINE), read here until perfdata-core
-/// offers typed feature sections; then this module is replaced by a conversion of those.
-mod simple {
-    use perfdata_core::feature::strings::{header_string, string_list};
-    use perfdata_core::header::feature as feat;
-    use perfdata_core::reader::Reader;
-    use perfdata_core::PerfFile;
+/// One BUILD_ID entry: a binary (or the kernel, a module, the vdso) and its build id, exactly as
+/// stored.
+#[pyclass(module = "perfdata", name = "BuildId", frozen, eq)]
+#[derive(Clone, PartialEq, Eq)]
+pub struct BuildId {
+    /// Machine pid: -1 for the host (perf's HOST_KERNEL_ID), else a guest's pid (0 = the default
+    /// guest).
+    #[pyo3(get)]
+    pid: i32,
+    /// The entry's ``misc`` bits: the cpumode of the binary in bits 0–2, bit 15 when the entry
+    /// states the id's size.
+    #[pyo3(get)]
+    misc: u16,
+    /// Path of the binary, or '[kernel.kallsyms]', '[vdso]', a kernel module name…
+    #[pyo3(get)]
+    filename: String,
+    build_id: Vec<u8>,
+}
 
-    fn reader<'a>(file: &'a PerfFile<'_>, bit: u32, what: &'static str) -> Option<Reader<'a>> {
-        let (data, pos) = file.feature_data(bit)?;
-        Some(Reader::new(data, file.endian(), pos, what))
+impl BuildId {
+    fn new(b: &CoreBuildId) -> BuildId {
+        BuildId { pid: b.pid, misc: b.misc, filename: b.filename.clone(), build_id: b.build_id.clone() }
     }
+}
 
-    /// A `perf_header_string` feature.
-    pub fn string(file: &PerfFile<'_>, bit: u32) -> Option<String> {
-        header_string(&mut reader(file, bit, "string feature")?).ok()
+#[pymethods]
+impl BuildId {
+    /// The build id bytes, as long as the entry says (20 for a SHA-1 id).
+    #[getter]
+    fn build_id<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.build_id)
     }
-
-    /// NRCPUS: (available, online).
-    pub fn nrcpus(file: &PerfFile<'_>) -> Option<(u32, u32)> {
-        let mut r = reader(file, feat::NRCPUS, "NRCPUS")?;
-        Some((r.u32().ok()?, r.u32().ok()?))
+    /// The build id as lowercase hex, as perf prints it.
+    #[getter]
+    fn hex(&self) -> String {
+        self.build_id.iter().map(|b| format!("{b:02x}")).collect()
     }
-
-    /// TOTAL_MEM in kB.
-    pub fn total_mem(file: &PerfFile<'_>) -> Option<u64> {
-        reader(file, feat::TOTAL_MEM, "TOTAL_MEM")?.u64().ok()
+    /// Where the binary ran: 'kernel', 'user', 'guest_kernel', 'guest_user', … (the cpumode bits of
+    /// ``misc``).
+    #[getter]
+    fn cpumode(&self) -> &'static str {
+        cpumode_name(self.misc)
     }
-
-    /// CMDLINE as argv.
-    pub fn cmdline(file: &PerfFile<'_>) -> Option<Vec<String>> {
-        string_list(&mut reader(file, feat::CMDLINE, "CMDLINE")?).ok()
+    /// As a dict: pid, misc, cpumode, build_id (bytes), hex and filename.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("pid", self.pid)?;
+        d.set_item("misc", self.misc)?;
+        d.set_item("cpumode", self.cpumode())?;
+        d.set_item("build_id", self.build_id(py))?;
+        d.set_item("hex", self.hex())?;
+        d.set_item("filename", &self.filename)?;
+        Ok(d)
+    }
+    fn __repr__(&self) -> String {
+        format!("<perfdata.BuildId {} {:?} pid={} {}>", self.hex(), self.filename, self.pid, self.cpumode())
     }
 }

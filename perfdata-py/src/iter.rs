@@ -9,6 +9,8 @@
 use crate::error;
 use crate::event::Event;
 use crate::record;
+use crate::tracepoint;
+use perfdata_core::tracepoint::Tracepoints;
 use perfdata_core::{Order, PerfFile, ReadOptions, RecordKind, Records};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -36,12 +38,21 @@ impl RecordsCell {
 const MAX_DIAGNOSTICS: usize = 1000;
 
 /// What a `PerfData` and its iterators learn while reading: diagnostics, the sample count and (for
-/// pipe data) events announced in the stream.
+/// pipe data) events and tracing data announced in the stream.
 #[derive(Default)]
 pub struct Shared {
     diagnostics: Mutex<Diagnostics>,
     sample_count: Mutex<Option<u64>>,
     events: Mutex<Vec<Py<Event>>>,
+    tracepoints: Mutex<TpCache>,
+}
+
+/// The tracing data, parsed once per file.
+#[derive(Default)]
+struct TpCache {
+    /// The file was looked at (its tracing data parsed, if it has any).
+    looked: bool,
+    tp: Option<Arc<Tracepoints>>,
 }
 
 #[derive(Default)]
@@ -103,6 +114,28 @@ impl Shared {
         lock(&self.events).iter().map(|e| e.clone_ref(py)).collect()
     }
 
+    /// The tracepoint formats of `file` (parsed on first use; a pipe stream's once an iterator met
+    /// its tracing data record). A damaged blob is noted in the diagnostics.
+    pub fn tracepoints(&self, file: &PerfFile<'_>) -> Option<Arc<Tracepoints>> {
+        let mut c = lock(&self.tracepoints);
+        if !c.looked {
+            c.looked = true;
+            match tracepoint::from_file(file) {
+                Ok(tp) => c.tp = tp.map(Arc::new),
+                Err(e) => self.note([e]),
+            }
+        }
+        c.tp.clone()
+    }
+
+    /// Keep the tracing data a pass over a pipe stream found.
+    pub fn learn_tracepoints(&self, tp: &Arc<Tracepoints>) {
+        let mut c = lock(&self.tracepoints);
+        if c.tp.is_none() {
+            c.tp = Some(tp.clone());
+        }
+    }
+
     /// Replace the events when reading learned more of them (pipe mode).
     pub fn learn_events(&self, py: Python<'_>, events: &[perfdata_core::Event]) -> PyResult<()> {
         let mut cur = lock(&self.events);
@@ -139,6 +172,8 @@ struct State {
     /// Whether each event (by index) passes the filter, decided once per event.
     keep: Vec<Option<bool>>,
     samples: u64,
+    /// Tracepoint formats (a pipe stream's from its tracing data record on).
+    tp: Option<Arc<Tracepoints>>,
 }
 
 /// An iterator over records or samples, read from the file as it advances (one record in memory at
@@ -150,8 +185,14 @@ pub struct RecordIterator {
 }
 
 impl RecordIterator {
-    /// A new iterator.
-    pub fn new(cell: RecordsCell, shared: Arc<Shared>, what: Yield, strict: bool) -> Self {
+    /// A new iterator; `tp`: the tracepoint formats known before reading.
+    pub fn new(
+        cell: RecordsCell,
+        shared: Arc<Shared>,
+        what: Yield,
+        strict: bool,
+        tp: Option<Arc<Tracepoints>>,
+    ) -> Self {
         RecordIterator {
             state: Mutex::new(State {
                 cell: Some(cell),
@@ -161,6 +202,7 @@ impl RecordIterator {
                 names: Vec::new(),
                 keep: Vec::new(),
                 samples: 0,
+                tp,
             }),
         }
     }
@@ -191,13 +233,26 @@ impl RecordIterator {
             let Some(cell) = st.cell.as_mut() else {
                 return Ok(None);
             };
-            let (what, names, keep_cache, samples) = (&st.what, &mut st.names, &mut st.keep, &mut st.samples);
+            let (what, names, keep_cache, samples, tp) =
+                (&st.what, &mut st.names, &mut st.keep, &mut st.samples, &mut st.tp);
+            let shared = &st.shared;
             let step = cell.with_dependent_mut(|_, recs| -> PyResult<Step> {
                 let rec = match recs.next_record() {
                     None => return Ok(Step::End(recs.diagnostics(), recs.events().to_vec())),
                     Some(Err(e)) => return Ok(Step::Failed(e)),
                     Some(Ok(r)) => r,
                 };
+                if tp.is_none() {
+                    match tracepoint::from_record(&rec) {
+                        Some(Ok(t)) => {
+                            let t = Arc::new(t);
+                            shared.learn_tracepoints(&t);
+                            *tp = Some(t);
+                        }
+                        Some(Err(e)) => shared.note([e]),
+                        None => {}
+                    }
+                }
                 let is_sample = matches!(rec.kind, RecordKind::Sample(_));
                 if is_sample {
                     *samples += 1;
@@ -233,7 +288,7 @@ impl RecordIterator {
                         return Ok(Step::Skip);
                     }
                 }
-                let item = record::to_object(py, &rec, |e| {
+                let item = record::to_object(py, &rec, tp.as_ref(), |e| {
                     if names.len() <= e.index {
                         names.resize_with(e.index + 1, || None);
                     }

@@ -6,10 +6,13 @@
 //! - [`perfdata`]: the `PerfData` object;
 //! - [`header`] / [`event`]: the `Header` and `Event` objects;
 //! - [`record`]: `Record` and `Sample` objects built from core records;
+//! - [`flamegraph`]: folded stacks, flame graphs and the `FlameGraph` object;
 //! - [`iter`]: the streaming record/sample iterators (a self-referencing holder of file + iterator);
 //! - [`arrow`]: Arrow tables (built without the GIL) exported through the Arrow PyCapsule interface;
 //! - [`error`]: `PerfDataError` and the mapping of core errors;
-//! - [`convert`]: JSON views of the core (`perfdata_core::json`) → Python objects.
+//! - [`convert`]: JSON views of the core (`perfdata_core::json`) → Python objects;
+//! - [`tracepoint`]: decoded tracepoint fields → Python values, the tracing data shared by a file's
+//!   iterators.
 #![warn(missing_docs)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
@@ -17,11 +20,13 @@ mod arrow;
 mod convert;
 mod error;
 mod event;
+mod flamegraph;
 mod header;
 mod iter;
 mod perfdata;
 mod record;
 mod source;
+mod tracepoint;
 
 use pyo3::prelude::*;
 
@@ -36,8 +41,11 @@ fn _perfdata(m: &Bound<'_, PyModule>) -> PyResult<()> {
     err.setattr("record_type", py.None())?;
     m.add("PerfDataError", err)?;
     m.add_function(wrap_pyfunction!(perfdata::open, m)?)?;
+    m.add_function(wrap_pyfunction!(flamegraph::flamegraph_diff, m)?)?;
+    m.add_class::<flamegraph::FlameGraph>()?;
     m.add_class::<perfdata::PerfData>()?;
     m.add_class::<header::Header>()?;
+    m.add_class::<header::BuildId>()?;
     m.add_class::<event::Event>()?;
     m.add_class::<record::Record>()?;
     m.add_class::<record::Sample>()?;

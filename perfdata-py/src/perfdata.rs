@@ -1,9 +1,11 @@
 //! `perfdata.open()` and the `PerfData` object.
 
 use crate::arrow::tables::{self, BuildError, Table};
+use crate::arrow::tracepoints::{self as tp_table, TpTableError};
 use crate::arrow::ArrowTable;
 use crate::error;
 use crate::event::Event;
+use crate::flamegraph::{self as flame, FlameGraph, GRAPH_KEYS};
 use crate::header::Header;
 use crate::iter::{EventFilter, RecordIterator, RecordsCell, Shared, Yield};
 use crate::source;
@@ -52,7 +54,7 @@ pub fn open(py: Python<'_>, source: &Bound<'_, PyAny>, order: &str, stream: bool
     let order = parse_order(order)?;
     let opened = source::open(py, source, stream)?;
     let file = opened.file;
-    let header = Py::new(py, Header::new(&file))?;
+    let header = Py::new(py, Header::new(py, &file, opened.stream)?)?;
     let events = file.events().iter().map(|e| Py::new(py, Event::new(e))).collect::<PyResult<Vec<_>>>()?;
     let shared = Arc::new(Shared::new(events));
     shared.note(file.diagnostics().iter().cloned());
@@ -84,6 +86,29 @@ pub struct PerfData {
 }
 
 impl PerfData {
+    /// The opened file (an error once closed).
+    pub fn file_arc(&self) -> PyResult<Arc<PerfFile<'static>>> {
+        self.file()
+    }
+
+    /// The path the file was opened from.
+    pub fn source_path(&self) -> Option<&str> {
+        self.path.as_deref()
+    }
+
+    /// Fold the stacks with the options of the keyword arguments (`also`: other keywords allowed).
+    fn fold(
+        &self,
+        py: Python<'_>,
+        options: Option<&Bound<'_, PyDict>>,
+        also: &[&str],
+    ) -> PyResult<(perfdata_core::folded::FoldedStacks, flame::Fold)> {
+        flame::check_keys(options, also)?;
+        let fold = flame::fold_options(options)?;
+        let stacks = flame::fold(py, &*self.file()?, &fold.options)?;
+        Ok((stacks, fold))
+    }
+
     fn file(&self) -> PyResult<Arc<PerfFile<'static>>> {
         self.file
             .lock()
@@ -97,8 +122,10 @@ impl PerfData {
     }
 
     fn iterator(&self, py: Python<'_>, order: Order, what: Yield, strict: bool) -> PyResult<RecordIterator> {
-        let cell = RecordsCell::start(self.file()?, order).map_err(|e| error::to_py(py, e))?;
-        Ok(RecordIterator::new(cell, self.shared.clone(), what, strict))
+        let file = self.file()?;
+        let tp = self.shared.tracepoints(&file);
+        let cell = RecordsCell::start(file, order).map_err(|e| error::to_py(py, e))?;
+        Ok(RecordIterator::new(cell, self.shared.clone(), what, strict, tp))
     }
 
     fn build(&self, py: Python<'_>, table: &str, order: Option<&str>, stack_data: bool) -> PyResult<tables::Built> {
@@ -281,6 +308,152 @@ impl PerfData {
         require(py, &["polars"])?;
         let t = Bound::new(py, self.to_arrow(py, table, order, stack_data)?)?;
         t.call_method0("to_polars")
+    }
+
+    /// One row per sample of a tracepoint event, one typed column per field of its format (in one
+    /// pass, without the GIL).
+    ///
+    /// Columns: ``time``, ``cpu``, ``pid``, ``tid`` of the sample, then the event's fields in format
+    /// order: integers keep their width and signedness (``pid_t`` → int32), ``char[]`` and
+    /// ``__data_loc char[]`` fields are strings, other arrays lists of integers. A field named like
+    /// one of the sample columns (``pid``) keeps its name, and the sample column becomes
+    /// ``sample_pid``.
+    ///
+    /// Args:
+    ///     event: the tracepoint, ``"sched:sched_switch"`` (or ``"sched_switch"``, or an ``Event``).
+    ///     order: 'time' or 'file' (default: the order given to ``open``).
+    ///     common: also the ``common_*`` fields (common_type, common_flags, common_preempt_count,
+    ///         common_pid).
+    ///
+    /// Returns:
+    ///     ArrowTable: named after the event; ``.to_pandas()``, ``.to_polars()``, ``pyarrow.table()``.
+    ///
+    /// Raises:
+    ///     ValueError: the recording has no such tracepoint event (the message lists those it has).
+    #[pyo3(signature = (event, *, order = None, common = false))]
+    fn tracepoint_table(
+        &self,
+        py: Python<'_>,
+        event: &Bound<'_, PyAny>,
+        order: Option<&str>,
+        common: bool,
+    ) -> PyResult<ArrowTable> {
+        let name: String = match event.cast::<Event>() {
+            Ok(ev) => ev.get().name().to_string(),
+            Err(_) => event.extract().map_err(|_| PyTypeError::new_err("event must be a name or an Event"))?,
+        };
+        let order = self.order_or_default(order)?;
+        let file = self.file()?;
+        let tp = self.shared.tracepoints(&file);
+        let built = py.detach(|| tp_table::build(&file, &name, tp, order, common));
+        let (built, tp) = built.map_err(|e| match e {
+            TpTableError::Build(BuildError::Core(e)) => error::to_py(py, e),
+            TpTableError::Build(BuildError::Arrow(e)) => {
+                PyRuntimeError::new_err(format!("building Arrow columns: {e}"))
+            }
+            TpTableError::NoSuchEvent(names) if names.is_empty() => {
+                PyValueError::new_err(format!("no tracepoint event {name:?}: the recording has no tracepoint formats (no tracing data, or see diagnostics)"))
+            }
+            TpTableError::NoSuchEvent(names) => {
+                PyValueError::new_err(format!("no tracepoint event {name:?}; the recording has {}", names.join(", ")))
+            }
+        })?;
+        if let Some(tp) = &tp {
+            self.shared.learn_tracepoints(tp);
+        }
+        self.shared.note(built.diagnostics.iter().cloned());
+        self.shared.learn_events(py, &built.events)?;
+        self.shared.set_sample_count(built.samples);
+        Ok(ArrowTable::new(&name, built.schema, built.batches))
+    }
+
+    /// Folded stacks, as ``perf script | stackcollapse-perf.pl`` (or ``inferno-collapse-perf``) or
+    /// ``perf script report stackcollapse`` print them: stack → weight, computed in one pass
+    /// (without the GIL) with symbols resolved like perf.
+    ///
+    /// Args:
+    ///     compat: the tool to reproduce, whose defaults the other options follow:
+    ///         ``"stackcollapse-pl"`` (period weights, ``[module]`` for unresolved frames, tidied
+    ///         names, the first event only) or ``"perf-script-py"`` (sample counts, ``[unknown]``,
+    ///         every event, names as perf prints them).
+    ///     weight: ``"samples"`` or ``"period"`` (default: the tool's).
+    ///     root: the first frame: ``"comm"``, ``"pid"`` (``comm-PID``), ``"tid"``
+    ///         (``comm-PID/TID``) or None (no process frame).
+    ///     kernel: append ``_[k]`` to kernel frames.
+    ///     jit: append ``_[j]`` to JIT frames (``/tmp/perf-PID.map``).
+    ///     addrs: unresolved frames as ``[module <ADDR>]``.
+    ///     event: only this event's samples (a name such as ``"cycles:u"``, or an ``Event``).
+    ///     all_events: every event's samples (the default of perf-script-py).
+    ///     tidy: cut argument lists and turn ``;`` into ``:`` in names (default: the tool's).
+    ///     tidy_java: tidy Java names (default: the tool's).
+    ///     pid, tid, comm: only samples of this process, thread or command.
+    ///     time: only samples in this range: perf's ``"START,END"`` in seconds (either end may be
+    ///         empty), or a ``(start_ns, end_ns)`` tuple (None for an open end).
+    ///     symfs: look for every binary under this root (perf's ``--symfs``).
+    ///     buildid_dir: perf's build-id cache (default ``~/.debug``).
+    ///     kallsyms: kernel symbols from this file (default: ``/proc/kallsyms`` when the recording's
+    ///         kernel is the running one).
+    ///
+    /// Returns:
+    ///     dict: ``"comm;root;…;leaf"`` → weight, in the tools' (byte) order.
+    #[pyo3(signature = (**options))]
+    #[pyo3(
+        text_signature = "($self, *, compat='stackcollapse-pl', weight=None, root='comm', kernel=False, jit=False, \
+                          addrs=False, event=None, all_events=False, tidy=None, tidy_java=None, pid=None, tid=None, \
+                          comm=None, time=None, symfs=None, buildid_dir=None, kallsyms=None)"
+    )]
+    fn folded<'py>(&self, py: Python<'py>, options: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {
+        let (stacks, _) = self.fold(py, options, &[])?;
+        flame::stacks_dict(py, &stacks)
+    }
+
+    /// ``folded(...)`` as the tools' text: one ``stack weight`` line per stack. Takes the options of
+    /// ``folded``.
+    #[pyo3(signature = (**options))]
+    #[pyo3(text_signature = "($self, **options)")]
+    fn folded_text(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<String> {
+        let (stacks, _) = self.fold(py, options, &[])?;
+        Ok(stacks.to_folded_string())
+    }
+
+    /// Write ``folded_text(...)`` to ``path`` (the input of flamegraph.pl, speedscope, …). Takes the
+    /// options of ``folded``.
+    #[pyo3(signature = (path, **options))]
+    #[pyo3(text_signature = "($self, path, **options)")]
+    fn write_folded(
+        &self,
+        py: Python<'_>,
+        path: std::path::PathBuf,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<()> {
+        let (stacks, _) = self.fold(py, options, &[])?;
+        let text = stacks.to_folded_string();
+        py.detach(|| std::fs::write(&path, text))
+            .map_err(|e| pyo3::exceptions::PyOSError::new_err((e.raw_os_error().unwrap_or(0), e.to_string())))
+    }
+
+    /// A flame graph of the folded stacks (drawn by inferno, the Rust flamegraph.pl): shows inline in
+    /// Jupyter, ``.svg`` is the document, ``.save(path)`` writes it.
+    ///
+    /// Args:
+    ///     title: the title (default "Flame Graph", "Icicle Graph" when inverted).
+    ///     subtitle: the line under it (default: the file's path).
+    ///     colors: flamegraph.pl's palette: hot, mem, io, java, js, perl, python, rust, wakeup, aqua,
+    ///         blue, green, orange, purple, red, yellow.
+    ///     inverted: an icicle graph (roots at the top).
+    ///     width: image width in pixels (default 1200).
+    ///     **options: how stacks are folded: the options of ``folded``.
+    ///
+    /// Returns:
+    ///     FlameGraph
+    #[pyo3(signature = (**options))]
+    #[pyo3(
+        text_signature = "($self, *, title=None, subtitle=None, colors='hot', inverted=False, width=None, **options)"
+    )]
+    fn flamegraph(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<FlameGraph> {
+        let (stacks, fold) = self.fold(py, options, &GRAPH_KEYS)?;
+        let g = flame::graph_options(options, fold.count_name, "Flame Graph", self.path.clone())?;
+        flame::draw(py, &stacks, &g)
     }
 
     /// Release the file (unmap it). Iterators already started keep it alive until they finish.

@@ -1,14 +1,17 @@
 //! `perfdata.Record` and `perfdata.Sample`: owned Python views of core records.
 
 use crate::convert;
+use crate::tracepoint::{self, TpRef};
 use perfdata_core::json::{record_json, sample_fields};
 use perfdata_core::record::CpuMode;
+use perfdata_core::tracepoint::Tracepoints;
 use perfdata_core::Record as CoreRecord;
 use pyo3::exceptions::PyAttributeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use pyo3::IntoPyObjectExt;
 use serde_json::Value;
+use std::sync::Arc;
 
 /// perf's word for the cpumode bits of `misc`.
 pub fn cpumode_name(misc: u16) -> &'static str {
@@ -185,14 +188,18 @@ pub struct Sample {
     stack_user: Option<(u64, Option<u64>, Vec<u8>)>,
     /// read / branch_stack / regs_user / regs_intr in their JSON form.
     complex: Option<serde_json::Map<String, Value>>,
+    /// The tracing data and format of a tracepoint sample (decoded on access).
+    tracepoint: Option<TpRef>,
 }
 
 impl Sample {
-    /// Convert a core sample; `event` is the sample's event (index, name).
+    /// Convert a core sample; `event` is the sample's event (index, name), `tracepoint` its format
+    /// when it is a tracepoint event.
     pub fn from_core(
         rec: &CoreRecord<'_>,
         s: &perfdata_core::Sample<'_>,
         event: Option<(usize, Py<PyString>)>,
+        tracepoint: Option<TpRef>,
     ) -> Sample {
         let complex =
             if s.read().is_some() || s.branch_stack().is_some() || s.regs_user().is_some() || s.regs_intr().is_some() {
@@ -235,6 +242,7 @@ impl Sample {
             aux: s.aux().map(<[u8]>::to_vec),
             stack_user: s.stack_user().map(|st| (st.size, st.dyn_size, st.data.to_vec())),
             complex,
+            tracepoint,
         }
     }
 
@@ -313,6 +321,22 @@ impl Sample {
         Ok(Some(d))
     }
 
+    /// Tracepoint samples: every field of the tracepoint record decoded by name with the recording's
+    /// format (the ``common_*`` fields first): int, str, bytes or a list of ints. None for other
+    /// samples (and for tracepoints whose format the file lacks).
+    #[getter]
+    fn fields<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let (Some(t), Some(raw)) = (&self.tracepoint, &self.raw) else { return Ok(None) };
+        t.format().map(|fmt| tracepoint::fields(py, fmt, raw)).transpose()
+    }
+    /// Tracepoint samples: the text ``perf script`` prints after the event name, from the format's
+    /// ``print fmt`` (e.g. ``prev_comm=perf prev_pid=1593 … ==> next_comm=…``). None for other samples.
+    #[getter]
+    fn trace_text(&self) -> Option<String> {
+        let (t, raw) = (self.tracepoint.as_ref()?, self.raw.as_ref()?);
+        Some(t.tracepoints().render(t.format()?, raw))
+    }
+
     /// The sample as a dict: type, offset, misc, cpumode, event and every field the sample has.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
@@ -364,6 +388,10 @@ impl Sample {
         if let Some(st) = self.stack_user(py)? {
             d.set_item("stack_user", st)?;
         }
+        if let Some(f) = self.fields(py)? {
+            d.set_item("fields", f)?;
+            d.set_item("trace_text", self.trace_text())?;
+        }
         Ok(d)
     }
 
@@ -396,16 +424,19 @@ impl Sample {
     }
 }
 
-/// A core record as a Python object: a `Sample` for samples, a `Record` otherwise.
+/// A core record as a Python object: a `Sample` for samples, a `Record` otherwise. `tp`: the
+/// tracepoint formats known so far, which decode tracepoint samples.
 pub fn to_object(
     py: Python<'_>,
     rec: &CoreRecord<'_>,
+    tp: Option<&Arc<Tracepoints>>,
     event_name: impl FnOnce(&perfdata_core::Event) -> Py<PyString>,
 ) -> PyResult<Py<PyAny>> {
     match &rec.kind {
         perfdata_core::RecordKind::Sample(s) => {
+            let tracepoint = rec.event.and_then(|e| TpRef::for_event(tp, e));
             let ev = rec.event.map(|e| (e.index, event_name(e)));
-            Sample::from_core(rec, s, ev).into_py_any(py)
+            Sample::from_core(rec, s, ev, tracepoint).into_py_any(py)
         }
         _ => Record::from_core(py, rec)?.into_py_any(py),
     }

@@ -43,6 +43,10 @@ def perf_output(recording: Path, kind: str) -> Optional[str]:
     plain = recording.with_name(recording.name + "." + kind)
     if plain.exists():
         return plain.read_text(errors="replace")
+    # gen-outputs.sh stores outputs over 1 MB zstd-compressed.
+    zst = plain.with_name(plain.name + ".zst")
+    if zst.exists():
+        return _unzstd(zst)
     if recording.parent.parent == CORPUS:
         stored = CORPUS_PERF / recording.parent.name / (recording.name + "." + kind)
         if stored.exists():

@@ -44,10 +44,18 @@ def test_quickstart_notebook_executes(tmp_path, monkeypatch):
         assert not [o for o in c.outputs if o.output_type == "error"], c.source
     # the last cell shows the number of samples: what perf's dump counts
     perf = perfout.parse_dump_samples((perfout.TESTDATA / "quickstart.data.dump").read_text())
+    header = perfout.parse_header((perfout.TESTDATA / "quickstart.data.header").read_text())
     last = [o for o in code[-1].outputs if o.output_type == "execute_result"][0]
     assert last["data"]["text/plain"] == str(len(perf))
+    # the flame graph shows inline (as SVG, and as HTML for its script) with every sample's period:
+    # -g, all samples have a callchain, each weighs the event's fixed period (-c 200000)
+    graph = [c for c in code if "flamegraph(" in c.source][0]
+    shown = [o for o in graph.outputs if o.output_type == "execute_result"][0]["data"]
+    assert shown["image/svg+xml"].lstrip().startswith("<?xml") and "<iframe srcdoc=" in shown["text/html"]
+    period = len(perf) * int(header.events[0].fields["sample_period"])
+    assert f"<title>all ({period:,} period, 100%)</title>" in shown["image/svg+xml"]
+    assert ">quickstart.data<" in shown["image/svg+xml"]
     # the header cell prints perf's host and command line
-    header = perfout.parse_header((perfout.TESTDATA / "quickstart.data.header").read_text())
     printed = "".join(o.get("text", "") for o in code[1].outputs)
     assert header.values["hostname"] in printed
     assert header.values["cmdline"].strip() in printed

@@ -2,6 +2,7 @@
 //! perf's rules: STT_FUNC/GNU_IFUNC in executable sections, size-0 symbols end at the next
 //! symbol, one symbol per start address chosen like perf's `choose_best_symbol`.
 
+use object::read::elf::{ElfFile, FileHeader, Rel, Rela, SectionHeader, Sym as _};
 use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol, SectionFlags, SymbolKind, SymbolSection};
 
 use super::{Sym, SymbolTable};
@@ -15,6 +16,9 @@ pub struct ElfSymbols {
     pub has_symtab: bool,
     /// Function symbols by ELF virtual address.
     pub table: SymbolTable,
+    /// The synthesized `NAME@plt` symbols (also in `table`); empty when the file's PLT sections
+    /// have no contents (debug files).
+    pub plt: Vec<Sym>,
     /// PT_LOAD segments as (file offset, file size, vaddr), to turn a file offset into an address.
     segments: Vec<(u64, u64, u64)>,
 }
@@ -22,7 +26,11 @@ pub struct ElfSymbols {
 impl ElfSymbols {
     /// Parse `data`; `None` if it is not an ELF file `object` can read.
     pub fn parse(data: &[u8]) -> Option<ElfSymbols> {
-        let file = object::File::parse(data).ok()?;
+        ElfSymbols::from_object(&object::File::parse(data).ok()?)
+    }
+
+    /// Read the symbols of an already parsed file.
+    pub fn from_object(file: &object::File<'_>) -> Option<ElfSymbols> {
         let build_id = file.build_id().ok().flatten().map(<[u8]>::to_vec);
         let segments = file
             .segments()
@@ -32,12 +40,19 @@ impl ElfSymbols {
             })
             .collect();
         let mut has_symtab = true;
-        let mut syms = collect(&file, file.symbols());
+        let mut syms = collect(file, file.symbols());
         if syms.is_empty() {
             has_symtab = false;
-            syms = collect(&file, file.dynamic_symbols());
+            syms = collect(file, file.dynamic_symbols());
         }
-        Some(ElfSymbols { build_id, has_symtab, table: SymbolTable::new(syms), segments })
+        let plt = match &file {
+            object::File::Elf32(elf) => plt_symbols(elf),
+            object::File::Elf64(elf) => plt_symbols(elf),
+            _ => Vec::new(),
+        };
+        let mut table = SymbolTable::new(syms);
+        table.insert_sized(plt.clone());
+        Some(ElfSymbols { build_id, has_symtab, table, plt, segments })
     }
 
     /// perf's `map__rip_2objdump` for a file offset: the ELF virtual address it is loaded from.
@@ -86,3 +101,53 @@ fn collect<'d, 'f>(file: &'f object::File<'d>, symbols: impl Iterator<Item = obj
 }
 
 pub use super::Binding;
+
+/// perf 6.1's `dso__synthesize_plt_symbols`: one `NAME@plt` symbol per `.rela.plt`/`.rel.plt` entry
+/// (in relocation order, names from the `.dynsym` it links to, demangled), laid out after the `.plt`
+/// header; entry and header sizes are `.plt`'s `sh_entsize` (ARM 20/12, AArch64 32/16). Nothing when
+/// a section is missing or stripped (`SHT_NOBITS` in debug-info files).
+fn plt_symbols<'d, Elf: FileHeader>(elf: &ElfFile<'d, Elf>) -> Vec<Sym> {
+    let (endian, data) = (elf.endian(), elf.data());
+    let sections = elf.elf_section_table();
+    let Some((_, plt)) = sections.section_by_name(endian, b".plt") else { return Vec::new() };
+    let rel = sections.section_by_name(endian, b".rela.plt").or_else(|| sections.section_by_name(endian, b".rel.plt"));
+    let Some((_, rel)) = rel else { return Vec::new() };
+    let targets: Vec<u32> = if let Ok(Some((r, _))) = rel.rela(endian, data) {
+        r.iter().map(|r| r.r_sym(endian, false)).collect()
+    } else if let Ok(Some((r, _))) = rel.rel(endian, data) {
+        r.iter().map(|r| r.r_sym(endian)).collect()
+    } else {
+        return Vec::new();
+    };
+    let Ok(dynsym) = sections.symbol_table_by_index(endian, data, rel.link(endian)) else { return Vec::new() };
+    if dynsym.section().0 == 0 || dynsym.strings().get(0).is_err() {
+        return Vec::new();
+    }
+    let entsize: u64 = plt.sh_entsize(endian).into();
+    let (header, entry) = match elf.elf_header().e_machine(endian) {
+        object::elf::EM_ARM => (20, 12),
+        object::elf::EM_AARCH64 => (32, 16),
+        _ => (entsize, entsize),
+    };
+    if entry == 0 {
+        return Vec::new();
+    }
+    let mut addr = Into::<u64>::into(plt.sh_addr(endian)).saturating_add(header);
+    let mut out = Vec::with_capacity(targets.len());
+    for idx in targets {
+        let name = dynsym
+            .symbol(object::SymbolIndex(idx as usize))
+            .ok()
+            .and_then(|s| s.name(endian, dynsym.strings()).ok())
+            .map(String::from_utf8_lossy)
+            .unwrap_or_default();
+        out.push(Sym {
+            start: addr,
+            end: addr.saturating_add(entry),
+            name: format!("{}@plt", super::demangle(&name)),
+            binding: Binding::Global,
+        });
+        addr = addr.saturating_add(entry);
+    }
+    out
+}

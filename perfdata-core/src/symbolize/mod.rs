@@ -3,9 +3,12 @@
 //! kallsyms file matching the kernel's build id, and `/tmp/perf-PID.map` files for JIT code.
 //! Results are cached per (binary, address).
 
+pub mod binary;
 pub mod elf;
 pub mod kallsyms;
 pub mod perfmap;
+
+pub use binary::Binary;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -47,6 +50,11 @@ fn underscores(s: &str) -> usize {
     s.bytes().take_while(|&b| b == b'_').count()
 }
 
+/// `roundup(addr, 4096)`.
+fn roundup_page(addr: u64) -> u64 {
+    addr.checked_add(4095).map_or(addr, |a| a & !4095)
+}
+
 /// perf's `choose_best_symbol`: true if `a` beats `b`.
 fn better(a: &Sym, b: &Sym) -> bool {
     let (la, lb) = (a.end > a.start, b.end > b.start);
@@ -69,10 +77,21 @@ fn better(a: &Sym, b: &Sym) -> bool {
 }
 
 impl SymbolTable {
-    /// Build from unsorted symbols: keep the best per start (perf's `symbols__fixup_duplicate`),
-    /// then give size-0 symbols the next symbol's start as end (`symbols__fixup_end`).
+    /// Build from unsorted symbols the way perf does, in its order: sort by start (symbols with
+    /// equal starts keep their input order), give size-0 symbols the next symbol's start as end
+    /// (`symbols__fixup_end`: the last one ends a page after its start rounded up to a page), then
+    /// keep the best symbol per start (`symbols__fixup_duplicate` with perf's `choose_best_symbol`). So of
+    /// kallsyms aliases (`memset`, `__memset`, `__pi_memset` at one address) the last one is the
+    /// only one with a size, and wins.
     pub fn new(mut syms: Vec<Sym>) -> SymbolTable {
         syms.sort_by_key(|s| s.start);
+        let mut next_starts: Vec<Option<u64>> = syms.iter().skip(1).map(|s| Some(s.start)).collect();
+        next_starts.push(None);
+        for (s, next) in syms.iter_mut().zip(next_starts) {
+            if s.end == s.start {
+                s.end = next.unwrap_or_else(|| roundup_page(s.start).saturating_add(4096));
+            }
+        }
         let mut out: Vec<Sym> = Vec::with_capacity(syms.len());
         for s in syms {
             match out.last_mut() {
@@ -84,14 +103,22 @@ impl SymbolTable {
                 _ => out.push(s),
             }
         }
-        let starts: Vec<u64> = out.iter().map(|s| s.start).skip(1).collect();
-        for (s, next) in out.iter_mut().zip(starts.iter().map(Some).chain(std::iter::once(None))) {
-            if s.end == s.start {
-                // perf rounds the last symbol up to the next page.
-                s.end = next.copied().unwrap_or_else(|| (s.start | 0xfff).saturating_add(1));
+        SymbolTable { syms: out }
+    }
+
+    /// Add symbols with their own sizes after the fix-ups (perf inserts PLT symbols this way); a
+    /// symbol at an address already taken is dropped.
+    pub fn insert_sized(&mut self, syms: Vec<Sym>) {
+        let before = self.syms.len();
+        for s in syms {
+            let taken =
+                self.syms.get(..before).is_some_and(|old| old.binary_search_by_key(&s.start, |x| x.start).is_ok());
+            if !taken {
+                self.syms.push(s);
             }
         }
-        SymbolTable { syms: out }
+        self.syms.sort_by_key(|s| s.start);
+        self.syms.dedup_by_key(|s| s.start);
     }
 
     /// The symbol whose `[start, end)` holds `addr`.
@@ -150,7 +177,8 @@ pub struct Frame {
 }
 
 enum Source {
-    Elf(elf::ElfSymbols),
+    /// An ELF file, and the PLT symbols of its runtime binary when it has none (a debug file).
+    Elf(Rc<Binary>, Option<SymbolTable>),
     Absolute(SymbolTable),
     None,
 }
@@ -164,6 +192,10 @@ pub struct Symbolizer {
     kernel: Option<Rc<Source>>,
     cache: HashMap<(String, u64), Option<Rc<str>>>,
     dso_names: HashMap<String, Rc<str>>,
+    /// Every file opened, by path (`None`: not a readable ELF file), so each is mapped once.
+    binaries: HashMap<PathBuf, Option<Rc<Binary>>>,
+    /// The runtime image of each mapped file name (see [`Symbolizer::runtime_binary`]).
+    runtimes: HashMap<String, Option<Rc<Binary>>>,
 }
 
 fn hex(b: &[u8]) -> String {
@@ -182,7 +214,61 @@ impl Symbolizer {
             kernel: None,
             cache: HashMap::new(),
             dso_names: HashMap::new(),
+            binaries: HashMap::new(),
+            runtimes: HashMap::new(),
         }
+    }
+
+    /// The ELF file at `path`, mapped and parsed once.
+    fn binary(&mut self, path: &Path) -> Option<Rc<Binary>> {
+        if let Some(b) = self.binaries.get(path) {
+            return b.clone();
+        }
+        let b = Binary::open(path).map(Rc::new);
+        self.binaries.insert(path.to_path_buf(), b.clone());
+        b
+    }
+
+    /// The build id perf expects for `map`'s file: from the MMAP2 record, else the BUILD_ID feature.
+    fn expected_build_id(&self, map: &Map) -> Option<Vec<u8>> {
+        map.build_id.clone().or_else(|| self.build_ids.get(map.filename.as_str()).cloned())
+    }
+
+    /// `.build-id/xx/yyy…/NAME` in the build-id cache.
+    fn buildid_cache_file(&self, build_id: &[u8], name: &str) -> Option<PathBuf> {
+        let b = hex(build_id);
+        let (head, tail) = (b.get(..2)?, b.get(2..)?);
+        Some(self.buildid_dir()?.join(".build-id").join(head).join(tail).join(name))
+    }
+
+    /// The file perf reads `map`'s bytes from (its dso "data" file, used by the unwinder for
+    /// `.eh_frame_hdr`/`.eh_frame` and for memory outside the stack dump): the build-id cache's
+    /// `elf` (`vdso` for `[vdso]`) when the build id is known, else the path under `--symfs`.
+    /// A file whose build id differs from the expected one is not used.
+    pub fn runtime_binary(&mut self, map: &Map) -> Option<Rc<Binary>> {
+        if let Some(b) = self.runtimes.get(&map.filename) {
+            return b.clone();
+        }
+        let expected = self.expected_build_id(map);
+        let mut candidates = Vec::new();
+        if let Some(bid) = &expected {
+            let name = if map.filename == "[vdso]" { "vdso" } else { "elf" };
+            candidates.extend(self.buildid_cache_file(bid, name));
+        }
+        if !map.filename.starts_with('[') && !map.filename.starts_with("//") {
+            candidates.push(self.under_symfs(&map.filename));
+        }
+        let mut found = None;
+        for c in candidates {
+            if let Some(b) = self.binary(&c) {
+                if expected.is_none() || b.symbols.build_id.is_none() || b.symbols.build_id == expected {
+                    found = Some(b);
+                    break;
+                }
+            }
+        }
+        self.runtimes.insert(map.filename.clone(), found.clone());
+        found
     }
 
     fn buildid_dir(&self) -> Option<PathBuf> {
@@ -216,49 +302,61 @@ impl Symbolizer {
         text.map_or(Source::None, |t| Source::Absolute(kallsyms::parse(&t)))
     }
 
-    fn load_elf(&self, map: &Map) -> Source {
+    fn load_elf(&mut self, map: &Map) -> Source {
         let path = map.filename.as_str();
-        if let Some(pid) = path.strip_prefix("/tmp/perf-").and_then(|s| s.strip_suffix(".map")) {
-            let _ = pid;
+        if path.starts_with("/tmp/perf-") && path.ends_with(".map") {
             return std::fs::read_to_string(self.under_symfs(path))
                 .map_or(Source::None, |t| Source::Absolute(perfmap::parse(&t)));
         }
         let direct = self.under_symfs(path);
-        let read = |p: &Path| std::fs::read(p).ok().and_then(|d| elf::ElfSymbols::parse(&d));
-        let own = read(&direct);
-        let expected = map
-            .build_id
-            .clone()
-            .or_else(|| self.build_ids.get(path).cloned())
-            .or_else(|| own.as_ref().and_then(|e| e.build_id.clone()));
+        let own = self.binary(&direct);
+        let expected = self.expected_build_id(map).or_else(|| own.as_ref().and_then(|e| e.symbols.build_id.clone()));
         let mut candidates: Vec<PathBuf> = Vec::new();
-        if let Some(b) = expected.as_deref().map(hex) {
-            if let (Some(dir), Some(head), Some(tail)) = (self.buildid_dir(), b.get(..2), b.get(2..)) {
-                let d = dir.join(".build-id").join(head).join(tail);
-                candidates.push(d.join("elf"));
-                candidates.push(d.join("debug"));
+        if let Some(b) = expected.as_deref() {
+            let vdso = if path == "[vdso]" { self.buildid_cache_file(b, "vdso") } else { None };
+            candidates.extend(self.buildid_cache_file(b, "elf"));
+            candidates.extend(self.buildid_cache_file(b, "debug"));
+            candidates.extend(vdso);
+            let h = hex(b);
+            if let (Some(head), Some(tail)) = (h.get(..2), h.get(2..)) {
                 candidates.push(self.under_symfs(&format!("/usr/lib/debug/.build-id/{head}/{tail}.debug")));
             }
         }
-        let ok = |e: &elf::ElfSymbols| match (&expected, &e.build_id) {
+        let ok = |e: &Binary| match (&expected, &e.symbols.build_id) {
             (Some(want), Some(got)) => want == got,
             _ => true,
         };
+        let mut chosen = None;
         let mut fallback = None;
-        for c in candidates {
-            if let Some(e) = read(&c).filter(|e| ok(e)) {
-                if e.has_symtab {
-                    return Source::Elf(e);
+        for c in &candidates {
+            if let Some(e) = self.binary(c).filter(|e| ok(e)) {
+                if e.symbols.has_symtab {
+                    chosen = Some(e);
+                    break;
                 }
                 fallback.get_or_insert(e);
             }
         }
-        if let Some(e) = own.filter(|e| ok(e)) {
-            if e.has_symtab || fallback.is_none() {
-                return Source::Elf(e);
+        let own = own.filter(|e| ok(e));
+        let chosen = match (chosen, own) {
+            (Some(e), own) => (e, own),
+            (None, Some(e)) if e.symbols.has_symtab || fallback.is_none() => (e, None),
+            (None, own) => match fallback {
+                Some(e) => (e, own),
+                None => return Source::None,
+            },
+        };
+        // A debug file has no PLT contents: perf synthesizes the PLT symbols from the runtime
+        // binary (the first one with them: the cached `elf`, else the file at the path).
+        let mut plt = None;
+        if chosen.0.symbols.plt.is_empty() {
+            let runtime: Vec<Rc<Binary>> =
+                candidates.iter().filter_map(|c| self.binary(c).filter(|e| ok(e))).chain(chosen.1).collect();
+            if let Some(r) = runtime.iter().find(|e| !e.symbols.plt.is_empty()) {
+                plt = Some(SymbolTable::new(r.symbols.plt.clone()));
             }
         }
-        fallback.map_or(Source::None, Source::Elf)
+        Source::Elf(chosen.0, plt)
     }
 
     fn dso_name(&mut self, name: &str) -> Rc<str> {
@@ -290,7 +388,10 @@ impl Symbolizer {
         };
         let name = match source.as_deref() {
             Some(Source::Absolute(t)) => t.find(addr).map(|s| s.name.clone()),
-            Some(Source::Elf(e)) => e.table.find(e.offset_to_vaddr(key.1)).map(|s| s.name.clone()),
+            Some(Source::Elf(e, plt)) => {
+                let vaddr = e.offset_to_vaddr(key.1);
+                plt.as_ref().and_then(|p| p.find(vaddr)).or_else(|| e.symbols.table.find(vaddr)).map(|s| s.name.clone())
+            }
             Some(Source::None) | None => None,
         };
         let symbol: Option<Rc<str>> = name.map(|n| Rc::from(demangle(&n)));

@@ -6,6 +6,8 @@
 ...     for s in f.samples():
 ...         print(s.time, s.pid, s.tid, hex(s.ip), s.callchain)
 ...     df = f.to_pandas("samples")                          # or: polars.DataFrame(f.to_arrow())
+...     switches = f.tracepoint_table("sched:sched_switch")  # one typed column per field
+...     f.flamegraph().save("flame.svg")                     # or show it inline in Jupyter
 
 Everything is read by a Rust library (perfdata-core) that never crashes on damaged input: problems
 are raised as :class:`PerfDataError` (a ``ValueError``) or, where the rest of the file is still
@@ -15,7 +17,9 @@ imported only by the methods that return their objects.
 
 from ._perfdata import (
     ArrowTable,
+    BuildId,
     Event,
+    FlameGraph,
     Header,
     PerfData,
     PerfDataError,
@@ -23,12 +27,15 @@ from ._perfdata import (
     RecordIterator,
     Sample,
     __version__,
+    flamegraph_diff,
     open,
 )
 
 __all__ = [
     "ArrowTable",
+    "BuildId",
     "Event",
+    "FlameGraph",
     "Header",
     "PerfData",
     "PerfDataError",
@@ -36,5 +43,6 @@ __all__ = [
     "RecordIterator",
     "Sample",
     "__version__",
+    "flamegraph_diff",
     "open",
 ]

@@ -1,11 +1,28 @@
 """Type stubs of the perfdata package (the classes are implemented in Rust, perfdata._perfdata)."""
 
 import os
-from typing import Any, BinaryIO, Dict, FrozenSet, Iterator, List, Literal, Optional, Tuple, Union, final
+from typing import (
+    Any,
+    BinaryIO,
+    Dict,
+    FrozenSet,
+    Iterator,
+    List,
+    Literal,
+    Optional,
+    Tuple,
+    TypedDict,
+    Union,
+    final,
+)
+
+from typing_extensions import Unpack
 
 __all__ = [
     "ArrowTable",
+    "BuildId",
     "Event",
+    "FlameGraph",
     "Header",
     "PerfData",
     "PerfDataError",
@@ -13,6 +30,7 @@ __all__ = [
     "RecordIterator",
     "Sample",
     "__version__",
+    "flamegraph_diff",
     "open",
 ]
 
@@ -21,6 +39,47 @@ __version__: str
 _Order = Literal["time", "file"]
 _Table = Literal["samples", "mmaps", "comms", "tasks", "lost", "records"]
 _Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, BinaryIO]
+_Path = Union[str, "os.PathLike[str]"]
+_CpuMode = Literal["unknown", "kernel", "user", "hypervisor", "guest_kernel", "guest_user", "other"]
+_Compat = Literal["stackcollapse-pl", "perf-script-py"]
+_Root = Optional[Literal["comm", "pid", "tid"]]
+_TimeRange = Union[str, Tuple[Optional[int], Optional[int]]]
+_Colors = Literal[
+    "hot", "mem", "io", "java", "js", "perl", "python", "rust", "wakeup",
+    "aqua", "blue", "green", "orange", "purple", "red", "yellow",
+]  # fmt: skip
+
+class _FoldOptions(TypedDict, total=False):
+    """How stacks are folded (the options of ``perfdata folded``; see ``PerfData.folded``).
+    Defaults: compat 'stackcollapse-pl', root 'comm', flags False, the rest None (the tool's)."""
+
+    compat: _Compat
+    weight: Optional[Literal["samples", "period"]]
+    root: _Root
+    kernel: bool
+    jit: bool
+    addrs: bool
+    event: Union[None, str, Event]
+    all_events: bool
+    tidy: Optional[bool]
+    tidy_java: Optional[bool]
+    pid: Optional[int]
+    tid: Optional[int]
+    comm: Optional[str]
+    time: Optional[_TimeRange]
+    symfs: Optional[_Path]
+    buildid_dir: Optional[_Path]
+    kallsyms: Optional[_Path]
+
+class _GraphOptions(_FoldOptions, total=False):
+    """How stacks are folded, and how the graph looks (defaults: colors 'hot', not inverted,
+    1200 pixels wide)."""
+
+    title: Optional[str]
+    subtitle: Optional[str]
+    colors: _Colors
+    inverted: bool
+    width: Optional[int]
 
 @final
 class PerfDataError(ValueError):
@@ -34,9 +93,117 @@ class PerfDataError(ValueError):
 def open(source: _Source, *, order: _Order = "time", stream: bool = False) -> PerfData:
     """Open a perf.data recording (a path, its bytes, or a binary file object with pipe data)."""
 
+# The feature sections with structure, as Header gives them (the JSON of `perfdata info --json`);
+# dicts at run time, typed here only.
+
+class _FeatureSection(TypedDict):
+    bit: int
+    name: str
+    offset: Optional[int]
+    size: int
+
+class _CpuIds(TypedDict):
+    core_id: int
+    socket_id: int
+    die_id: Optional[int]
+
+class _CpuTopology(TypedDict):
+    package_cpus: List[str]
+    core_cpus: List[str]
+    cpus: Optional[List[_CpuIds]]
+    die_cpus: Optional[List[str]]
+
+class _NumaNode(TypedDict):
+    node: int
+    mem_total_kb: int
+    mem_free_kb: int
+    cpus: str
+
+class _CacheLevel(TypedDict):
+    level: int
+    line_size: int
+    sets: int
+    ways: int
+    type: str
+    size: str
+    map: str
+
+class _PmuMapping(TypedDict):
+    type: int
+    name: str
+
+class _GroupDesc(TypedDict):
+    name: Optional[str]
+    leader_idx: int
+    nr_members: int
+    members: List[str]
+
+class _AuxtraceEntry(TypedDict):
+    file_offset: int
+    size: int
+
+class _SampleTime(TypedDict):
+    first: int
+    last: int
+
+class _MemNode(TypedDict):
+    node: int
+    block_count: int
+    bytes: int
+    blocks: str
+
+class _MemTopology(TypedDict):
+    block_size: int
+    nodes: List[_MemNode]
+
+class _BpfProg(TypedDict):
+    id: Optional[int]
+    prog_type: Optional[int]
+    name: Optional[str]
+    tag: Optional[str]
+    jited_prog_len: Optional[int]
+    btf_id: Optional[int]
+    info_len: int
+    data_len: int
+
+class _Btf(TypedDict):
+    id: int
+    size: int
+
+class _Compressed(TypedDict):
+    version: int
+    type: int
+    level: int
+    ratio: int
+    mmap_len: int
+
+class _PmuCap(TypedDict):
+    name: str
+    value: str
+
+class _PmuCaps(TypedDict):
+    pmu_name: str
+    caps: List[_PmuCap]
+
+class _ClockData(TypedDict):
+    version: int
+    clockid: int
+    tod_ns: int
+    clockid_ns: int
+
+class _HybridNode(TypedDict):
+    pmu_name: str
+    cpus: str
+
+class _FeatureError(TypedDict):
+    bit: int
+    feature: str
+    error: str
+
 @final
 class Header:
-    """The recording's metadata. Attributes are None when the file lacks the feature."""
+    """The recording's metadata and every feature section, as ``perf report --header-only -I`` shows
+    them. Attributes are None when the file lacks the feature."""
 
     hostname: Optional[str]
     os_release: Optional[str]
@@ -49,12 +216,66 @@ class Header:
     total_mem_kb: Optional[int]
     cmdline: Optional[List[str]]
     features: List[str]
+    """Names of the feature sections present ('HOSTNAME', …; 'BIT_<n>' for unknown bits)."""
+    feature_sections: List[_FeatureSection]
     format: Literal["file", "pipe", "directory"]
     endian: Literal["little", "big"]
     data_offset: int
+    """Start of the data section; for pipe data, of the first record."""
     data_size: int
+    feat_offset: int
+    captured_on: Optional[int]
+    """The file's modification time (Unix seconds), perf's "captured on"."""
+    events: List[Dict[str, Any]]
+    """The events as perf's header lists them (EVENT_DESC): name, ids and every attr field."""
+    cpu_topology: Optional[_CpuTopology]
+    numa_topology: Optional[List[_NumaNode]]
+    cache: Optional[List[_CacheLevel]]
+    pmu_mappings: Optional[List[_PmuMapping]]
+    group_desc: Optional[List[_GroupDesc]]
+    auxtrace: Optional[List[_AuxtraceEntry]]
+    """The AUX area index; not None when the file contains AUX area data."""
+    branch_stack: bool
+    stat: bool
+    sample_time: Optional[_SampleTime]
+    mem_topology: Optional[_MemTopology]
+    clockid_res_ns: Optional[int]
+    clock_data: Optional[_ClockData]
+    dir_format: Optional[int]
+    compressed: Optional[_Compressed]
+    bpf_prog_info: Optional[List[_BpfProg]]
+    bpf_btf: Optional[List[_Btf]]
+    cpu_pmu_caps: Optional[List[_PmuCap]]
+    pmu_caps: Optional[List[_PmuCaps]]
+    hybrid_topology: Optional[List[_HybridNode]]
+    cpu_domain_info: Optional[Dict[str, Any]]
+    build_ids: Optional[List[BuildId]]
+    build_ids_old_abi: bool
+    tracing_data_size: Optional[int]
+    missing_features: List[str]
+    """Features perf 6.1 knows (bits 1-31) that the file lacks (not for pipe data)."""
+    errors: List[_FeatureError]
+    """Feature sections that could not be decoded, with the reason and offset."""
     def to_dict(self) -> Dict[str, Any]:
-        """All attributes as a dict."""
+        """Everything, as the JSON object ``perfdata info --json`` prints."""
+    def to_json(self, indent: Optional[int] = 2) -> str:
+        """``perfdata info --json`` (one line with ``indent=None``)."""
+    def perf_text(self) -> str:
+        """The text of ``perf report --header-only -I`` (= ``perfdata info``)."""
+
+@final
+class BuildId:
+    """One BUILD_ID entry: a binary and its build id, exactly as stored."""
+
+    pid: int
+    """Machine pid: -1 for the host."""
+    misc: int
+    cpumode: _CpuMode
+    build_id: bytes
+    hex: str
+    filename: str
+    def to_dict(self) -> Dict[str, Any]:
+        """pid, misc, cpumode, build_id (bytes), hex and filename."""
 
 @final
 class Event:
@@ -154,7 +375,7 @@ class Sample:
     offset: int
     misc: int
     size: int
-    cpumode: Literal["unknown", "kernel", "user", "hypervisor", "guest_kernel", "guest_user", "other"]
+    cpumode: _CpuMode
     event: Optional[str]
     event_index: Optional[int]
     time: Optional[int]
@@ -182,10 +403,13 @@ class Sample:
     regs_user: Optional[Dict[str, Any]]
     regs_intr: Optional[Dict[str, Any]]
     stack_user: Optional[Dict[str, Any]]
+    fields: Optional[Dict[str, Union[int, str, bytes, List[int], None]]]
+    """Tracepoint samples: every field of the record by name (common_* first)."""
+    trace_text: Optional[str]
+    """Tracepoint samples: the text ``perf script`` prints from the format's print fmt."""
     def to_dict(self) -> Dict[str, Any]:
-        """The sample's present fields."""
+        """The sample's present fields (with 'fields' and 'trace_text' for tracepoints)."""
 
-@final
 @final
 class RecordIterator(Iterator[Any]):
     """Streams records (Record or Sample objects) from the file."""
@@ -248,7 +472,46 @@ class PerfData:
         self, table: _Table = "samples", *, order: Optional[_Order] = None, stack_data: bool = False
     ) -> Any:
         """Build a polars.DataFrame."""
+    def tracepoint_table(
+        self, event: Union[str, Event], *, order: Optional[_Order] = None, common: bool = False
+    ) -> ArrowTable:
+        """One row per sample of a tracepoint event: time, cpu, pid, tid, then one typed column per
+        field (a field named like a sample column keeps the name; the sample's becomes sample_<name>)."""
+    def folded(self, **options: Unpack[_FoldOptions]) -> Dict[str, int]:
+        """Folded stacks (stack → weight) as stackcollapse-perf.pl or perf script report
+        stackcollapse print them."""
+    def folded_text(self, **options: Unpack[_FoldOptions]) -> str:
+        """``folded(...)`` as the tools' text, one ``stack weight`` line per stack."""
+    def write_folded(self, path: _Path, **options: Unpack[_FoldOptions]) -> None:
+        """Write ``folded_text(...)`` to a file."""
+    def flamegraph(self, **options: Unpack[_GraphOptions]) -> FlameGraph:
+        """A flame graph of the folded stacks (shows inline in Jupyter)."""
     def close(self) -> None:
         """Release the file."""
     def __enter__(self) -> PerfData: ...
     def __exit__(self, *args: object) -> bool: ...
+
+@final
+class FlameGraph:
+    """An interactive flame graph SVG (inferno); inline in Jupyter, ``save(path)`` for a browser."""
+
+    svg: str
+    stacks: int
+    """Number of distinct stacks drawn."""
+    total: int
+    """Sum of their weights."""
+    def save(self, path: _Path) -> None:
+        """Write the SVG."""
+    def _repr_svg_(self) -> str: ...
+    def _repr_html_(self) -> str: ...
+
+def flamegraph_diff(
+    before: Union[PerfData, _Source],
+    after: Union[PerfData, _Source],
+    *,
+    normalize: bool = False,
+    negate: bool = False,
+    **options: Unpack[_GraphOptions],
+) -> FlameGraph:
+    """A differential flame graph: red where ``after`` grew, blue where it shrank (frames sized by
+    ``after``, or by ``before`` with ``negate=True``)."""

@@ -4,6 +4,7 @@
 
 mod columns;
 pub mod tables;
+pub mod tracepoints;
 
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{RecordBatch, RecordBatchIterator};

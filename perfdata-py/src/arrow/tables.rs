@@ -96,8 +96,6 @@ const MAX_DIAGNOSTICS: usize = 1000;
 
 /// Read every record of `file` once and build `table`.
 pub fn build(file: &PerfFile<'_>, table: Table, opts: Options) -> Result<Built, BuildError> {
-    let mut recs =
-        file.records_with(ReadOptions { order: opts.order, ..ReadOptions::default() }).map_err(BuildError::Core)?;
     let mut sink: Box<dyn Sink> = match table {
         Table::Samples => Box::new(SampleSink::new(opts.stack_data)),
         Table::Mmaps => Box::<MmapSink>::default(),
@@ -106,6 +104,24 @@ pub fn build(file: &PerfFile<'_>, table: Table, opts: Options) -> Result<Built, 
         Table::Lost => Box::<LostSink>::default(),
         Table::Records => Box::<CountSink>::default(),
     };
+    let pass = pass(file, opts.order, |rec| sink.push(rec))?;
+    let columns = sink.finish(&pass.events)?;
+    assemble(columns, pass)
+}
+
+/// What one pass over the records learned.
+pub struct Pass {
+    /// Problems met while reading.
+    pub diagnostics: Vec<String>,
+    /// Samples seen.
+    pub samples: u64,
+    /// The events at the end of the pass.
+    pub events: Vec<Event>,
+}
+
+/// Read every record of `file` once in `order`, handing each to `push`.
+pub fn pass(file: &PerfFile<'_>, order: Order, mut push: impl FnMut(&Record<'_>)) -> Result<Pass, BuildError> {
+    let mut recs = file.records_with(ReadOptions { order, ..ReadOptions::default() }).map_err(BuildError::Core)?;
     let mut diagnostics = Vec::new();
     let mut samples = 0u64;
     while let Some(r) = recs.next_record() {
@@ -114,7 +130,7 @@ pub fn build(file: &PerfFile<'_>, table: Table, opts: Options) -> Result<Built, 
                 if matches!(rec.kind, RecordKind::Sample(_)) {
                     samples += 1;
                 }
-                sink.push(&rec);
+                push(&rec);
             }
             Err(e) => {
                 if diagnostics.len() < MAX_DIAGNOSTICS {
@@ -124,11 +140,15 @@ pub fn build(file: &PerfFile<'_>, table: Table, opts: Options) -> Result<Built, 
         }
     }
     diagnostics.extend(recs.diagnostics());
-    let events = recs.events().to_vec();
-    let columns = sink.finish(&events)?;
-    let fields: Vec<Field> = columns.iter().map(|(n, a)| Field::new(*n, a.data_type().clone(), true)).collect();
+    Ok(Pass { diagnostics, samples, events: recs.events().to_vec() })
+}
+
+/// Named columns and their pass → a one-batch table.
+pub fn assemble<N: AsRef<str>>(columns: Vec<(N, ArrayRef)>, pass: Pass) -> Result<Built, BuildError> {
+    let fields: Vec<Field> = columns.iter().map(|(n, a)| Field::new(n.as_ref(), a.data_type().clone(), true)).collect();
     let schema = Arc::new(Schema::new(fields));
     let batch = RecordBatch::try_new(schema.clone(), columns.into_iter().map(|(_, a)| a).collect())?;
+    let Pass { diagnostics, samples, events } = pass;
     Ok(Built { schema, batches: vec![batch], diagnostics, samples, events })
 }
 

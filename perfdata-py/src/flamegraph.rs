@@ -1,0 +1,348 @@
+//! Folded stacks and flame graphs from Python: `PerfData.folded()` / `folded_text()` /
+//! `write_folded()` / `flamegraph()`, `perfdata.flamegraph_diff()` and the `FlameGraph` object.
+//!
+//! The options are those of `perfdata folded` (perfdata-cli/src/folded.rs), taken as keyword
+//! arguments and turned into `perfdata_core::folded::FoldedOptions`; the work
+//! (`perfdata_core::folded::folded`, `perfdata_core::flamegraph`) runs without the GIL.
+
+use crate::error;
+use crate::event::Event;
+use perfdata_core::flamegraph::{self, FlameGraphOptions};
+use perfdata_core::folded::{folded, Compat, EventFilter, FoldedOptions, FoldedStacks, Root, Unknown, Weight};
+use perfdata_core::symbolize::SymbolizeOptions;
+use perfdata_core::PerfFile;
+use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use std::path::PathBuf;
+
+/// The keyword arguments that say how stacks are folded.
+pub const FOLD_KEYS: [&str; 17] = [
+    "compat",
+    "weight",
+    "root",
+    "kernel",
+    "jit",
+    "addrs",
+    "event",
+    "all_events",
+    "tidy",
+    "tidy_java",
+    "pid",
+    "tid",
+    "comm",
+    "time",
+    "symfs",
+    "buildid_dir",
+    "kallsyms",
+];
+
+/// The keyword arguments that say how a graph looks.
+pub const GRAPH_KEYS: [&str; 5] = ["title", "subtitle", "colors", "inverted", "width"];
+
+/// How to fold, and what a unit of weight is called in the graph's tooltips.
+pub struct Fold {
+    /// The core's options.
+    pub options: FoldedOptions,
+    /// "samples" or "period".
+    pub count_name: &'static str,
+}
+
+fn get<'py>(kw: Option<&Bound<'py, PyDict>>, key: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
+    match kw {
+        Some(d) => d.get_item(key),
+        None => Ok(None),
+    }
+}
+
+/// A keyword's value, None when absent or None.
+fn opt<'py, T: FromPyObjectOwned<'py>>(kw: Option<&Bound<'py, PyDict>>, key: &str) -> PyResult<Option<T>> {
+    match get(kw, key)? {
+        Some(v) if !v.is_none() => match v.extract::<T>() {
+            Ok(x) => Ok(Some(x)),
+            Err(e) => Err(PyTypeError::new_err(format!("{key}: {}", Into::<PyErr>::into(e)))),
+        },
+        _ => Ok(None),
+    }
+}
+
+fn flag(kw: Option<&Bound<'_, PyDict>>, key: &str) -> PyResult<bool> {
+    Ok(opt::<bool>(kw, key)?.unwrap_or(false))
+}
+
+fn path(kw: Option<&Bound<'_, PyDict>>, key: &str) -> PyResult<Option<PathBuf>> {
+    match get(kw, key)? {
+        Some(v) if !v.is_none() => match v.extract::<PathBuf>() {
+            Ok(p) => Ok(Some(p)),
+            Err(_) => Err(PyTypeError::new_err(format!("{key} must be a path (str or os.PathLike)"))),
+        },
+        _ => Ok(None),
+    }
+}
+
+/// Reject keyword arguments that are neither folding nor `also` options.
+pub fn check_keys(kw: Option<&Bound<'_, PyDict>>, also: &[&str]) -> PyResult<()> {
+    for k in kw.iter().flat_map(|d| d.keys()) {
+        let k: String = k.extract()?;
+        if !(FOLD_KEYS.contains(&k.as_str()) || also.contains(&k.as_str())) {
+            return Err(PyTypeError::new_err(format!("unexpected keyword argument {k:?}")));
+        }
+    }
+    Ok(())
+}
+
+/// perf's `--time START,END` (seconds with up to 9 decimals, either end may be empty) in ns.
+fn perf_time_range(s: &str) -> PyResult<(u64, u64)> {
+    let secs = |v: &str, open_end: u64| -> PyResult<u64> {
+        let v = v.trim();
+        if v.is_empty() {
+            return Ok(open_end);
+        }
+        let bad = || PyValueError::new_err(format!("time: {v:?} is not a time in seconds"));
+        let (whole, frac) = v.split_once('.').unwrap_or((v, ""));
+        if frac.len() > 9 || !frac.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        let whole: u64 = whole.parse().map_err(|_| bad())?;
+        let frac: u64 = format!("{frac:0<9}").parse().map_err(|_| bad())?;
+        whole.checked_mul(1_000_000_000).and_then(|n| n.checked_add(frac)).ok_or_else(bad)
+    };
+    let (a, b) = s.split_once(',').unwrap_or((s, ""));
+    Ok((secs(a, 0)?, secs(b, u64::MAX)?))
+}
+
+/// `time=`: perf's "START,END" in seconds, or a (start_ns, end_ns) tuple with None for an open end.
+fn time_range(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Option<(u64, u64)>> {
+    let Some(v) = get(kw, "time")?.filter(|v| !v.is_none()) else { return Ok(None) };
+    if v.is_instance_of::<PyString>() {
+        return perf_time_range(&v.extract::<String>()?).map(Some);
+    }
+    if let Ok((a, b)) = v.extract::<(Option<u64>, Option<u64>)>() {
+        return Ok(Some((a.unwrap_or(0), b.unwrap_or(u64::MAX))));
+    }
+    Err(PyTypeError::new_err("time must be perf's 'START,END' in seconds or a (start_ns, end_ns) tuple"))
+}
+
+/// The folding options of the keyword arguments (see `PerfData.folded`).
+pub fn fold_options(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Fold> {
+    let compat = match opt::<String>(kw, "compat")?.as_deref().map(|s| s.replace('_', "-")).as_deref() {
+        None | Some("stackcollapse-pl") => Compat::StackcollapsePl,
+        Some("perf-script-py") => Compat::PerfScriptPy,
+        Some(c) => {
+            return Err(PyValueError::new_err(format!(
+                "compat must be 'stackcollapse-pl' or 'perf-script-py', not {c:?}"
+            )))
+        }
+    };
+    let mut o = FoldedOptions::compat(compat);
+    match opt::<String>(kw, "weight")?.as_deref() {
+        None => {}
+        Some("samples") => o.weight = Weight::Samples,
+        Some("period") => o.weight = Weight::Period,
+        Some(w) => return Err(PyValueError::new_err(format!("weight must be 'samples' or 'period', not {w:?}"))),
+    }
+    o.root = match get(kw, "root")? {
+        None => Root::Comm,
+        Some(r) if r.is_none() => Root::None,
+        Some(r) => match r.extract::<String>().ok().as_deref() {
+            Some("comm") => Root::Comm,
+            Some("pid") => Root::CommPid,
+            Some("tid") => Root::CommPidTid,
+            _ => return Err(PyValueError::new_err("root must be 'comm', 'pid', 'tid' or None")),
+        },
+    };
+    o.annotate_kernel = flag(kw, "kernel")?;
+    o.annotate_jit = flag(kw, "jit")?;
+    if flag(kw, "addrs")? {
+        o.unknown = Unknown::Address;
+    }
+    let event = match get(kw, "event")?.filter(|e| !e.is_none()) {
+        None => None,
+        Some(e) => Some(match e.cast::<Event>() {
+            Ok(ev) => ev.get().name().to_string(),
+            Err(_) => e.extract::<String>().map_err(|_| PyTypeError::new_err("event must be a name or an Event"))?,
+        }),
+    };
+    match (event, flag(kw, "all_events")?) {
+        (Some(_), true) => return Err(PyValueError::new_err("event and all_events=True exclude each other")),
+        (Some(e), false) => o.event_filter = EventFilter::Name(e),
+        (None, true) => o.event_filter = EventFilter::All,
+        (None, false) => {}
+    }
+    if let Some(t) = opt::<bool>(kw, "tidy")? {
+        o.tidy_generic = t;
+    }
+    if let Some(t) = opt::<bool>(kw, "tidy_java")? {
+        o.tidy_java = t;
+    }
+    o.pid = opt(kw, "pid")?;
+    o.tid = opt(kw, "tid")?;
+    o.comm = opt(kw, "comm")?;
+    o.time = time_range(kw)?;
+    o.symbolize = SymbolizeOptions {
+        symfs: path(kw, "symfs")?,
+        buildid_dir: path(kw, "buildid_dir")?,
+        kallsyms: path(kw, "kallsyms")?,
+    };
+    let count_name = if o.weight == Weight::Samples { "samples" } else { "period" };
+    Ok(Fold { options: o, count_name })
+}
+
+/// The graph options of the keyword arguments; `title` and `subtitle` when not given.
+pub fn graph_options(
+    kw: Option<&Bound<'_, PyDict>>,
+    count_name: &str,
+    title: &str,
+    subtitle: Option<String>,
+) -> PyResult<FlameGraphOptions> {
+    Ok(FlameGraphOptions {
+        title: opt(kw, "title")?.unwrap_or_else(|| title.to_string()),
+        subtitle: opt(kw, "subtitle")?.or(subtitle),
+        count_name: count_name.to_string(),
+        colors: opt(kw, "colors")?.unwrap_or_else(|| "hot".to_string()),
+        inverted: flag(kw, "inverted")?,
+        width: opt(kw, "width")?,
+        ..FlameGraphOptions::default()
+    })
+}
+
+/// Fold the stacks of `file` without the GIL.
+pub fn fold(py: Python<'_>, file: &PerfFile<'static>, options: &FoldedOptions) -> PyResult<FoldedStacks> {
+    py.detach(|| folded(file, options)).map_err(|e| error::to_py(py, e))
+}
+
+/// Folded stacks as a dict, stack → weight, in the tools' (byte) order.
+pub fn stacks_dict<'py>(py: Python<'py>, stacks: &FoldedStacks) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (s, w) in &stacks.stacks {
+        d.set_item(s, w)?;
+    }
+    Ok(d)
+}
+
+/// A drawing error (bad palette name, …) as a ValueError.
+pub fn graph_error(e: perfdata_core::Error) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// The SVG of `stacks`, drawn without the GIL.
+pub fn draw(py: Python<'_>, stacks: &FoldedStacks, o: &FlameGraphOptions) -> PyResult<FlameGraph> {
+    let svg = py.detach(|| flamegraph::svg(stacks, o)).map_err(graph_error)?;
+    Ok(FlameGraph { svg, stacks: stacks.stacks.len(), total: stacks.total() })
+}
+
+/// The differential SVG of two profiles, drawn without the GIL.
+pub fn draw_diff(
+    py: Python<'_>,
+    before: &FoldedStacks,
+    after: &FoldedStacks,
+    normalize: bool,
+    negate: bool,
+    o: &FlameGraphOptions,
+) -> PyResult<FlameGraph> {
+    let svg = py.detach(|| flamegraph::diff_svg(before, after, normalize, negate, o)).map_err(graph_error)?;
+    let shown = if negate { before } else { after };
+    Ok(FlameGraph { svg, stacks: shown.stacks.len(), total: shown.total() })
+}
+
+/// A flame graph: an interactive SVG (search, zoom, tooltips) drawn by inferno, the Rust port of
+/// flamegraph.pl. In Jupyter it shows inline; ``save(path)`` writes the file for a browser.
+#[pyclass(module = "perfdata", name = "FlameGraph", frozen)]
+pub struct FlameGraph {
+    /// The SVG document.
+    #[pyo3(get)]
+    svg: String,
+    /// Number of distinct stacks drawn.
+    #[pyo3(get)]
+    stacks: usize,
+    /// Sum of the stacks' weights (samples or period).
+    #[pyo3(get)]
+    total: u64,
+}
+
+/// `&`, `"`, `<`, `>` escaped for an HTML attribute.
+fn html_attr(s: &str) -> String {
+    s.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+/// The value of `name="…"` in the SVG's root element.
+fn svg_attr<'a>(svg: &'a str, name: &str) -> Option<&'a str> {
+    let root = svg.get(svg.find("<svg")?..)?;
+    let root = root.get(..root.find('>')?)?;
+    let (_, value) = root.split_once(&format!(" {name}=\""))?;
+    value.split('"').next()
+}
+
+#[pymethods]
+impl FlameGraph {
+    /// Write the SVG to ``path`` (open it in a browser for search and zoom).
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        py.detach(|| std::fs::write(&path, &self.svg))
+            .map_err(|e| PyOSError::new_err((e.raw_os_error().unwrap_or(0), e.to_string())))
+    }
+
+    /// The SVG, for Jupyter's image display.
+    fn _repr_svg_(&self) -> &str {
+        &self.svg
+    }
+
+    /// The SVG in an ``<iframe>``, for Jupyter's HTML display: its JavaScript (search, zoom) runs in
+    /// the frame, apart from the notebook's page and from other graphs.
+    fn _repr_html_(&self) -> String {
+        let width = svg_attr(&self.svg, "width").unwrap_or("1200");
+        let height = svg_attr(&self.svg, "height").unwrap_or("600");
+        format!(
+            "<iframe srcdoc=\"{}\" width=\"{width}\" height=\"{height}\" style=\"border:none;max-width:100%\"></iframe>",
+            html_attr(&self.svg)
+        )
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<perfdata.FlameGraph {} stacks, total {}, {} bytes of SVG>", self.stacks, self.total, self.svg.len())
+    }
+}
+
+/// A differential flame graph of two recordings: frames sized by ``after`` (by ``before`` with
+/// ``negate=True``, so that what vanished still shows), red where ``after`` grew, blue where it
+/// shrank (difffolded.pl + flamegraph.pl).
+///
+/// Args:
+///     before, after: ``PerfData`` objects, or anything ``perfdata.open`` takes.
+///     normalize: scale ``before``'s weights to ``after``'s total first.
+///     negate: size frames by ``before`` (flamegraph.pl ``--negate``).
+///     **options: the folding options of ``PerfData.folded`` and the look of
+///         ``PerfData.flamegraph`` (title, subtitle, colors, inverted, width).
+///
+/// Returns:
+///     FlameGraph
+#[pyfunction]
+#[pyo3(signature = (before, after, *, normalize = false, negate = false, **options))]
+pub fn flamegraph_diff(
+    py: Python<'_>,
+    before: &Bound<'_, PyAny>,
+    after: &Bound<'_, PyAny>,
+    normalize: bool,
+    negate: bool,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<FlameGraph> {
+    check_keys(options, &GRAPH_KEYS)?;
+    let fold_opts = fold_options(options)?;
+    let mut stacks = Vec::new();
+    let mut names = Vec::new();
+    for src in [before, after] {
+        let data = match src.cast::<crate::perfdata::PerfData>() {
+            Ok(d) => d.clone(),
+            Err(_) => Bound::new(py, crate::perfdata::open(py, src, "time", false)?)?,
+        };
+        let d = data.get();
+        names.push(d.source_path().map_or_else(|| "<bytes>".to_string(), str::to_string));
+        stacks.push(fold(py, &*d.file_arc()?, &fold_opts.options)?);
+    }
+    let (Some(b), Some(a)) = (stacks.first(), stacks.get(1)) else {
+        return Err(PyValueError::new_err("two profiles are needed"));
+    };
+    let subtitle =
+        format!("{} → {}: red grew, blue shrank", names.first().map_or("", |s| s), names.get(1).map_or("", |s| s));
+    let g = graph_options(options, fold_opts.count_name, "Differential Flame Graph", Some(subtitle))?;
+    draw_diff(py, b, a, normalize, negate, &g)
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# gen-folded.sh: store what the standard tools fold from the committed recordings, for
+# perfdata-core/tests/folded.rs. Run on the recording machine (perf resolves symbols from its
+# ~/.debug), then make-extract.py with the same recordings so the tests find those symbols.
+#   F.folded-perf-script-py             perf script report stackcollapse -i F
+#   F.folded-perf-script-py-k-pid-tid   ... -- --kernel --include-pid --include-tid
+#   F.folded-stackcollapse-pl           perf script -i F | inferno-collapse-perf
+#   F.folded-stackcollapse-pl-all-tid   perf script -F +pid -i F | inferno-collapse-perf --all --tid
+#   F.folded-stackcollapse-pl-addrs     perf script -i F | inferno-collapse-perf --addrs
+#   dwarf.data, python.data: the first two, and -noinline variants (perf script --no-inline)
+#   jit.data.folded-{perf-script-py,stackcollapse-pl,stackcollapse-pl-all}  (--all: _[j] frames)
+#   sysw.data.folded-stackcollapse-pl-comm-dd   perf script --comms dd -i F | inferno-collapse-perf
+#   fp.data.folded-stackcollapse-pl-time        perf script --time 3094.54,3094.545 -i F | …
+#   multi-g.data.folded-stackcollapse-pl-ev-page-faults  ... | inferno-collapse-perf --event-filter …
+# inferno-collapse-perf is inferno 0.12.8 from crates.io (cargo install inferno).
+set -eu
+cd "$(dirname "$0")/.."
+export LC_ALL=C
+for f in fp.data sysw.data; do
+	perf script report stackcollapse -i $f > $f.folded-perf-script-py 2>/dev/null
+	perf script report stackcollapse -i $f -- --kernel --include-pid --include-tid > $f.folded-perf-script-py-k-pid-tid 2>/dev/null
+	perf script -i $f 2>/dev/null | inferno-collapse-perf > $f.folded-stackcollapse-pl
+	perf script -F +pid -i $f 2>/dev/null | inferno-collapse-perf --all --tid > $f.folded-stackcollapse-pl-all-tid
+	perf script -i $f 2>/dev/null | inferno-collapse-perf --addrs > $f.folded-stackcollapse-pl-addrs
+done
+# Two events: perf pads the names, so inferno finds no period and counts samples.
+perf script -i multi-g.data 2>/dev/null | inferno-collapse-perf > multi-g.data.folded-stackcollapse-pl
+perf script -i multi-g.data 2>/dev/null | inferno-collapse-perf --event-filter page-faults/period=20/ \
+	> multi-g.data.folded-stackcollapse-pl-ev-page-faults
+perf script report stackcollapse -i multi-g.data > multi-g.data.folded-perf-script-py 2>/dev/null
+# JIT code described by /tmp/perf-PID.map (make-extract.py keeps the map file).
+perf script report stackcollapse -i jit.data > jit.data.folded-perf-script-py 2>/dev/null
+perf script -i jit.data 2>/dev/null | inferno-collapse-perf > jit.data.folded-stackcollapse-pl
+perf script -i jit.data 2>/dev/null | inferno-collapse-perf --all > jit.data.folded-stackcollapse-pl-all
+# --call-graph dwarf: perf unwinds with libunwind and, by default, adds inline frames from the
+# DWARF debug info through addr2line; the -noinline variants are without them.
+STACKCOLLAPSE=/usr/lib/perf-core/scripts/python/stackcollapse.py
+for f in dwarf.data python.data; do
+	perf script report stackcollapse -i $f > $f.folded-perf-script-py 2>/dev/null
+	perf script -i $f 2>/dev/null | inferno-collapse-perf > $f.folded-stackcollapse-pl
+	perf script --no-inline -s $STACKCOLLAPSE -i $f > $f.folded-perf-script-py-noinline 2>/dev/null
+	perf script --no-inline -i $f 2>/dev/null | inferno-collapse-perf > $f.folded-stackcollapse-pl-noinline
+done
+# Filters, as perf script applies them before the text reaches the collapser.
+perf script -i sysw.data --comms dd 2>/dev/null | inferno-collapse-perf > sysw.data.folded-stackcollapse-pl-comm-dd
+perf script -i fp.data --time 3094.54,3094.545 2>/dev/null | inferno-collapse-perf > fp.data.folded-stackcollapse-pl-time

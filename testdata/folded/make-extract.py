@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""Rebuild the symbol extracts the folded tests use, for all the given recordings at once.
+
+Run on the recording machine, as root, from anywhere, with every recording the tests use (each
+run rewrites root/ for all of them):  testdata/folded/make-extract.py fp.data sysw.data --cfi dwarf.data
+
+For every DSO with frames in F.script (perf script's own output), the file perf took its symbols from
+(build-id cache `debug`, else `elf`, else the path itself) is reduced to the symbols perf printed (see
+reduce_elf: other allocated sections become NOBITS, DWARF dropped) and placed under root/ at the mmap path (a
+--symfs root). Symbols are matched by name: `nm` lists the mangled names, `c++filt -p` demangles them
+(Rust v0 crate hashes and legacy `::h…` hashes removed, as perf prints them). The kernel's kallsyms from
+the build-id cache is reduced to the symbols hit plus the symbol after each (which ends it).
+Everything is derived from perf's output and the binaries, never from perfdata.
+"""
+import collections
+import os
+import re
+import struct
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTDATA = os.path.dirname(HERE)
+DEBUG = os.path.expanduser("~/.debug")
+FRAME = re.compile(r"^\t\s*\S+ (.*) \((.*)\)$")
+
+
+def run(*cmd, stdin=None):
+    return subprocess.run(cmd, input=stdin, capture_output=True, text=True, check=False).stdout
+
+
+def build_ids(data):
+    out = {}
+    for line in run("perf", "buildid-list", "-i", data).splitlines():
+        bid, _, path = line.partition(" ")
+        out[path] = bid
+    return out
+
+
+def perf_name(demangled):
+    # c++filt shows Rust v0 crate disambiguators (`core[8f2d…]::`) and legacy hashes; perf does not.
+    s = re.sub(r"\[[0-9a-f]{5,16}\]", "", demangled)
+    s = re.sub(r"\b(\d+|true|false): (usize|isize|bool|[ui](8|16|32|64|128))\b", r"\1", s)
+    return re.sub(r"::h[0-9a-f]{16}$", "", s)
+
+
+# Sections kept with their contents: what perf reads besides the symbol table (PLT synthesis from
+# .rela.plt/.dynsym, CFI for --call-graph dwarf, the build id).
+ALWAYS = {".note.gnu.build-id", ".shstrtab", ".gnu_debuglink"}
+PLT = {".dynsym", ".dynstr", ".rela.plt", ".rel.plt", ".plt", ".plt.sec", ".plt.got"}
+CFI = {".eh_frame", ".eh_frame_hdr", ".debug_frame"}
+SHT_SYMTAB, SHT_STRTAB, SHT_NOBITS, SHF_ALLOC = 2, 3, 8, 2
+
+
+def section_table(data):
+    (shoff,) = struct.unpack_from("<Q", data, 0x28)
+    (shentsize, shnum, shstrndx) = struct.unpack_from("<HHH", data, 0x3A)
+    shdrs = [list(struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)) for i in range(shnum)]
+    def name(i):
+        off = shdrs[shstrndx][4] + shdrs[i][0]
+        return data[off:data.index(b"\0", off)].decode()
+    return shdrs, name
+
+
+def reduce_elf(data, keep_syms, keep_content, runtime=None):
+    """A copy of a 64-bit little-endian ELF file with every section header, every program header and
+    the `keep_content` sections, whose other sections have no contents (NOBITS, or empty when not
+    allocated), and whose .symtab holds only the symbols named in `keep_syms`. Section indices do
+    not change, so symbols keep their st_shndx. When `data` is a debug file (perf's symbols came
+    from it) and `runtime` the binary itself, the program headers and the kept contents the debug
+    file lacks (CFI, PLT: NOBITS there) come from `runtime`, as the unwinder reads them from it."""
+    assert data[:6] == b"\x7fELF\x02\x01", "64-bit little-endian ELF only"
+    (phoff, shoff) = struct.unpack_from("<QQ", data, 0x20)
+    (phentsize, phnum, shentsize, shnum, shstrndx) = struct.unpack_from("<HHHHH", data, 0x36)
+    shdrs, name = section_table(data)
+    from_runtime = {}
+    if runtime is not None:
+        rshdrs, rname = section_table(runtime)
+        rsec = {rname(i): sh for i, sh in enumerate(rshdrs)}
+        for i, sh in enumerate(shdrs):
+            r = rsec.get(name(i))
+            if name(i) in keep_content and sh[1] == SHT_NOBITS and r and r[1] != SHT_NOBITS and r[3] == sh[3]:
+                from_runtime[i] = runtime[r[4]:r[4] + r[5]]
+                sh[1], sh[5] = r[1], r[5]
+        (rphoff,) = struct.unpack_from("<Q", runtime, 0x20)
+        (rphentsize, rphnum) = struct.unpack_from("<HH", runtime, 0x36)
+        assert (rphentsize, rphnum) == (phentsize, phnum), "program headers differ"
+        data_ph = runtime[rphoff:rphoff + rphentsize * rphnum]
+    else:
+        data_ph = data[phoff:phoff + phentsize * phnum]
+    out = bytearray(data[:64])
+    out += data_ph
+    struct.pack_into("<Q", out, 0x20, 64)
+    contents = dict(from_runtime)
+    for i, sh in enumerate(shdrs):
+        if sh[1] == SHT_SYMTAB:
+            strtab = shdrs[sh[6]]
+            strings = data[strtab[4]:strtab[4] + strtab[5]]
+            syms, new_str, first_global = [bytes(24)], bytearray(b"\0"), None
+            for binding_pass in (0, 1):  # locals first, as ELF requires
+                for j in range(1, sh[5] // 24):
+                    ent = bytearray(data[sh[4] + j * 24:sh[4] + (j + 1) * 24])
+                    st_name, st_info = struct.unpack_from("<IB", ent, 0)
+                    if (st_info >> 4 != 0) != bool(binding_pass):
+                        continue
+                    n = strings[st_name:strings.index(b"\0", st_name)]
+                    if n.decode(errors="replace") not in keep_syms:
+                        continue
+                    struct.pack_into("<I", ent, 0, len(new_str))
+                    new_str += n + b"\0"
+                    syms.append(bytes(ent))
+                if binding_pass == 0:
+                    first_global = len(syms)
+            contents[i] = b"".join(syms)
+            sh[7] = first_global
+            contents[sh[6]] = bytes(new_str)
+    for i, sh in enumerate(shdrs):
+        if i in contents or i == 0:
+            continue
+        if name(i) in keep_content and sh[1] != SHT_NOBITS:
+            contents[i] = data[sh[4]:sh[4] + sh[5]]
+        elif sh[1] != SHT_NOBITS:
+            if sh[2] & SHF_ALLOC:
+                sh[1] = SHT_NOBITS
+            else:
+                sh[5] = 0
+    for i, sh in enumerate(shdrs):
+        if i in contents:
+            align = max(sh[8], 1)
+            out += bytes(-len(out) % align)
+            sh[4], sh[5] = len(out), len(contents[i])
+            out += contents[i]
+        else:
+            sh[4] = len(out)
+    out += bytes(-len(out) % 8)
+    struct.pack_into("<Q", out, 0x28, len(out))
+    for sh in shdrs:
+        out += struct.pack("<IIQQQQIIQQ", *sh)
+    return bytes(out)
+
+
+def main(args):
+    """`make-extract.py F… [--cfi G…]`: the G recordings (--call-graph dwarf) also need the CFI
+    sections of their DSOs."""
+    files = [a for a in args if a != "--cfi"]
+    cfi_files = set(args[args.index("--cfi") + 1:]) if "--cfi" in args else set()
+    cfi_dsos = set()
+    wanted = collections.defaultdict(set)  # dso -> perf's symbol names
+    kernel = set()
+    bids = {}
+    for f in files:
+        data = os.path.join(TESTDATA, f)
+        bids.update(build_ids(data))
+        texts = [open(data + ".script", encoding="utf-8", errors="replace").read()]
+        if f in cfi_files:
+            # The unwinding tests compare with `perf script --no-inline`, whose frames carry the
+            # symbol-table names that the default output replaces with inlined DWARF names.
+            texts.append(run("perf", "script", "--no-inline", "-i", data))
+        for text in texts:
+            for line in text.splitlines():
+                m = FRAME.match(line)
+                if not m:
+                    continue
+                sym, dso = re.sub(r"\+0x[0-9a-f]+$", "", m.group(1)), m.group(2)
+                if sym == "[unknown]":
+                    continue
+                if dso == "[kernel.kallsyms]":
+                    kernel.add(sym)
+                elif dso.startswith("/") or dso == "[vdso]":
+                    wanted[dso].add(sym)
+                    if f in cfi_files:
+                        cfi_dsos.add(dso)
+    for dso, names in sorted(wanted.items()):
+        if re.fullmatch(r"/tmp/perf-\d+\.map", dso):
+            # A JIT symbol file: text, kept whole (perf reads it at report time).
+            out = os.path.join(HERE, "root", dso.lstrip("/"))
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            with open(dso, "rb") as src, open(out, "wb") as dst:
+                dst.write(src.read())
+            print(f"{dso}: copied")
+            continue
+        bid = bids.get(dso)
+        src = dso
+        if dso == "[vdso]":
+            # perf saved the vdso image in its cache; the tests find it as <symfs>/[vdso].
+            src = os.path.join(DEBUG, dso, bid, "vdso")
+        for c in ("debug", "elf"):
+            p = os.path.join(DEBUG, dso.lstrip("/"), bid or "-", c)
+            if bid and os.path.exists(p) and os.path.getsize(p) > 0:
+                if " .symtab " in run("readelf", "-SW", p):
+                    src = p
+                    break
+        mangled = [l.split()[-1] for l in run("nm", "--defined-only", src).splitlines() if len(l.split()) == 3]
+        mangled += [l.split()[-1] for l in run("nm", "-D", "--defined-only", src).splitlines() if len(l.split()) == 3]
+        demangled = run("c++filt", "-p", stdin="\n".join(mangled) + "\n").splitlines()
+        # nm -D prints versions (`f@@LINUX_2.6`); perf prints .dynsym names without them.
+        unversioned = [re.sub(r"@.*$", "", m) for m in mangled]
+        keep = sorted({m for m, d, u in zip(mangled, demangled, unversioned)
+                       if perf_name(d) in names or m in names or u in names})
+        found = {perf_name(d) for m, d in zip(mangled, demangled) if m in keep} | set(keep)
+        found |= {u for m, u in zip(mangled, unversioned) if m in keep}
+        missing = sorted(names - found)
+        out = os.path.join(HERE, "root", dso.lstrip("/"))
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        # The binary itself (what perf unwinds with and takes PLT symbols from).
+        runtime = os.path.join(DEBUG, dso.lstrip("/"), bid or "-", "elf")
+        runtime = runtime if os.path.exists(runtime) else (src if dso == "[vdso]" else dso)
+        with open(src, "rb") as f, open(runtime, "rb") as r:
+            # Without a .symtab perf reads .dynsym: keep it whole.
+            no_symtab = " .symtab " not in run("readelf", "-SW", src)
+            sections = ALWAYS | (PLT if no_symtab or any(n.endswith("@plt") for n in names) else set())
+            sections |= CFI if dso in cfi_dsos else set()
+            reduced = reduce_elf(f.read(), set(keep), sections, None if runtime == src else r.read())
+        with open(out, "wb") as f:
+            f.write(reduced)
+        print(f"{dso} <- {src}: {len(keep)} symbols kept, {os.path.getsize(out)} bytes"
+              + (f", NOT FOUND: {missing}" if missing else ""))
+    kb = bids.get("[kernel.kallsyms]")
+    if kb and kernel:
+        lines = open(os.path.join(DEBUG, "[kernel.kallsyms]", kb, "kallsyms"), encoding="utf-8").read().splitlines()
+        keep, take_next = set(), False
+        for line in lines:
+            parts = line.split()
+            if take_next:
+                keep.add(line)
+                take_next = False
+            if len(parts) >= 3 and parts[2] in kernel:
+                keep.add(line)
+                take_next = True
+        with open(os.path.join(HERE, "kallsyms-" + kb), "w", encoding="utf-8") as k:
+            k.write("".join(l + "\n" for l in sorted(keep)))
+        print(f"kallsyms-{kb}: {len(keep)} lines")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
