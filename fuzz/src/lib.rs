@@ -8,7 +8,7 @@
 
 use perfdata_core::attr::{sample_type as st, EventAttr};
 use perfdata_core::feature::{FeatureSection, Features};
-use perfdata_core::folded::{folded, Compat, FoldedOptions};
+use perfdata_core::folded::{folded, Compat, EventFilter, FoldedOptions, Root, Unknown, Weight};
 use perfdata_core::header::{FileHeader, Format as FileFormat, Section};
 use perfdata_core::reader::Reader;
 use perfdata_core::record::RecordKind;
@@ -387,9 +387,37 @@ pub fn drive_folded(file: &PerfFile<'_>) {
         buildid_dir: Some(dir.clone()),
         kallsyms: Some(dir.join("kallsyms")),
     };
-    for compat in [Compat::StackcollapsePl, Compat::PerfScriptPy] {
-        let opts = FoldedOptions { compat, symbolize: symbolize.clone(), pid: None, comm: None };
-        if let Ok(f) = folded(file, &opts) {
+    let presets = [Compat::StackcollapsePl, Compat::PerfScriptPy].map(|compat| FoldedOptions {
+        symbolize: symbolize.clone(),
+        ..FoldedOptions::compat(compat)
+    });
+    // Every option that changes how a frame or a root is written, and the filters (with a time
+    // range reversed on purpose).
+    let variants = [
+        FoldedOptions {
+            root: Root::CommPidTid,
+            unknown: Unknown::Address,
+            annotate_kernel: true,
+            annotate_jit: true,
+            tidy_java: true,
+            weight: Weight::Samples,
+            event_filter: EventFilter::All,
+            ..presets[0].clone()
+        },
+        FoldedOptions {
+            root: Root::None,
+            unknown: Unknown::Unknown,
+            tidy_generic: false,
+            event_filter: EventFilter::Name("cycles".into()),
+            pid: Some(1),
+            tid: Some(1),
+            comm: Some("perf".into()),
+            time: Some((u64::MAX, 0)),
+            ..presets[1].clone()
+        },
+    ];
+    for opts in presets.iter().chain(&variants) {
+        if let Ok(f) = folded(file, opts) {
             let _ = f.to_folded_string();
         }
     }
