@@ -4,18 +4,25 @@
 #   fuzz/smoke.sh                  deterministic: -seed=1 and a fixed number of runs per target
 #                                  (≈ 20 s each here), so CI sees exactly what was checked before
 #   FUZZ_SECONDS=600 fuzz/smoke.sh time-based, random seed: for campaigns (see ROBUSTNESS.md)
+#   fuzz/smoke.sh tracepoint ...   only the targets named
 set -euo pipefail
 cd "$(dirname "$0")"
 command -v cargo-fuzz >/dev/null 2>&1 || cargo install --locked cargo-fuzz
 rustup toolchain list | grep -q nightly || { echo "fuzz smoke needs the nightly toolchain" >&2; exit 1; }
 ./seed.sh
 cargo +nightly fuzz build -O
-declare -A RUNS=([file]=800 [pipe]=500 [sample]=100000 [features]=400000 [zstd]=60000 [roundtrip]=800)
-for t in file pipe sample features zstd roundtrip; do
+declare -A RUNS=([file]=800 [pipe]=500 [sample]=100000 [features]=400000 [zstd]=60000 [roundtrip]=800
+  [tracepoint]=4000 [symbols]=5000)
+# symbols: the ELF seeds (testdata/folded) are up to 381 KB and keep their symbol tables at the end.
+declare -A MAX_LEN=([symbols]=524288)
+targets=(file pipe sample features zstd roundtrip tracepoint symbols)
+[ $# -gt 0 ] && targets=("$@")
+for t in "${targets[@]}"; do
   if [ -n "${FUZZ_SECONDS:-}" ]; then budget=(-max_total_time="$FUZZ_SECONDS"); else budget=(-runs="${RUNS[$t]}" -seed=1); fi
   echo "== $t ${budget[*]}"
   cargo +nightly fuzz run -O "$t" "corpus/$t" -- "${budget[@]}" -rss_limit_mb=1024 -malloc_limit_mb=512 \
-    -timeout=10 -max_len=262144 -print_final_stats=1 2>&1 | grep -E "stat::number_of_executed_units|ERROR|SUMMARY|panicked|Done" || true
+    -timeout=10 -max_len="${MAX_LEN[$t]:-262144}" -print_final_stats=1 2>&1 |
+    grep -E "stat::number_of_executed_units|ERROR|SUMMARY|panicked|Done" || true
   if ls artifacts/"$t"/* >/dev/null 2>&1; then
     echo "fuzz target $t found a crash: $(ls artifacts/"$t")" >&2
     exit 1

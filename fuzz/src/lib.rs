@@ -1,9 +1,317 @@
-//! What every fuzz target does with a parsed file: read all records in both orders and touch every
-//! field, so the whole public API runs on the fuzzed bytes, not just the entry point.
+//! The fuzz targets, one public function per target: `fuzz_targets/<name>.rs` only hands libFuzzer's
+//! input to [`run`], and `perfdata-core/tests/fuzz_regressions.rs` includes this file as a module to
+//! replay `fuzz/regressions/<target>/` through exactly the code the fuzzer ran.
+//!
+//! Each target drives the whole public API on the fuzzed bytes, not just the entry point: every
+//! record in both orders with every field touched, every tracepoint sample decoded and rendered
+//! (`perfdata script`), the header summary (`perfdata info`), folded stacks, the writer.
 
 use perfdata_core::attr::{sample_type as st, EventAttr};
+use perfdata_core::feature::{FeatureSection, Features};
+use perfdata_core::folded::{folded, Compat, EventFilter, FoldedOptions, Root, Unknown, Weight};
+use perfdata_core::header::{FileHeader, Format as FileFormat, Section};
+use perfdata_core::reader::Reader;
 use perfdata_core::record::RecordKind;
-use perfdata_core::{Endian, Order, PerfFile};
+use perfdata_core::symbolize::{demangle, elf::ElfSymbols, kallsyms, perfmap, running_kernel_build_id};
+use perfdata_core::symbolize::{SymbolTable, SymbolizeOptions};
+use perfdata_core::tracepoint::{Format, Tracepoints, TracingData, Value};
+use perfdata_core::write::{conv_feature, write_file};
+use perfdata_core::{Endian, HeaderInfo, Order, PerfFile, Position};
+use std::path::PathBuf;
+
+/// Every target, by the name of its `fuzz_targets/` file.
+pub const TARGETS: [&str; 8] = ["file", "pipe", "sample", "features", "zstd", "roundtrip", "tracepoint", "symbols"];
+
+/// Run target `name` on `data`; false when there is no such target.
+pub fn run(name: &str, data: &[u8]) -> bool {
+    match name {
+        "file" => file(data),
+        "pipe" => pipe(data),
+        "sample" => sample(data),
+        "features" => features(data),
+        "zstd" => zstd(data),
+        "roundtrip" => roundtrip(data),
+        "tracepoint" => tracepoint(data),
+        "symbols" => symbols(data),
+        _ => return false,
+    }
+    true
+}
+
+/// `file`: the bytes as a perf.data file (either framing, either byte order): every record, the
+/// tracepoint rendering of every sample, the header summary, and folded stacks.
+pub fn file(data: &[u8]) {
+    if let Ok(f) = PerfFile::from_bytes(data) {
+        drive(&f);
+        drive_folded(&f);
+    }
+}
+
+/// `pipe`: the bytes as a pipe stream after a pipe header, from a slice and through `Read` (the
+/// header summary both before any record was read, as `perfdata info -` does, and after all were).
+pub fn pipe(data: &[u8]) {
+    let mut bytes = b"PERFILE2".to_vec();
+    bytes.extend_from_slice(&16u64.to_le_bytes());
+    bytes.extend_from_slice(data);
+    if let Ok(f) = PerfFile::from_bytes(&bytes) {
+        drive(&f);
+    }
+    if let Ok(f) = PerfFile::from_reader(std::io::Cursor::new(bytes.clone())) {
+        header_info(&f);
+    }
+    if let Ok(f) = PerfFile::from_reader(std::io::Cursor::new(bytes)) {
+        drive(&f);
+    }
+}
+
+/// `sample`: one SAMPLE record against an arbitrary sample layout: the first 40 bytes pick
+/// sample_type, read_format, branch_sample_type and register masks, byte 40 the byte order; the
+/// rest is the record body.
+pub fn sample(data: &[u8]) {
+    let (Some(head), Some(&order), Some(body)) = (data.get(..40), data.get(40), data.get(41..)) else { return };
+    let attr = attr_from(head);
+    let endian = if order & 1 == 0 { Endian::Little } else { Endian::Big };
+    let body = body.get(..body.len().min(65535 - 8)).unwrap_or(body);
+    let mut rec = Vec::new();
+    endian.put_u32(&mut rec, 9);
+    endian.put_u16(&mut rec, 1);
+    endian.put_u16(&mut rec, (8 + body.len()) as u16);
+    rec.extend_from_slice(body);
+    let file = file_with(&attr, &rec, endian);
+    if let Ok(f) = PerfFile::from_bytes(&file) {
+        drive(&f);
+    };
+}
+
+/// Feature bits perf 6.1 defines (1–31), CPU_DOMAIN_INFO (32), and unknown ones either side.
+const FEATURE_BITS: std::ops::RangeInclusive<u32> = 0..=34;
+
+/// `features`: every public feature-section parser on the bytes after the first, in both byte
+/// orders: the payload as the section of every feature bit (so NRCPUS, which sizes the per-CPU
+/// arrays of CPU_TOPOLOGY and CPU_DOMAIN_INFO, comes from the same bytes), each decoded by
+/// `Features` and summarised by `HeaderInfo` (`perfdata info`, text and JSON, file and pipe
+/// headers); plus the string parsers and the writer's converter of the feature the first byte picks.
+pub fn features(data: &[u8]) {
+    let Some((&bit, payload)) = data.split_first() else { return };
+    for e in [Endian::Little, Endian::Big] {
+        let sections: Vec<FeatureSection<'_>> = FEATURE_BITS
+            .map(|bit| FeatureSection { bit, data: payload, pos: Position::at(u64::from(bit) << 20) })
+            .collect();
+        let features = Features::new(e, sections);
+        for (_, f) in features.iter() {
+            let _ = f.map(|f| format!("{f:?}"));
+        }
+        let _ = (features.cpu_topology(), features.cpu_domain_info(), features.build_ids(), features.tracing_data());
+        for format in [FileFormat::File, FileFormat::Pipe] {
+            let header = FileHeader {
+                endian: e,
+                format,
+                size: 104,
+                attr_size: 0,
+                attrs: Section::default(),
+                data: Section { offset: 104, size: 0 },
+                event_types: Section::default(),
+                features: [u64::MAX, 0, 0, 0],
+            };
+            let info = HeaderInfo::build(&header, &features, &[], None);
+            let _ = info.perf_text();
+            let _ = serde_json::to_string(&info);
+        }
+        let _ = perfdata_core::feature::event_desc(payload, e, Position::default());
+        let _ = perfdata_core::feature::compressed(payload, e, Position::default());
+        let mut r = Reader::new(payload, e, Position::default(), "fuzz");
+        let _ = perfdata_core::feature::strings::string_list(&mut r);
+        let mut r = Reader::new(payload, e, Position::default(), "fuzz");
+        let _ = perfdata_core::feature::strings::header_string(&mut r);
+        let mut out = Vec::new();
+        let _ = conv_feature(u32::from(bit % 40), payload, e, e.swapped(), Position::default(), 4, &mut out);
+        assert!(out.len() <= payload.len() + 64, "conversion output is not bounded by its input");
+    }
+}
+
+/// `zstd`: a data section of COMPRESSED and COMPRESSED2 records built from the bytes after the
+/// first: some payloads are the input raw (corrupt streams), some the input compressed (valid
+/// frames of arbitrary records), as the bits of the first byte say.
+pub fn zstd(data: &[u8]) {
+    let Some((&mode, rest)) = data.split_first() else { return };
+    let e = Endian::Little;
+    let attr = EventAttr {
+        type_: 1,
+        size: 136,
+        sample_type: st::IP | st::TID | st::TIME | st::CALLCHAIN,
+        flags: 1 << 18,
+        ..Default::default()
+    };
+    let mut section = Vec::new();
+    for (i, chunk) in rest.chunks(4096).enumerate() {
+        let payload = if mode & (1 << (i % 8)) != 0 {
+            zstd::bulk::compress(chunk, 1).unwrap_or_default()
+        } else {
+            chunk.to_vec()
+        };
+        let payload = payload.get(..payload.len().min(60000)).unwrap_or(&payload);
+        if mode & 0x80 == 0 {
+            e.put_u32(&mut section, 81);
+            e.put_u16(&mut section, 0);
+            e.put_u16(&mut section, (8 + payload.len()) as u16);
+            section.extend_from_slice(payload);
+        } else {
+            let size = (16 + payload.len() + 7) & !7;
+            e.put_u32(&mut section, 83);
+            e.put_u16(&mut section, 0);
+            e.put_u16(&mut section, size as u16);
+            e.put_u64(&mut section, payload.len() as u64);
+            section.extend_from_slice(payload);
+            section.resize(section.len() + size - 16 - payload.len(), 0);
+        }
+    }
+    let file = file_with(&attr, &section, e);
+    if let Ok(f) = PerfFile::from_bytes(&file) {
+        drive(&f);
+    };
+}
+
+fn comparable_records(f: &PerfFile<'_>) -> Option<Vec<serde_json::Value>> {
+    let mut recs = f.records(Order::File).ok()?;
+    let mut out = Vec::new();
+    while let Some(r) = recs.next_record() {
+        let mut v = perfdata_core::json::record_json(&r.ok()?);
+        if let Some(m) = v.as_object_mut() {
+            for k in ["offset", "index", "file"] {
+                m.remove(k);
+            }
+        }
+        out.push(v);
+    }
+    recs.diagnostics().is_empty().then_some(out)
+}
+
+/// `roundtrip`: parse → write in the other byte order → parse must agree record by record (for
+/// inputs that read without errors), and writing back must equal a same-order rewrite.
+pub fn roundtrip(data: &[u8]) {
+    let Ok(a) = PerfFile::from_bytes(data) else { return };
+    if !a.diagnostics().is_empty() {
+        return;
+    }
+    // A feature section that does not parse is copied unconverted, so only files whose sections all
+    // convert can come back unchanged.
+    for bit in a.feature_bits() {
+        if let Some((d, pos)) = a.feature_data(bit) {
+            let nr =
+                a.feature_data(7).and_then(|(n, p)| Reader::new(n, a.endian(), p, "NRCPUS").u32().ok()).unwrap_or(0);
+            let mut out = Vec::new();
+            if conv_feature(bit, d, a.endian(), a.endian().swapped(), pos, nr, &mut out).is_err() {
+                return;
+            }
+        }
+    }
+    let Some(ra) = comparable_records(&a) else { return };
+    let Ok(swapped) = write_file(&a, a.endian().swapped()) else { return };
+    let b = PerfFile::from_bytes(&swapped).expect("the writer's output reads back");
+    let rb = comparable_records(&b).expect("the swapped copy reads without errors");
+    assert_eq!(ra, rb, "records differ after a byte swap");
+    let same = write_file(&a, a.endian()).expect("same-order rewrite");
+    let back = write_file(&b, a.endian()).expect("swap back");
+    assert!(same == back, "swapping twice is not the identity");
+}
+
+/// `tracepoint`: tracepoint parsing and rendering. The first byte picks what the rest is:
+///
+/// - `% 3 == 0`: a tracing-data blob (in its own byte order) followed by RAW bytes; every format
+///   it carries is parsed again in the other byte order and the other `long` size, and every
+///   format decodes and renders the RAW bytes (what `perfdata script` does for each sample);
+/// - `% 3 == 1`: one `format` file text, a NUL, then RAW bytes;
+/// - `% 3 == 2`: a `print fmt` text, a NUL, then RAW bytes, under [`PRINT_FMT_FIELDS`].
+///
+/// Bits 2–4 of the first byte choose, for the last two, big-endian RAW data, a 4-byte `long` and
+/// the `ftrace` system (whose formats follow older rules).
+pub fn tracepoint(data: &[u8]) {
+    let Some((&mode, rest)) = data.split_first() else { return };
+    let endian = if mode & 4 == 0 { Endian::Little } else { Endian::Big };
+    let long_size = if mode & 8 == 0 { 8 } else { 4 };
+    let system = if mode & 16 == 0 { "fuzz" } else { "ftrace" };
+    match mode % 3 {
+        0 => {
+            let Ok(td) = TracingData::parse(rest, Position::default()) else { return };
+            let raw = rest.get(td.size..).unwrap_or(&[]);
+            let tp = Tracepoints::from_data(&td);
+            touch_tracepoints(&tp, raw);
+            let texts = td.ftrace_formats.iter().map(|t| ("ftrace".to_string(), *t)).chain(
+                td.systems.iter().flat_map(|s| s.formats.iter().map(|t| (String::from_utf8_lossy(s.name).into(), *t))),
+            );
+            let other_long = if tp.long_size == 4 { 8 } else { 4 };
+            for (system, text) in texts {
+                for (e, l) in [(td.endian.swapped(), tp.long_size), (td.endian, other_long)] {
+                    if let Ok(f) = Format::parse(text, &system, e, l) {
+                        touch_format(&tp, &f, raw);
+                    }
+                }
+            }
+        }
+        1 => {
+            let (text, raw) = split_nul(rest);
+            if let Ok(f) = Format::parse(text, system, endian, long_size) {
+                touch_format(&Tracepoints::default(), &f, raw);
+            }
+        }
+        _ => {
+            let (print, raw) = split_nul(rest);
+            let mut text = PRINT_FMT_FIELDS.as_bytes().to_vec();
+            text.extend_from_slice(b"print fmt: ");
+            text.extend_from_slice(print);
+            if let Ok(f) = Format::parse(&text, system, endian, long_size) {
+                touch_format(&Tracepoints::default(), &f, raw);
+            }
+        }
+    }
+}
+
+/// The bytes before the first NUL and those after it.
+fn split_nul(b: &[u8]) -> (&[u8], &[u8]) {
+    match b.iter().position(|&c| c == 0) {
+        Some(i) => (b.get(..i).unwrap_or(b), b.get(i + 1..).unwrap_or(&[])),
+        None => (b, &[]),
+    }
+}
+
+/// `symbols`: the symbol-source parsers on the bytes: as a kallsyms text, a perf-PID.map text, an
+/// ELF file (via `object`) and a `/sys/kernel/notes` blob; every symbol table is then queried at
+/// addresses taken from the input and the names found are demangled, as the symbolizer does.
+pub fn symbols(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    // Addresses to look up: the input's first 64 words, and each line's first field ±1.
+    let mut addrs: Vec<u64> =
+        data.chunks_exact(8).take(64).map(|w| u64::from_le_bytes(w.try_into().unwrap_or([0; 8]))).collect();
+    for line in text.lines().take(256) {
+        let first = line.split_whitespace().next().unwrap_or("");
+        if let Ok(a) = u64::from_str_radix(first.trim_start_matches("0x"), 16) {
+            addrs.extend([a, a.wrapping_add(1), a.wrapping_sub(1)]);
+        }
+    }
+    look_up(&kallsyms::parse(&text), &addrs);
+    look_up(&perfmap::parse(&text), &addrs);
+    if let Some(elf) = ElfSymbols::parse(data) {
+        let _ = (&elf.build_id, elf.has_symtab);
+        let vaddrs: Vec<u64> = addrs.iter().map(|&a| elf.offset_to_vaddr(a)).collect();
+        look_up(&elf.table, &vaddrs);
+        look_up(&elf.table, &addrs);
+    }
+    let _ = running_kernel_build_id(data);
+    // The demanglers on every line (the names of a perf map can be anything).
+    for line in text.lines().take(64) {
+        let _ = demangle(line);
+    }
+}
+
+fn look_up(t: &SymbolTable, addrs: &[u64]) {
+    let _ = (t.len(), t.is_empty());
+    for &a in addrs {
+        if let Some(s) = t.find(a) {
+            assert!(s.start <= a && a < s.end, "find returned a symbol that does not hold the address");
+            let _ = demangle(&s.name);
+        }
+    }
+}
 
 /// Read everything of `file`; returns the number of records read.
 pub fn drive(file: &PerfFile<'_>) -> usize {
@@ -12,8 +320,14 @@ pub fn drive(file: &PerfFile<'_>) -> usize {
         let _ = file.feature_data(bit);
     }
     let _ = file.compression();
+    for (_, f) in file.features().iter() {
+        let _ = f.map(|f| format!("{f:?}"));
+    }
+    // What `perfdata script` does: the file's tracing data, or a pipe's from its record on.
+    let from_file = Tracepoints::from_file(file);
     for order in [Order::File, Order::Time] {
-        let Ok(mut recs) = file.records(order) else { return n };
+        let mut tp = from_file.as_ref().ok().and_then(Option::as_ref).cloned();
+        let Ok(mut recs) = file.records(order) else { break };
         let mut guard = 0usize;
         while let Some(r) = recs.next_record() {
             guard += 1;
@@ -24,6 +338,15 @@ pub fn drive(file: &PerfFile<'_>) -> usize {
                 Ok(r) => {
                     n += 1;
                     touch(&r);
+                    if let (RecordKind::HeaderTracingData(t), None) = (&r.kind, &tp) {
+                        tp = Tracepoints::from_record(t, r.pos).ok();
+                    }
+                    if let (Some(tp), RecordKind::Sample(s), Some(ev)) = (&tp, &r.kind, r.event) {
+                        let _ = tp.format_by_id(ev.attr.config as u32);
+                        if let (Some(fmt), Some(raw)) = (tp.format_for(&ev.attr), s.raw()) {
+                            touch_format(tp, fmt, raw);
+                        }
+                    }
                 }
                 Err(e) => {
                     let _ = (e.to_string(), e.position(), e.record_type());
@@ -32,8 +355,158 @@ pub fn drive(file: &PerfFile<'_>) -> usize {
         }
         let _ = recs.diagnostics();
     }
+    header_info(file);
     n
 }
+
+/// `perfdata info` and `perfdata info --json`.
+pub fn header_info(file: &PerfFile<'_>) {
+    let info = HeaderInfo::new(file);
+    let _ = info.perf_text();
+    let _ = serde_json::to_string(&info);
+}
+
+/// An empty directory for the symbolizer's `--symfs`, build-id cache and kallsyms path, so that
+/// folding never reads the host's binaries or kernel symbols.
+pub fn empty_dir() -> &'static PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let d = std::env::temp_dir().join("perfdata-fuzz-empty");
+        std::fs::create_dir_all(&d).expect("create the empty symfs directory");
+        let entries = std::fs::read_dir(&d).map(|r| r.count()).unwrap_or(0);
+        assert_eq!(entries, 0, "{} must be empty", d.display());
+        d
+    })
+}
+
+/// Folded stacks of `file` in both flavours, symbolized against [`empty_dir`] only.
+pub fn drive_folded(file: &PerfFile<'_>) {
+    let dir = empty_dir();
+    let symbolize = SymbolizeOptions {
+        symfs: Some(dir.clone()),
+        buildid_dir: Some(dir.clone()),
+        kallsyms: Some(dir.join("kallsyms")),
+    };
+    let presets = [Compat::StackcollapsePl, Compat::PerfScriptPy].map(|compat| FoldedOptions {
+        symbolize: symbolize.clone(),
+        ..FoldedOptions::compat(compat)
+    });
+    // Every option that changes how a frame or a root is written, and the filters (with a time
+    // range reversed on purpose).
+    let variants = [
+        FoldedOptions {
+            root: Root::CommPidTid,
+            unknown: Unknown::Address,
+            annotate_kernel: true,
+            annotate_jit: true,
+            tidy_java: true,
+            weight: Weight::Samples,
+            event_filter: EventFilter::All,
+            ..presets[0].clone()
+        },
+        FoldedOptions {
+            root: Root::None,
+            unknown: Unknown::Unknown,
+            tidy_generic: false,
+            event_filter: EventFilter::Name("cycles".into()),
+            pid: Some(1),
+            tid: Some(1),
+            comm: Some("perf".into()),
+            time: Some((u64::MAX, 0)),
+            ..presets[1].clone()
+        },
+    ];
+    for opts in presets.iter().chain(&variants) {
+        if let Ok(f) = folded(file, opts) {
+            let _ = f.to_folded_string();
+        }
+    }
+    let _ = perfdata_core::folded::feature_build_ids(file);
+}
+
+/// Every tracepoint format of `tp` over `raw`, and the lookups by id and name.
+pub fn touch_tracepoints(tp: &Tracepoints, raw: &[u8]) {
+    let _ = (tp.printk.len(), tp.cmdlines.len(), tp.errors.len(), &tp.version);
+    for f in &tp.formats {
+        let _ = tp.format_by_id(f.id);
+        let _ = tp.format_by_name(&f.system, &f.name);
+        touch_format(tp, f, raw);
+    }
+}
+
+/// Decode every field of `f` from `raw` (by list and by name) and render its print fmt, as
+/// `perfdata script` and `dump --json` do.
+pub fn touch_format(tp: &Tracepoints, f: &Format, raw: &[u8]) {
+    let _ = (f.full_name(), f.print_parsed(), &f.print_fmt, &f.parse_error);
+    // Converting every value costs fields × record bytes when a crafted format's fields overlap;
+    // like fields_json, convert at most the record's worth of strings and arrays.
+    let mut budget = raw.len();
+    for (_, v) in f.decode(raw).iter().chain(f.decode_common(raw).iter()) {
+        let len = match v {
+            Value::Str(b) | Value::Bytes(b) => b.len(),
+            Value::Array(a) => a.bytes.len(),
+            _ => 0,
+        };
+        match budget.checked_sub(len) {
+            Some(rest) => {
+                budget = rest;
+                touch_value(v);
+            }
+            None => {
+                let _ = v.as_u64();
+            }
+        }
+    }
+    for field in f.all_fields() {
+        let _ = (field.is_signed(), field.element_type());
+        let _ = f.field_def(&field.name);
+        let _ = f.field(raw, &field.name).map(|v| v.as_u64());
+    }
+    let _ = f.fields_json(raw).to_string();
+    let _ = tp.render_bytes(f, raw);
+    let _ = tp.render(f, raw);
+}
+
+fn touch_value(v: &Value<'_>) {
+    let _ = (v.as_u64(), v.as_i64(), v.as_str(), v.to_json(), v.to_string());
+    if let Value::Array(a) = v {
+        let _ = (a.len(), a.is_empty(), a.get(a.len().wrapping_sub(1)), a.iter().count());
+    }
+}
+
+/// The fields of the fixed format a fuzzed `print fmt` is parsed under: every field kind
+/// libtraceevent distinguishes (common fields, a char array, signed and unsigned scalars, a kernel
+/// `long`, a pointer, `__data_loc` and `__rel_loc` strings and arrays, byte arrays sized for MAC,
+/// IPv4, IPv6 and UUID conversions, an int array), up to the `print fmt:` line.
+pub const PRINT_FMT_FIELDS: &str = "name: fuzz
+ID: 1
+format:
+\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;
+\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;
+\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;
+\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;
+
+\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;
+\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;
+\tfield:u16 flags;\toffset:28;\tsize:2;\tsigned:0;
+\tfield:s8 level;\toffset:30;\tsize:1;\tsigned:1;
+\tfield:long state;\toffset:32;\tsize:8;\tsigned:1;
+\tfield:__data_loc char[] name;\toffset:40;\tsize:4;\tsigned:0;
+\tfield:__rel_loc char[] rname;\toffset:44;\tsize:4;\tsigned:0;
+\tfield:unsigned long addr;\toffset:48;\tsize:8;\tsigned:0;
+\tfield:__data_loc unsigned long[] stack;\toffset:56;\tsize:4;\tsigned:0;
+\tfield:u8 mac[6];\toffset:60;\tsize:6;\tsigned:0;
+\tfield:__u8 saddr[4];\toffset:66;\tsize:4;\tsigned:0;
+\tfield:__u8 saddr_v6[16];\toffset:70;\tsize:16;\tsigned:0;
+\tfield:u8 uuid[16];\toffset:86;\tsize:16;\tsigned:0;
+\tfield:__data_loc u8[] sockaddr;\toffset:102;\tsize:4;\tsigned:0;
+\tfield:int arr[4];\toffset:106;\tsize:16;\tsigned:1;
+\tfield:const char * str;\toffset:122;\tsize:8;\tsigned:0;
+\tfield:__data_loc unsigned long[] mask;\toffset:130;\tsize:4;\tsigned:0;
+\tfield:__data_loc int[] ints;\toffset:134;\tsize:4;\tsigned:1;
+\tfield:unsigned long long time;\toffset:138;\tsize:8;\tsigned:0;
+
+";
 
 fn touch(r: &perfdata_core::Record<'_>) {
     let _ = perfdata_core::json::record_json(r);
@@ -53,8 +526,10 @@ fn touch(r: &perfdata_core::Record<'_>) {
             let _ = s.callchain_contexts();
             let _ = s.raw().map(<[u8]>::len);
             let _ = s.branch_stack().map(|b| {
-                b.entries().map(|e| (e.cycles(), e.branch_type(), e.spec(), e.priv_(), e.new_type())).count()
-                    + b.counters.map_or(0, |c| c.len())
+                b.entries().fold(0usize, |n, e| {
+                    let _ = (e.cycles(), e.branch_type(), e.spec(), e.priv_(), e.new_type());
+                    n + 1
+                }) + b.counters.map_or(0, |c| c.len())
             });
             for regs in [s.regs_user(), s.regs_intr()].into_iter().flatten() {
                 let _ = regs.iter().count();

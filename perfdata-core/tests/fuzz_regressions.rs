@@ -1,46 +1,34 @@
-//! Every input the fuzzers ever broke (fuzz/regressions/) replayed through the paths the fuzz targets
-//! drive: whole-file reading in both orders, every feature parser and converter, and the writer.
+//! Every input the fuzzers ever broke (`fuzz/regressions/<target>/`) replayed through the code of
+//! every fuzz target — the target that found it first. The targets' bodies are `fuzz/src/lib.rs`,
+//! included here as a module, so this runs exactly what the fuzzer ran (whole-file reading in both
+//! orders, tracepoint rendering, header summary, folded stacks, feature parsers, the writer, the
+//! symbol parsers).
 
 mod common;
 
-use perfdata_core::reader::Reader;
-use perfdata_core::write::{conv_feature, write_file};
-use perfdata_core::{Endian, Order, PerfFile, Position};
+#[path = "../../fuzz/src/lib.rs"]
+#[allow(dead_code)]
+mod fuzz;
 
 #[test]
 fn fuzz_regressions_read_cleanly() {
     let dir = common::repo().join("fuzz/regressions");
     let mut n = 0;
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let data = std::fs::read(entry.unwrap().path()).unwrap();
-        n += 1;
-        if let Ok(f) = PerfFile::from_bytes(&data) {
-            for order in [Order::File, Order::Time] {
-                let mut recs = f.records(order).unwrap();
-                while let Some(r) = recs.next_record() {
-                    if let Ok(r) = r {
-                        let _ = perfdata_core::json::record_json(&r);
-                    }
-                }
-            }
-            let _ = write_file(&f, f.endian().swapped());
-        }
-        // As the `features` target uses them: the first byte picks a feature, the rest is its payload.
-        if let Some((&bit, payload)) = data.split_first() {
-            for e in [Endian::Little, Endian::Big] {
-                let _ = perfdata_core::feature::event_desc(payload, e, Position::default());
-                let _ = perfdata_core::feature::compressed(payload, e, Position::default());
-                let _ = perfdata_core::feature::strings::string_list(&mut Reader::new(
-                    payload,
-                    e,
-                    Position::default(),
-                    "t",
-                ));
-                let mut out = Vec::new();
-                let _ = conv_feature(u32::from(bit % 40), payload, e, e.swapped(), Position::default(), 4, &mut out);
-                assert!(out.len() <= payload.len() + 64, "conversion output is bounded by its input");
+    let mut dirs: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    dirs.sort();
+    for d in dirs {
+        let target = d.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(d.is_dir() && fuzz::TARGETS.contains(&target.as_str()), "{}: not a target's directory", d.display());
+        let mut files: Vec<_> = std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().path()).collect();
+        files.sort();
+        for f in files {
+            let data = std::fs::read(&f).unwrap();
+            n += 1;
+            assert!(fuzz::run(&target, &data));
+            for other in fuzz::TARGETS.iter().filter(|t| **t != target) {
+                fuzz::run(other, &data);
             }
         }
     }
-    assert!(n >= 2);
+    assert!(n >= 4, "only {n} regression inputs");
 }

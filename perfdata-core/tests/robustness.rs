@@ -1,10 +1,15 @@
 //! Damaged input never panics, and ends in data plus an error or diagnostic: truncation at record
 //! boundaries and inside records, overwritten bytes and length fields, and the quipper fuzz
-//! reproducers. Each case reads every record in file and time order and touches every field.
+//! reproducers. Each case reads every record in file and time order and touches every field,
+//! decodes and renders every tracepoint sample (`perfdata script`), builds the header summary
+//! (`perfdata info`) and folds the stacks (symbolized against an empty directory only).
 
 mod common;
 
-use perfdata_core::{Order, PerfFile, RecordKind};
+use perfdata_core::folded::{folded, Compat, FoldedOptions};
+use perfdata_core::symbolize::SymbolizeOptions;
+use perfdata_core::tracepoint::Tracepoints;
+use perfdata_core::{HeaderInfo, Order, PerfFile, RecordKind};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
@@ -54,10 +59,13 @@ fn drain_inner(data: &[u8]) -> (usize, usize) {
         return (0, 1);
     };
     let mut total = (0, 0);
+    let tp_of_file = Tracepoints::from_file(&file).ok().flatten();
     for order in [Order::File, Order::Time] {
         let Ok(mut recs) = file.records(order) else {
             return (0, 1);
         };
+        // A pipe's tracing data arrives as a record (as `perfdata script` picks it up).
+        let mut tp = tp_of_file.clone();
         let mut guard = 0usize;
         while let Some(r) = recs.next_record() {
             guard += 1;
@@ -75,6 +83,17 @@ fn drain_inner(data: &[u8]) -> (usize, usize) {
                     }
                     #[cfg(feature = "json")]
                     let _ = perfdata_core::json::record_json(&r);
+                    if let (RecordKind::HeaderTracingData(t), None) = (&r.kind, &tp) {
+                        tp = Tracepoints::from_record(t, r.pos).ok();
+                    }
+                    if let (Some(tp), RecordKind::Sample(s), Some(ev)) = (&tp, &r.kind, r.event) {
+                        if let (Some(fmt), Some(raw)) = (tp.format_for(&ev.attr), s.raw()) {
+                            let _ = tp.render_bytes(fmt, raw);
+                            let _ = fmt.decode(raw);
+                            #[cfg(feature = "json")]
+                            let _ = fmt.fields_json(raw);
+                        }
+                    }
                 }
                 Err(e) => {
                     total.1 += 1;
@@ -84,7 +103,32 @@ fn drain_inner(data: &[u8]) -> (usize, usize) {
         }
         let _ = recs.diagnostics();
     }
+    let _ = HeaderInfo::new(&file).perf_text();
+    let symbolize = SymbolizeOptions {
+        symfs: Some(empty_dir()),
+        buildid_dir: Some(empty_dir()),
+        kallsyms: Some(empty_dir().join("kallsyms")),
+    };
+    for compat in [Compat::StackcollapsePl, Compat::PerfScriptPy] {
+        let opts = FoldedOptions { compat, symbolize: symbolize.clone(), pid: None, comm: None };
+        if let Ok(f) = folded(&file, &opts) {
+            let _ = f.to_folded_string();
+        }
+    }
     total
+}
+
+/// An empty directory as symfs, build-id cache and kallsyms path: folding must not read the host's
+/// binaries or kernel symbols.
+fn empty_dir() -> std::path::PathBuf {
+    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let d = std::env::temp_dir().join("perfdata-robustness-empty");
+        std::fs::create_dir_all(&d).unwrap();
+        assert_eq!(std::fs::read_dir(&d).unwrap().count(), 0, "{} must be empty", d.display());
+        d
+    })
+    .clone()
 }
 
 /// Offsets of the records of a file, in file order.
@@ -250,6 +294,43 @@ fn mutated_inputs_stay_within_a_small_multiple_of_their_size() {
             drain(&d[..rng.below(d.len())]);
         }
     }
+    CHECK_ALLOC.store(false, Relaxed);
+}
+
+/// The tracing data of the tracepoint recordings mutated where its texts and numbers are: digits of
+/// the format texts turned into 9s (offsets, sizes, array lengths, printf widths grow), random
+/// bytes and u32::MAX lengths, each read like every other input (fields decoded, print fmts
+/// rendered) under the same heap bound.
+#[test]
+fn mutated_tracing_data_stays_within_the_same_bound() {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    CHECK_ALLOC.store(true, Relaxed);
+    let mut rng = Rng(0x7ace);
+    let mut files = 0;
+    for (_name, data) in inputs() {
+        let blob = PerfFile::from_bytes(&data).ok().and_then(|f| f.feature_data(1).map(|(d, p)| (p.offset, d.len())));
+        let Some((at, len)) = blob else { continue };
+        let (start, end) = (at as usize, at as usize + len);
+        files += 1;
+        for _ in 0..40 {
+            let mut d = data.clone();
+            for _ in 0..3 {
+                let at = start + rng.below(len);
+                match rng.below(3) {
+                    0 => {
+                        if let Some(k) = (at..end.min(at + 256)).find(|&k| d[k].is_ascii_digit()) {
+                            d[k] = b'9';
+                        }
+                    }
+                    1 => d[at] = rng.next() as u8,
+                    _ if at + 4 <= end => d[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes()),
+                    _ => {}
+                }
+            }
+            drain(&d);
+        }
+    }
+    assert!(files >= 3, "only {files} recordings with tracing data");
     CHECK_ALLOC.store(false, Relaxed);
 }
 

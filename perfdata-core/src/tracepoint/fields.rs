@@ -259,10 +259,57 @@ impl Format {
     }
 
     /// Every field (common ones first) as a JSON object `name → value`.
+    ///
+    /// The strings, arrays and byte runs of a real format's fields do not overlap, so together they
+    /// hold at most `raw.len()` bytes; a crafted format can point thousands of fields at the same
+    /// bytes. Past that many bytes, further strings, arrays and byte runs are `null` rather than
+    /// copied again.
     #[cfg(feature = "json")]
     pub fn fields_json(&self, raw: &[u8]) -> serde_json::Value {
-        let m: serde_json::Map<String, serde_json::Value> =
-            self.all_fields().map(|f| (f.name.clone(), decode_field(self, f, raw).to_json())).collect();
+        let mut budget = raw.len();
+        let m: serde_json::Map<String, serde_json::Value> = self
+            .all_fields()
+            .map(|f| {
+                let v = decode_field(self, f, raw);
+                let len = match v {
+                    Value::Str(b) | Value::Bytes(b) | Value::Array(IntArray { bytes: b, .. }) => b.len(),
+                    _ => 0,
+                };
+                let j = match budget.checked_sub(len) {
+                    Some(rest) => {
+                        budget = rest;
+                        v.to_json()
+                    }
+                    None => serde_json::Value::Null,
+                };
+                (f.name.clone(), j)
+            })
+            .collect();
         serde_json::Value::Object(m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reader::Endian;
+
+    /// fuzz/regressions/tracepoint/overlapping-fields-json: fields that all cover the same bytes.
+    #[cfg(feature = "json")]
+    #[test]
+    fn json_of_overlapping_fields_is_bounded_by_the_record() {
+        let mut text = String::from("name: t\nID: 1\nformat:\n\tfield:int c;\toffset:0;\tsize:4;\tsigned:1;\n\n");
+        for i in 0..50 {
+            text.push_str(&format!("\tfield:int a{i}[16];\toffset:0;\tsize:64;\tsigned:1;\n"));
+        }
+        text.push_str("\nprint fmt: \"x\"\n");
+        let fmt = Format::parse(text.as_bytes(), "s", Endian::Little, 8).unwrap();
+        let raw = [1u8; 64];
+        let v = fmt.fields_json(&raw);
+        assert_eq!(v["c"], 0x0101_0101);
+        assert_eq!(v["a0"].as_array().map(Vec::len), Some(16));
+        assert!((1..50).all(|i| v[format!("a{i}")].is_null()));
+        // Every field still decodes on its own.
+        assert!(matches!(fmt.field(&raw, "a49"), Some(Value::Array(a)) if a.len() == 16));
     }
 }

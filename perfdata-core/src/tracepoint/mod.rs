@@ -187,7 +187,8 @@ impl Tracepoints {
         String::from_utf8_lossy(&self.render_bytes(fmt, raw)).into_owned()
     }
 
-    /// [`Tracepoints::render`] as the exact bytes perf writes.
+    /// [`Tracepoints::render`] as the exact bytes perf writes. The text of one record stops
+    /// growing after about 1 MiB, where perf's would go on (only crafted print fmts get there).
     pub fn render_bytes(&self, fmt: &Format, raw: &[u8]) -> Vec<u8> {
         let lookup = |addr: u64| self.printk.get(&addr).map(String::as_str);
         print::render(fmt, raw, &lookup)

@@ -1,5 +1,9 @@
 //! C `printf` conversions as glibc writes them, for the conversions libtraceevent passes through.
 
+/// Most bytes the text of one record grows to through padding: perf's buffer has no limit, but a
+/// print fmt is input, and a few bytes of `%1000000d` must not cost a megabyte each.
+pub(super) const MAX_OUTPUT: usize = 1 << 20;
+
 /// A printf conversion specification, reimplemented with glibc's output rules.
 #[derive(Debug, Default)]
 pub(super) struct Spec {
@@ -75,7 +79,7 @@ impl Spec {
     }
 
     fn pad(out: &mut Vec<u8>, body: &[u8], width: usize, left: bool, fill: u8) {
-        let padn = width.saturating_sub(body.len());
+        let padn = width.saturating_sub(body.len()).min(MAX_OUTPUT.saturating_sub(out.len()));
         if left {
             out.extend_from_slice(body);
             out.extend(std::iter::repeat_n(b' ', padn));
@@ -139,7 +143,7 @@ impl Spec {
         };
         let head = format!("{sign}{prefix}");
         if self.zero && !left && precision.is_none() {
-            let zeros = width.saturating_sub(head.len() + digits.len());
+            let zeros = width.saturating_sub(head.len() + digits.len()).min(MAX_OUTPUT.saturating_sub(out.len()));
             out.extend_from_slice(head.as_bytes());
             out.extend(std::iter::repeat_n(b'0', zeros));
             out.extend_from_slice(digits.as_bytes());

@@ -2,7 +2,7 @@
 //! `print_arg_pointer`, `print_field_raw`). Values are unsigned 64-bit as in libtraceevent; every
 //! read is bounded by the record (where perf would read past it, this reads nothing).
 
-use super::printf::Spec;
+use super::printf::{Spec, MAX_OUTPUT};
 use super::{eval_type_str, field_at, Arg, PrintFmt, SegKind};
 use crate::tracepoint::format::{strtoull, Field, Format};
 
@@ -547,6 +547,10 @@ impl Ctx<'_, '_> {
 
     fn render_into(&self, p: &PrintFmt, out: &mut Vec<u8>) {
         for seg in &p.segs {
+            if out.len() >= MAX_OUTPUT {
+                // Only crafted print fmts get here (thousands of wide conversions or huge arrays).
+                break;
+            }
             let arg = seg.arg.and_then(|i| p.args.get(i));
             let len_arg = seg.len_arg.and_then(|i| p.args.get(i)).map(|a| self.eval(a) as i32);
             match (&seg.kind, arg) {
@@ -708,6 +712,9 @@ pub(crate) fn render<'f>(fmt: &'f Format, data: &[u8], printk: &'f dyn Fn(u64) -
         _ => {
             out.extend_from_slice(b"[FAILED TO PARSE]");
             for f in &fmt.fields {
+                if out.len() >= MAX_OUTPUT {
+                    break;
+                }
                 out.push(b' ');
                 out.extend_from_slice(f.name.as_bytes());
                 out.push(b'=');
@@ -730,5 +737,21 @@ mod tests {
         use crate::reader::Endian;
         assert_eq!(bitmask_text(&[0x0f, 0, 0, 0, 1, 0, 0, 0], Endian::Little), "00000001,0000000f");
         assert_eq!(ipv6_compressed(&[0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]), "2001:db8::1");
+    }
+
+    /// fuzz/regressions/tracepoint/print-fmt-width-oom: 12 bytes of print fmt per megabyte of output.
+    #[test]
+    fn wide_conversions_are_bounded() {
+        use crate::reader::Endian;
+        let text = format!(
+            "name: t\nID: 1\nformat:\n\tfield:int c;\toffset:0;\tsize:4;\tsigned:1;\n\n\tfield:int x;\toffset:0;\tsize:4;\tsigned:1;\n\nprint fmt: \"{}\"{}\n",
+            "%1000000d".repeat(100),
+            ", REC->x".repeat(100)
+        );
+        let fmt = Format::parse(text.as_bytes(), "s", Endian::Little, 8).unwrap();
+        assert!(fmt.print_parsed());
+        let out = render(&fmt, &[1, 0, 0, 0], &|_| None);
+        assert!(out.len() <= 2 * MAX_OUTPUT, "{} bytes", out.len());
+        assert!(out.len() >= MAX_OUTPUT);
     }
 }
