@@ -107,9 +107,10 @@ pub struct FoldedOptions {
     /// Append `_[j]` to frames in JIT maps (`/tmp/perf-PID.map`, `jitted-*.so`).
     pub annotate_jit: bool,
     /// Inline frames from the binaries' DWARF, as perf script adds them by default (`--inline`;
-    /// off: `--no-inline`): a user frame whose address lies in inlined code becomes the chain of
+    /// off: `--no-inline`): a user frame unwound from the stack dump (`--call-graph dwarf`; perf
+    /// 6.1 adds none to `-g` callchains) whose address lies in inlined code becomes the chain of
     /// functions `addr2line -i -f` reports there, and a function's DWARF name replaces its
-    /// symbol-table name when the two differ (analysis-semantics.md §1.6).
+    /// symbol-table name when the two differ (see [`crate::symbolize::inline`]).
     pub inline: bool,
     /// Append `_[i]` to the frames perf marks `(inlined)` (with [`FoldedOptions::inline`];
     /// neither collapser does: perf script prints no module for them).
@@ -410,15 +411,17 @@ impl Folder<'_> {
             if o.tidy_java {
                 s = if pl { tidy_java_pl(s, comm_is_java) } else { tidy_java_py(&s) };
             }
-            match dso {
-                _ if i > 0 => {
-                    if !s.contains("_[i]") {
-                        s.push_str("_[i]");
-                    }
+            // Java's inlined pieces after `->` are always marked (by inferno, unless already).
+            let inlined = match dso {
+                _ if i > 0 => true,
+                Some(dso) => {
+                    annotate(o, pl, dso, &mut s);
+                    false
                 }
-                Some(dso) => annotate(o, pl, dso, &mut s),
-                None if o.annotate_inline => s.push_str("_[i]"),
-                None => {}
+                None => o.annotate_inline,
+            };
+            if inlined && !s.contains("_[i]") {
+                s.push_str("_[i]");
             }
             out.push(self.labels.id(s));
         }

@@ -72,12 +72,10 @@ fn read(path: PathBuf) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// Byte-equal to perf's `--no-inline` output.
-fn check_noinline(name: &str, compat: Compat) {
-    let got = ours(name, compat);
-    let want = read(testdata().join(format!("{name}.{}-noinline", suffix(compat))));
+/// Panic (listing the stacks that differ) unless `got` is `want`.
+fn assert_same(got: &str, want: &str, what: &str) {
     if got != want {
-        let (g, w) = (parse(&got), parse(&want));
+        let (g, w) = (parse(got), parse(want));
         for (s, n) in &w {
             if g.get(s) != Some(n) {
                 eprintln!("perf: {s} {n} / ours: {:?}", g.get(s));
@@ -88,8 +86,14 @@ fn check_noinline(name: &str, compat: Compat) {
                 eprintln!("ours only: {s} {n}");
             }
         }
-        panic!("{name} {compat:?}: differs from perf --no-inline");
+        panic!("{what}");
     }
+}
+
+/// Byte-equal to perf's `--no-inline` output.
+fn check_noinline(name: &str, compat: Compat) {
+    let want = read(testdata().join(format!("{name}.{}-noinline", suffix(compat))));
+    assert_same(&ours(name, compat), &want, &format!("{name} {compat:?}: differs from perf --no-inline"));
 }
 
 /// The names perf printed as `(inlined)` frames in `F.script`.
@@ -110,20 +114,7 @@ fn check_inline(name: &str, compat: Compat) {
     let got = folded(&file, &opts).unwrap().to_folded_string();
     let want = read(testdata().join(format!("{name}.{}", suffix(compat))));
     assert_ne!(want, read(testdata().join(format!("{name}.{}-noinline", suffix(compat)))));
-    if got != want {
-        let (g, w) = (parse(&got), parse(&want));
-        for (s, n) in &w {
-            if g.get(s) != Some(n) {
-                eprintln!("perf: {s} {n} / ours: {:?}", g.get(s));
-            }
-        }
-        for (s, n) in &g {
-            if !w.contains_key(s) {
-                eprintln!("ours only: {s} {n}");
-            }
-        }
-        panic!("{name} {compat:?}: differs from perf's default (--inline) output");
-    }
+    assert_same(&got, &want, &format!("{name} {compat:?}: differs from perf's default (--inline) output"));
 }
 
 #[test]
@@ -227,5 +218,39 @@ fn damaged_stacks_and_registers_never_panic() {
             n += 1;
         }
         assert!(n > 20, "{name}: {n} samples");
+    }
+}
+
+/// Damaged debug files: bytes scrambled anywhere (headers, compressed DWARF, symbol table) or the
+/// file cut short must give fewer or no inline frames, never a panic.
+#[test]
+fn damaged_debug_info_never_panics() {
+    use perfdata_core::symbolize::inline::DebugInfo;
+    use perfdata_core::symbolize::Binary;
+    let path = testdata().join("folded/root/usr/lib/debug/.build-id/7e/bc65e52f2bbea498b4040fa92f7238377aaba9.debug");
+    let good = std::fs::read(&path).unwrap();
+    let addrs = [0x1bccb_u64, 0x1a303, 0x148c8, 0x16231, 0, u64::MAX];
+    let intact = DebugInfo::load(&Binary::from_vec(path.clone(), good.clone()).unwrap());
+    assert_eq!(intact.records(0x1bccb), ["_dl_start_final", "_dl_start"]);
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    for round in 0..60 {
+        let mut bytes = good.clone();
+        if round % 3 == 0 {
+            bytes.truncate(bytes.len() * round / 60);
+        } else {
+            for _ in 0..(1 << (round % 8)) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let i = (seed % bytes.len() as u64) as usize;
+                bytes[i] = (seed >> 32) as u8;
+            }
+        }
+        if let Some(b) = Binary::from_vec(path.clone(), bytes) {
+            let info = DebugInfo::load(&b);
+            for a in addrs {
+                assert!(info.records(a).len() <= perfdata_core::symbolize::inline::MAX_INLINE_NEST + 1);
+            }
+        }
     }
 }

@@ -23,7 +23,8 @@ FORM_SIZE = {0x05: 2, 0x06: 4, 0x07: 8, 0x0B: 1, 0x0C: 1, 0x0E: 4, 0x10: 4, 0x11
              0x25: 1, 0x26: 2, 0x27: 3, 0x28: 4, 0x29: 1, 0x2A: 2, 0x2B: 3, 0x2C: 4}
 
 
-def uleb(b, i):
+def leb(b, i, signed=False):
+    """The LEB128 number at b[i] and the index after it."""
     v = shift = 0
     while True:
         x = b[i]
@@ -31,18 +32,15 @@ def uleb(b, i):
         v |= (x & 0x7F) << shift
         shift += 7
         if x < 0x80:
-            return v, i
+            return (v - (1 << shift) if signed and x & 0x40 else v), i
+
+
+def uleb(b, i):
+    return leb(b, i)
 
 
 def sleb(b, i):
-    v = shift = 0
-    while True:
-        x = b[i]
-        i += 1
-        v |= (x & 0x7F) << shift
-        shift += 7
-        if x < 0x80:
-            return (v - (1 << shift) if x & 0x40 else v), i
+    return leb(b, i, True)
 
 
 def sections(data):

@@ -1,5 +1,8 @@
 //! Inline frames from DWARF, as perf 6.1 adds them to `--call-graph dwarf` stacks by default
-//! (`perf script --inline`; analysis-semantics.md §1.6).
+//! (`perf script --inline`). Only frames perf unwinds itself get them (`unwind_entry` calls
+//! `append_inlines`; `-g` callchain entries do not, in 6.1). perf's list for an address replaces
+//! the frame: innermost first, a name equal to the frame's symbol printed as the symbol, any
+//! other as `NAME (inlined)` (no module: the collapsers see the bare name).
 //!
 //! perf (built without libbfd, as Debian's) asks `addr2line -i -f -e FILE` about the address,
 //! where FILE is the file its symbols came from (`dso__name`: the build-id cache's `debug`, the
@@ -97,7 +100,11 @@ impl DebugInfo {
         let has_dwarf = file.section_by_name(".debug_info").is_some();
         let context = if has_dwarf {
             let dwarf = gimli::Dwarf::load(|id| -> Result<Slice, gimli::Error> {
-                Ok(gimli::EndianRcSlice::new(section_bytes(&file, id.name()), endian))
+                // Variable locations are never read for names: not decompressed (a sixth of
+                // libc's DWARF).
+                let skip = matches!(id, gimli::SectionId::DebugLoc | gimli::SectionId::DebugLocLists);
+                let bytes = if skip { Rc::from(&[][..]) } else { section_bytes(&file, id.name()) };
+                Ok(gimli::EndianRcSlice::new(bytes, endian))
             });
             dwarf.ok().and_then(|d| addr2line::Context::from_dwarf(d).ok())
         } else {
