@@ -5,14 +5,18 @@
 #   perf script report stackcollapse             (what --compat perf-script-py reproduces)
 # Checks that the outputs are equal, prints wall seconds and the ratios.
 #
-#   bench/folded.sh [FILE]   (default: records bench/work/folded.data once, -F 4000 -g for 10 s,
-#                             not committed)
+#   bench/folded.sh [FILE [PERFDATA_OPTION…]]   (default FILE: records bench/work/folded.data once,
+#                             -F 4000 -g for 10 s, not committed; options go to both perfdata runs,
+#                             e.g. `bench/folded.sh dwarf.data --inline` against perf's default
+#                             inline frames on a --call-graph dwarf recording)
 # Symbols come from this machine (~/.debug, the binaries), for perf and for perfdata alike.
 # Each command runs REPS times (default 3); the best wall time counts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${REPS:-3}
 FILE=${1:-bench/work/folded.data}
+shift || true
+EXTRA="$*"
 mkdir -p bench/work
 export LC_ALL=C
 if [ ! -e "$FILE" ]; then
@@ -24,7 +28,7 @@ while True: json.dumps({\"a\": [1, 2, 3]})" & done; wait' || true
 fi
 command -v inferno-collapse-perf >/dev/null || cargo install --locked inferno
 cargo build --release -q -p perfdata-cli
-P=target/release/perfdata
+P=${CARGO_TARGET_DIR:-target}/release/perfdata
 W=bench/work
 
 best() { # name, output file, shell command: prints "name best_seconds"
@@ -39,8 +43,8 @@ best() { # name, output file, shell command: prints "name best_seconds"
   echo "$name $b"
 }
 {
-  best perfdata-pl $W/ours-pl.folded "$P folded $FILE"
-  best perfdata-py $W/ours-py.folded "$P folded --compat perf-script-py $FILE"
+  best perfdata-pl $W/ours-pl.folded "$P folded $EXTRA $FILE"
+  best perfdata-py $W/ours-py.folded "$P folded $EXTRA --compat perf-script-py $FILE"
   best inferno-pipeline $W/inferno.folded "perf script -i $FILE | inferno-collapse-perf"
   best perf-stackcollapse $W/perf-py.folded "perf script report stackcollapse -i $FILE"
 } | tee $W/folded-results.txt

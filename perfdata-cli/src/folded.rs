@@ -55,6 +55,13 @@ pub struct FoldArgs {
     /// Unresolved frames as `[module <ADDR>]`.
     #[arg(long)]
     addrs: bool,
+    /// Inline frames from the binaries' DWARF debug info, as perf script adds them by default
+    /// (perf's `--inline`; without it the output is perf script `--no-inline`'s).
+    #[arg(long)]
+    inline: bool,
+    /// Append `_[i]` to inline frames (implies --inline).
+    #[arg(long)]
+    annotate_inline: bool,
     /// Only this event's samples (perf's name, e.g. `cycles:u`).
     #[arg(long, conflicts_with = "all_events")]
     event_filter: Option<String>,
@@ -135,6 +142,8 @@ impl FoldArgs {
         };
         o.annotate_kernel = self.kernel || self.all;
         o.annotate_jit = self.jit || self.all;
+        o.inline = self.inline || self.annotate_inline;
+        o.annotate_inline = self.annotate_inline;
         if self.addrs {
             o.unknown = Unknown::Address;
         }

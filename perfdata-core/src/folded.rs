@@ -106,6 +106,15 @@ pub struct FoldedOptions {
     pub annotate_kernel: bool,
     /// Append `_[j]` to frames in JIT maps (`/tmp/perf-PID.map`, `jitted-*.so`).
     pub annotate_jit: bool,
+    /// Inline frames from the binaries' DWARF, as perf script adds them by default (`--inline`;
+    /// off: `--no-inline`): a user frame unwound from the stack dump (`--call-graph dwarf`; perf
+    /// 6.1 adds none to `-g` callchains) whose address lies in inlined code becomes the chain of
+    /// functions `addr2line -i -f` reports there, and a function's DWARF name replaces its
+    /// symbol-table name when the two differ (see [`crate::symbolize::inline`]).
+    pub inline: bool,
+    /// Append `_[i]` to the frames perf marks `(inlined)` (with [`FoldedOptions::inline`];
+    /// neither collapser does: perf script prints no module for them).
+    pub annotate_inline: bool,
     /// Where to find symbols.
     pub symbolize: SymbolizeOptions,
     /// Only samples of this process.
@@ -138,6 +147,8 @@ impl FoldedOptions {
             tidy_java: pl,
             annotate_kernel: false,
             annotate_jit: false,
+            inline: false,
+            annotate_inline: false,
             symbolize: SymbolizeOptions::default(),
             pid: None,
             tid: None,
@@ -324,8 +335,8 @@ type FastMap<K, V> = HashMap<K, V, ahash::RandomState>;
 /// into Java inline pieces at `->`), leaf-most first.
 type FrameLabels = (u32, u32);
 
-/// (address space, its generation, kernel frame, java comm, address).
-type FrameKey = (u32, u32, bool, bool, u64);
+/// (address space, its generation, kernel frame, java comm, unwound from the stack dump, address).
+type FrameKey = (u32, u32, bool, bool, bool, u64);
 
 /// Cached frames before the cache is emptied (orphaned generations accumulate in long
 /// system-wide recordings): about 40 bytes each.
@@ -370,20 +381,55 @@ impl Folder<'_> {
     }
 
     /// Push the labels of one frame onto `stack` (built leaf first).
-    fn frame(&mut self, pid: u32, kernel: bool, addr: u64, comm_is_java: bool, stack: &mut Vec<u32>) {
+    /// `unwound`: the frame comes from unwinding the user stack dump (`--call-graph dwarf`), the
+    /// only frames perf 6.1 adds inline frames to (`unwind_entry`; `add_callchain_ip` does not).
+    fn frame(&mut self, pid: u32, kernel: bool, unwound: bool, addr: u64, comm_is_java: bool, stack: &mut Vec<u32>) {
         let space = if kernel { u32::MAX } else { pid };
         let gen = self.gens.get(&space).copied().unwrap_or(0);
-        let (at, n) = match self.frames.get(&(space, gen, kernel, comm_is_java, addr)) {
+        let key = (space, gen, kernel, comm_is_java, unwound, addr);
+        let (at, n) = match self.frames.get(&key) {
             Some(&l) => l,
-            None => self.resolve((space, gen, kernel, comm_is_java, addr), pid),
+            None => self.resolve(key, pid),
         };
         let (at, n) = (at as usize, n as usize);
         stack.extend(self.seqs.get(at..at.saturating_add(n)).unwrap_or(&[]));
     }
 
+    /// Format a frame that has a name (pieces at Java's `->` first to last, the way the collapser
+    /// pushes them); `dso`: its module, `None` for a frame perf prints `(inlined)` instead.
+    fn named_frame(&mut self, n: &str, dso: Option<&str>, comm_is_java: bool, out: &mut Vec<u32>) {
+        let o = self.opts;
+        let pl = o.compat == Compat::StackcollapsePl;
+        if pl && n.starts_with('(') {
+            return;
+        }
+        let fixed = if pl { fix_partially_demangled_rust(n) } else { None };
+        let n = fixed.as_deref().unwrap_or(n);
+        let pieces: Vec<&str> = if pl { n.split("->").collect() } else { vec![n] };
+        for (i, piece) in pieces.iter().enumerate() {
+            let mut s = if o.tidy_generic { tidy_generic(piece) } else { piece.replace(';', ":") };
+            if o.tidy_java {
+                s = if pl { tidy_java_pl(s, comm_is_java) } else { tidy_java_py(&s) };
+            }
+            // Java's inlined pieces after `->` are always marked (by inferno, unless already).
+            let inlined = match dso {
+                _ if i > 0 => true,
+                Some(dso) => {
+                    annotate(o, pl, dso, &mut s);
+                    false
+                }
+                None => o.annotate_inline,
+            };
+            if inlined && !s.contains("_[i]") {
+                s.push_str("_[i]");
+            }
+            out.push(self.labels.id(s));
+        }
+    }
+
     /// Symbolize and format one frame, cache its labels.
     fn resolve(&mut self, key: FrameKey, pid: u32) -> FrameLabels {
-        let (_, _, kernel, comm_is_java, addr) = key;
+        let (_, _, kernel, comm_is_java, unwound, addr) = key;
         let o = self.opts;
         let pl = o.compat == Compat::StackcollapsePl;
         let map = self.machine.find_map(pid, addr, kernel);
@@ -392,27 +438,18 @@ impl Folder<'_> {
         let f = self.sym.resolve(map, addr);
         let dso: &str = &f.dso;
         let mut out = Vec::new();
+        let inlines = match (o.inline && unwound, map) {
+            (true, Some(m)) => self.sym.inlines(m, addr, &f),
+            _ => std::rc::Rc::from(Vec::new()),
+        };
         match f.symbol.as_deref() {
-            Some(n) if pl && n.starts_with('(') => {}
-            Some(n) => {
-                let fixed = if pl { fix_partially_demangled_rust(n) } else { None };
-                let n = fixed.as_deref().unwrap_or(n);
-                let pieces: Vec<&str> = if pl { n.split("->").collect() } else { vec![n] };
-                for (i, piece) in pieces.iter().enumerate() {
-                    let mut s = if o.tidy_generic { tidy_generic(piece) } else { piece.replace(';', ":") };
-                    if o.tidy_java {
-                        s = if pl { tidy_java_pl(s, comm_is_java) } else { tidy_java_py(&s) };
-                    }
-                    if i > 0 {
-                        if !s.contains("_[i]") {
-                            s.push_str("_[i]");
-                        }
-                    } else {
-                        annotate(o, pl, dso, &mut s);
-                    }
-                    out.push(self.labels.id(s));
+            // perf script prints the inline list in place of the frame, innermost first.
+            Some(_) if !inlines.is_empty() => {
+                for i in inlines.iter().rev() {
+                    self.named_frame(&i.name, if i.inlined { None } else { Some(dso) }, comm_is_java, &mut out);
                 }
             }
+            Some(n) => self.named_frame(n, Some(dso), comm_is_java, &mut out),
             None => {
                 let module = if dso == "[unknown]" { None } else { Some(dso.rsplit('/').next().unwrap_or(dso)) };
                 let mut s = match (o.unknown, module) {
@@ -641,12 +678,12 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
                         let (start, len) = (start as usize, len as usize);
                         let ips = batch.ips.get(start..start.saturating_add(len)).unwrap_or(&[]);
                         let complete = walk_chain(ips.iter().copied(), kernel, |kernel, ip| {
-                            f.frame(pid, kernel, ip, java, &mut stack)
+                            f.frame(pid, kernel, false, ip, java, &mut stack)
                         });
                         if complete {
                             let user = start.saturating_add(len);
                             for &ip in batch.ips.get(user..user.saturating_add(unwound as usize)).unwrap_or(&[]) {
-                                f.frame(pid, false, ip, java, &mut stack);
+                                f.frame(pid, false, true, ip, java, &mut stack);
                             }
                         } else {
                             stack.clear();
@@ -654,7 +691,7 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
                     }
                     // A sample printed without a callchain: stackcollapse-perf.pl drops it.
                     None if pl => continue,
-                    None => f.frame(pid, kernel, ip, java, &mut stack),
+                    None => f.frame(pid, kernel, false, ip, java, &mut stack),
                 }
                 // An empty stack: stackcollapse-perf.pl sees no frame lines and stores nothing;
                 // stackcollapse.py still counts the sample under its comm.

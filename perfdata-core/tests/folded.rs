@@ -166,3 +166,24 @@ fn jit_perf_map() {
         FoldedOptions { annotate_kernel: true, annotate_jit: true, ..FoldedOptions::compat(Compat::StackcollapsePl) };
     check_with("jit.data", o, "folded-stackcollapse-pl-all");
 }
+
+/// perf 6.1 adds inline frames only to stacks it unwinds itself (`--call-graph dwarf`), never to
+/// `-g` callchains: with `inline` on, the `-g` recordings still give perf's default output, even
+/// where the libc frames have DWARF in the symfs root (`__GI___libc_open` in fp.data would be
+/// `__libc_open64` from it).
+#[test]
+fn no_inline_frames_in_callchains() {
+    for (f, weight) in
+        [("fp.data", None), ("sysw.data", None), ("multi-g.data", Some(Weight::Samples)), ("jit.data", None)]
+    {
+        for compat in [Compat::StackcollapsePl, Compat::PerfScriptPy] {
+            let mut o = FoldedOptions { inline: true, ..FoldedOptions::compat(compat) };
+            if compat == Compat::StackcollapsePl {
+                o.weight = weight.unwrap_or(o.weight);
+            }
+            let suffix =
+                if compat == Compat::StackcollapsePl { "folded-stackcollapse-pl" } else { "folded-perf-script-py" };
+            check_with(f, o, suffix);
+        }
+    }
+}

@@ -17,12 +17,14 @@ use pyo3::types::{PyDict, PyString};
 use std::path::PathBuf;
 
 /// The keyword arguments that say how stacks are folded.
-pub const FOLD_KEYS: [&str; 17] = [
+pub const FOLD_KEYS: [&str; 19] = [
     "compat",
     "weight",
     "root",
     "kernel",
     "jit",
+    "inline",
+    "annotate_inline",
     "addrs",
     "event",
     "all_events",
@@ -153,6 +155,8 @@ pub fn fold_options(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Fold> {
     };
     o.annotate_kernel = flag(kw, "kernel")?;
     o.annotate_jit = flag(kw, "jit")?;
+    o.annotate_inline = flag(kw, "annotate_inline")?;
+    o.inline = flag(kw, "inline")? || o.annotate_inline;
     if flag(kw, "addrs")? {
         o.unknown = Unknown::Address;
     }

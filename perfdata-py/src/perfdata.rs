@@ -381,6 +381,10 @@ impl PerfData {
     ///         (``comm-PID/TID``) or None (no process frame).
     ///     kernel: append ``_[k]`` to kernel frames.
     ///     jit: append ``_[j]`` to JIT frames (``/tmp/perf-PID.map``).
+    ///     inline: add inline frames from the binaries' DWARF debug info to the stacks perf unwinds
+    ///         (``--call-graph dwarf``), as ``perf script`` does by default; off: its
+    ///         ``--no-inline`` output.
+    ///     annotate_inline: append ``_[i]`` to inline frames (implies ``inline``).
     ///     addrs: unresolved frames as ``[module <ADDR>]``.
     ///     event: only this event's samples (a name such as ``"cycles:u"``, or an ``Event``).
     ///     all_events: every event's samples (the default of perf-script-py).
@@ -399,8 +403,9 @@ impl PerfData {
     #[pyo3(signature = (**options))]
     #[pyo3(
         text_signature = "($self, *, compat='stackcollapse-pl', weight=None, root='comm', kernel=False, jit=False, \
-                          addrs=False, event=None, all_events=False, tidy=None, tidy_java=None, pid=None, tid=None, \
-                          comm=None, time=None, symfs=None, buildid_dir=None, kallsyms=None)"
+                          inline=False, annotate_inline=False, addrs=False, event=None, all_events=False, tidy=None, \
+                          tidy_java=None, pid=None, tid=None, comm=None, time=None, symfs=None, buildid_dir=None, \
+                          kallsyms=None)"
     )]
     fn folded<'py>(&self, py: Python<'py>, options: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {
         let (stacks, _) = self.fold(py, options, &[])?;

@@ -174,3 +174,14 @@ def test_flamegraph_diff():
 
 def sysw_folded():
     return parse_folded(stored("sysw.data", "folded-stackcollapse-pl"))
+
+
+# --call-graph dwarf recordings: perf script's default output has inline frames (from the reduced
+# libc/ld.so debug files under the symfs root), --no-inline's has none.
+@pytest.mark.parametrize("name", ["dwarf.data", "python.data"])
+@pytest.mark.parametrize("compat", ["stackcollapse-pl", "perf-script-py"])
+def test_inline_frames(name, compat):
+    suffix = f"folded-{compat}"
+    with perfdata.open(perfout.TESTDATA / name) as f:
+        assert f.folded_text(compat=compat, inline=True, **SYMBOLS) == stored(name, suffix)
+        assert f.folded_text(compat=compat, **SYMBOLS) == stored(name, suffix + "-noinline")

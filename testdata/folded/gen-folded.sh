@@ -33,7 +33,13 @@ perf script report stackcollapse -i jit.data > jit.data.folded-perf-script-py 2>
 perf script -i jit.data 2>/dev/null | inferno-collapse-perf > jit.data.folded-stackcollapse-pl
 perf script -i jit.data 2>/dev/null | inferno-collapse-perf --all > jit.data.folded-stackcollapse-pl-all
 # --call-graph dwarf: perf unwinds with libunwind and, by default, adds inline frames from the
-# DWARF debug info through addr2line; the -noinline variants are without them.
+# DWARF debug info through addr2line; the -noinline variants are without them. The tests read the
+# DWARF from root/usr/lib/debug/.build-id (libc6-dbg's files reduced to the sampled compilation
+# units by reduce-debug.py); verify-inline-extract.py checks that addr2line answers from them as
+# from the files perf read here (perf itself cannot run on the root/ stand-ins: their code is gone).
+#   folded/reduce-debug.py /usr/lib/debug/.build-id/93/ac61….debug folded/root/usr/lib/debug/.build-id/93/ac61….debug ADDR…
+#   (ADDR: the file's addresses in `perf script --no-inline -F ip,dso` of both recordings)
+#   folded/verify-inline-extract.py dwarf.data python.data
 STACKCOLLAPSE=/usr/lib/perf-core/scripts/python/stackcollapse.py
 for f in dwarf.data python.data; do
 	perf script report stackcollapse -i $f > $f.folded-perf-script-py 2>/dev/null

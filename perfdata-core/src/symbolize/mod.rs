@@ -5,10 +5,12 @@
 
 pub mod binary;
 pub mod elf;
+pub mod inline;
 pub mod kallsyms;
 pub mod perfmap;
 
 pub use binary::Binary;
+pub use inline::InlineFrame;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -196,6 +198,10 @@ pub struct Symbolizer {
     binaries: HashMap<PathBuf, Option<Rc<Binary>>>,
     /// The runtime image of each mapped file name (see [`Symbolizer::runtime_binary`]).
     runtimes: HashMap<String, Option<Rc<Binary>>>,
+    /// The DWARF of each symbol file, by path.
+    debug_info: HashMap<PathBuf, Rc<inline::DebugInfo>>,
+    /// Inline lists by (dso, file offset).
+    inlines: HashMap<(Rc<str>, u64), Rc<[InlineFrame]>>,
 }
 
 fn hex(b: &[u8]) -> String {
@@ -216,6 +222,8 @@ impl Symbolizer {
             dso_names: HashMap::new(),
             binaries: HashMap::new(),
             runtimes: HashMap::new(),
+            debug_info: HashMap::new(),
+            inlines: HashMap::new(),
         }
     }
 
@@ -361,6 +369,38 @@ impl Symbolizer {
 
     fn dso_name(&mut self, name: &str) -> Rc<str> {
         self.dso_names.entry(name.to_string()).or_insert_with(|| Rc::from(name)).clone()
+    }
+
+    /// perf's inline frames for `addr` in `map` (`append_inlines`), innermost first, when `addr`
+    /// has the symbol `frame` (from [`Symbolizer::resolve`]); empty: perf keeps the plain frame.
+    /// They come from the DWARF of the file the symbols were read from (perf's `dso__name`),
+    /// never for kernel, `[…]` or `/tmp/perf-PID.map` files.
+    pub fn inlines(&mut self, map: &Map, addr: u64, frame: &Frame) -> Rc<[InlineFrame]> {
+        let Some(symbol) = frame.symbol.as_deref() else { return Rc::from(Vec::new()) };
+        if map.is_kernel() || map.filename.starts_with('[') {
+            return Rc::from(Vec::new());
+        }
+        let off = map.map_ip(addr);
+        if let Some(l) = self.inlines.get(&(frame.dso.clone(), off)) {
+            return l.clone();
+        }
+        let binary = match self.sources.get(&map.filename).map(|s| &**s) {
+            Some(Source::Elf(b, _)) => Some(b.clone()),
+            _ => None,
+        };
+        let list: Rc<[InlineFrame]> = match binary {
+            Some(b) => {
+                let info = self
+                    .debug_info
+                    .entry(b.path().to_path_buf())
+                    .or_insert_with(|| Rc::new(inline::DebugInfo::load(&b)))
+                    .clone();
+                Rc::from(inline::inline_list(&info.records(b.offset_to_vaddr(off)), symbol))
+            }
+            None => Rc::from(Vec::new()),
+        };
+        self.inlines.insert((frame.dso.clone(), off), list.clone());
+        list
     }
 
     /// Resolve `addr` in `map` (`None`: no map holds the address).

@@ -58,6 +58,8 @@ class _FoldOptions(TypedDict, total=False):
     root: _Root
     kernel: bool
     jit: bool
+    inline: bool
+    annotate_inline: bool
     addrs: bool
     event: Union[None, str, Event]
     all_events: bool
