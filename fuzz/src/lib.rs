@@ -387,10 +387,8 @@ pub fn drive_folded(file: &PerfFile<'_>) {
         buildid_dir: Some(dir.clone()),
         kallsyms: Some(dir.join("kallsyms")),
     };
-    let presets = [Compat::StackcollapsePl, Compat::PerfScriptPy].map(|compat| FoldedOptions {
-        symbolize: symbolize.clone(),
-        ..FoldedOptions::compat(compat)
-    });
+    let presets = [Compat::StackcollapsePl, Compat::PerfScriptPy]
+        .map(|compat| FoldedOptions { symbolize: symbolize.clone(), ..FoldedOptions::compat(compat) });
     // Every option that changes how a frame or a root is written, and the filters (with a time
     // range reversed on purpose).
     let variants = [
@@ -399,6 +397,8 @@ pub fn drive_folded(file: &PerfFile<'_>) {
             unknown: Unknown::Address,
             annotate_kernel: true,
             annotate_jit: true,
+            inline: true,
+            annotate_inline: true,
             tidy_java: true,
             weight: Weight::Samples,
             event_filter: EventFilter::All,

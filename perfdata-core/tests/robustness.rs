@@ -110,7 +110,7 @@ fn drain_inner(data: &[u8]) -> (usize, usize) {
         kallsyms: Some(empty_dir().join("kallsyms")),
     };
     for compat in [Compat::StackcollapsePl, Compat::PerfScriptPy] {
-        let opts = FoldedOptions { compat, symbolize: symbolize.clone(), pid: None, comm: None };
+        let opts = FoldedOptions { symbolize: symbolize.clone(), inline: true, ..FoldedOptions::compat(compat) };
         if let Ok(f) = folded(&file, &opts) {
             let _ = f.to_folded_string();
         }
