@@ -20,18 +20,28 @@ fn check(name: &str, compat: Compat, suffix: &str) {
 }
 
 fn check_with(name: &str, opts: FoldedOptions, suffix: &str) {
+    check_in(name, opts, suffix, &testdata().join("folded/root"));
+}
+
+/// `name` folded with `opts` against the symfs root `root`.
+fn fold_in(name: &str, opts: FoldedOptions, root: &std::path::Path) -> String {
     let td = testdata();
     let dir = td.join("folded");
     let opts = FoldedOptions {
         symbolize: SymbolizeOptions {
-            symfs: Some(dir.join("root")),
+            symfs: Some(root.to_path_buf()),
             buildid_dir: Some(dir.join("no-buildid-cache")),
             kallsyms: Some(dir.join("kallsyms-4a5a9b0affb66c437abcd455d2738af879985fa9")),
         },
         ..opts
     };
     let file = PerfFile::open(td.join(name)).unwrap();
-    let ours = folded(&file, &opts).unwrap().to_folded_string();
+    folded(&file, &opts).unwrap().to_folded_string()
+}
+
+fn check_in(name: &str, opts: FoldedOptions, suffix: &str, root: &std::path::Path) {
+    let td = testdata();
+    let ours = fold_in(name, opts, root);
     let want = std::fs::read_to_string(td.join(format!("{name}.{suffix}"))).unwrap();
     if ours != want {
         let o: Vec<_> = ours.lines().collect();
@@ -58,6 +68,52 @@ fn fp_perf_script_py() {
 #[test]
 fn fp_stackcollapse_pl() {
     check("fp.data", Compat::StackcollapsePl, "folded-stackcollapse-pl");
+}
+
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+/// A binary stripped of its symbols whose `.gnu_debuglink` names a debug file in a `.debug`
+/// directory beside it (testdata/folded/debuglink: `objcopy --only-keep-debug` and `objcopy
+/// --strip-all --add-gnu-debuglink` of testdata/bin/spin). perf 6.1 reads the symbols from the
+/// debug file (`perf --buildid-dir EMPTY script --symfs ROOT` on this layout prints the same
+/// leaf/outer/run/main/io_work frames, and `[unknown]` once the debug file is removed); so must
+/// we: fp.data folds exactly as perf printed it with the original binary.
+#[test]
+fn separate_debug_files_are_found_where_perf_looks() {
+    let td = testdata();
+    let root = std::env::temp_dir().join(format!("perfdata-debuglink-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    copy_tree(&td.join("folded/root"), &root);
+    let bin = root.join("work/main/testdata/bin");
+    std::fs::copy(td.join("folded/debuglink/spin"), bin.join("spin")).unwrap();
+    std::fs::create_dir_all(bin.join(".debug")).unwrap();
+    std::fs::copy(td.join("folded/debuglink/spin.debug"), bin.join(".debug/spin.debug")).unwrap();
+    check_in("fp.data", FoldedOptions::compat(Compat::StackcollapsePl), "folded-stackcollapse-pl", &root);
+    // Without the debug file the stripped binary has no symbols for these frames.
+    std::fs::remove_file(bin.join(".debug/spin.debug")).unwrap();
+    let ours = fold_in("fp.data", FoldedOptions::compat(Compat::StackcollapsePl), &root);
+    assert!(ours.contains(";[spin]") && !ours.contains(";leaf"), "{ours}");
+    // perf's FEDORA_DEBUGINFO (/usr/lib/debug/PATH.debug) and UBUNTU_DEBUGINFO (/usr/lib/debug/PATH)
+    // layouts under the symfs root: perf found the symbols in both (same check as above).
+    let debug_dir = root.join("usr/lib/debug/work/main/testdata/bin");
+    std::fs::create_dir_all(&debug_dir).unwrap();
+    for layout in ["spin.debug", "spin"] {
+        std::fs::copy(td.join("folded/debuglink/spin.debug"), debug_dir.join(layout)).unwrap();
+        check_in("fp.data", FoldedOptions::compat(Compat::StackcollapsePl), "folded-stackcollapse-pl", &root);
+        std::fs::remove_file(debug_dir.join(layout)).unwrap();
+    }
+    std::fs::remove_dir_all(&root).unwrap();
 }
 
 #[test]

@@ -19,6 +19,8 @@ pub struct ElfSymbols {
     /// The synthesized `NAME@plt` symbols (also in `table`); empty when the file's PLT sections
     /// have no contents (debug files).
     pub plt: Vec<Sym>,
+    /// The file name in `.gnu_debuglink` (where the separate debug file is), when present.
+    pub debuglink: Option<String>,
     /// PT_LOAD segments as (file offset, file size, vaddr), to turn a file offset into an address.
     segments: Vec<(u64, u64, u64)>,
 }
@@ -32,6 +34,13 @@ impl ElfSymbols {
     /// Read the symbols of an already parsed file.
     pub fn from_object(file: &object::File<'_>) -> Option<ElfSymbols> {
         let build_id = file.build_id().ok().flatten().map(<[u8]>::to_vec);
+        // perf reads the name up to its NUL and ignores the CRC (`filename__read_debuglink`).
+        let debuglink = file
+            .gnu_debuglink()
+            .ok()
+            .flatten()
+            .map(|(name, _crc)| String::from_utf8_lossy(name).into_owned())
+            .filter(|n| !n.is_empty());
         let segments = file
             .segments()
             .map(|s| {
@@ -52,7 +61,7 @@ impl ElfSymbols {
         };
         let mut table = SymbolTable::new(syms);
         table.insert_sized(plt.clone());
-        Some(ElfSymbols { build_id, has_symtab, table, plt, segments })
+        Some(ElfSymbols { build_id, has_symtab, table, plt, debuglink, segments })
     }
 
     /// perf's `map__rip_2objdump` for a file offset: the ELF virtual address it is loaded from.

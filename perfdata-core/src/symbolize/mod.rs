@@ -1,5 +1,7 @@
 //! Address → function name, the way perf resolves them: ELF symbol tables found like perf finds
-//! binaries (path under `--symfs`, build-id cache, `/usr/lib/debug/.build-id`), kernel symbols from a
+//! binaries (in perf's order: the file `.gnu_debuglink` names, the build-id cache, the Fedora and
+//! Ubuntu `/usr/lib/debug` layouts, `/usr/lib/debug/.build-id`, the path itself, all under
+//! `--symfs`, build ids checked), kernel symbols from a
 //! kallsyms file matching the kernel's build id, and `/tmp/perf-PID.map` files for JIT code.
 //! Results are cached per (binary, address).
 
@@ -204,6 +206,22 @@ pub struct Symbolizer {
     inlines: HashMap<(Rc<str>, u64), Rc<[InlineFrame]>>,
 }
 
+/// Where perf looks for the file a `.gnu_debuglink` names (`DSO_BINARY_TYPE__DEBUGLINK`, its
+/// `debuglink_paths`): beside the binary (`binary` is its path under the symfs root), in a `.debug`
+/// directory there, and under `/usr/lib/debug` followed by that directory (perf does not put the
+/// last one under the symfs root). perf also tries the bare name relative to its working
+/// directory; that is left out, so a file in the current directory is never picked up by accident.
+fn debuglink_paths(binary: &Path, link: Option<&str>) -> Vec<PathBuf> {
+    let (Some(link), Some(dir)) = (link, binary.parent()) else { return Vec::new() };
+    // The name is a file name; one with a directory part would escape the places perf looks.
+    if link.contains('/') {
+        return Vec::new();
+    }
+    let mut under_debug = PathBuf::from("/usr/lib/debug");
+    under_debug.push(dir.strip_prefix("/").unwrap_or(dir));
+    vec![dir.join(link), dir.join(".debug").join(link), under_debug.join(link)]
+}
+
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
@@ -319,12 +337,22 @@ impl Symbolizer {
         let direct = self.under_symfs(path);
         let own = self.binary(&direct);
         let expected = self.expected_build_id(map).or_else(|| own.as_ref().and_then(|e| e.symbols.build_id.clone()));
-        let mut candidates: Vec<PathBuf> = Vec::new();
+        // perf's order (`binary_type_symtab`): DEBUGLINK, BUILD_ID_CACHE (+ its debug file),
+        // FEDORA_DEBUGINFO, UBUNTU_DEBUGINFO, BUILDID_DEBUGINFO, then the file itself; each one
+        // with a build id other than the expected one is rejected (`symsrc__init`).
+        let mut candidates: Vec<PathBuf> =
+            debuglink_paths(&direct, own.as_ref().and_then(|b| b.symbols.debuglink.as_deref()));
         if let Some(b) = expected.as_deref() {
             let vdso = if path == "[vdso]" { self.buildid_cache_file(b, "vdso") } else { None };
             candidates.extend(self.buildid_cache_file(b, "elf"));
             candidates.extend(self.buildid_cache_file(b, "debug"));
             candidates.extend(vdso);
+        }
+        if path.starts_with('/') {
+            candidates.push(self.under_symfs(&format!("/usr/lib/debug{path}.debug")));
+            candidates.push(self.under_symfs(&format!("/usr/lib/debug{path}")));
+        }
+        if let Some(b) = expected.as_deref() {
             let h = hex(b);
             if let (Some(head), Some(tail)) = (h.get(..2), h.get(2..)) {
                 candidates.push(self.under_symfs(&format!("/usr/lib/debug/.build-id/{head}/{tail}.debug")));
