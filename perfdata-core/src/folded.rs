@@ -532,12 +532,11 @@ enum Item {
         /// The sample's cpumode is kernel.
         kernel: bool,
         weight: u64,
-        /// Its callchain is `Batch::ips[start..start + len]`; `None`: no callchain, `ip` alone.
+        /// Its callchain is `Batch::ips[start..start + len]`; `None`: no callchain.
         chain: Option<(u32, u32)>,
         /// The user frames unwound from its stack dump (`--call-graph dwarf`), in `Batch::ips`
         /// after the callchain: addresses, never context markers.
         unwound: u32,
-        ip: u64,
     },
     /// A change to threads or maps (boxed: samples are the bulk and stay small).
     Machine(Box<MachineEvent>),
@@ -625,7 +624,7 @@ fn read_items(file: &PerfFile, opts: &FoldedOptions, tx: &std::sync::mpsc::SyncS
             (u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(len).unwrap_or(0))
         });
         let kernel = r.header.cpumode() == CpuMode::Kernel;
-        batch.items.push(Item::Sample { pid, tid, kernel, weight, chain, unwound, ip: s.ip().unwrap_or(0) });
+        batch.items.push(Item::Sample { pid, tid, kernel, weight, chain, unwound });
         let full = batch.items.len() >= BATCH_ITEMS || batch.ips.len() >= BATCH_IPS;
         if full && tx.send(Ok(std::mem::take(&mut batch))).is_err() {
             return;
@@ -658,14 +657,14 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
         for batch in rx {
             let batch = batch?;
             for item in batch.items {
-                let (pid, tid, kernel, weight, chain, unwound, ip) = match item {
+                let (pid, tid, kernel, weight, chain, unwound) = match item {
                     Item::Machine(e) => {
                         invalidate(&mut f, &e);
                         f.machine.apply(*e);
                         continue;
                     }
-                    Item::Sample { pid, tid, kernel, weight, chain, unwound, ip } => {
-                        (pid, tid, kernel, weight, chain, unwound, ip)
+                    Item::Sample { pid, tid, kernel, weight, chain, unwound } => {
+                        (pid, tid, kernel, weight, chain, unwound)
                     }
                 };
                 let (root, comm, java) = f.root(pid, tid);
@@ -689,9 +688,12 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
                             stack.clear();
                         }
                     }
-                    // A sample printed without a callchain: stackcollapse-perf.pl drops it.
+                    // A sample without a callchain: stackcollapse-perf.pl drops it (perf script
+                    // prints it on one line, never ended by a blank one; inferno-collapse-perf
+                    // instead takes that line's frame); perf 6.1 hands stackcollapse.py an empty
+                    // callchain, so it counts under its comm alone.
                     None if pl => continue,
-                    None => f.frame(pid, kernel, false, ip, java, &mut stack),
+                    None => {}
                 }
                 // An empty stack: stackcollapse-perf.pl sees no frame lines and stores nothing;
                 // stackcollapse.py still counts the sample under its comm.

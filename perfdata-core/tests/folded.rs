@@ -116,6 +116,13 @@ fn separate_debug_files_are_found_where_perf_looks() {
     std::fs::remove_dir_all(&root).unwrap();
 }
 
+/// Recordings without callchains: perf's stackcollapse.py counts every sample under its comm.
+#[test]
+fn no_callchain_perf_script_py() {
+    check("clock-mono.data", Compat::PerfScriptPy, "folded-perf-script-py");
+    check("cgroup.data", Compat::PerfScriptPy, "folded-perf-script-py");
+}
+
 #[test]
 fn sysw_perf_script_py() {
     check("sysw.data", Compat::PerfScriptPy, "folded-perf-script-py");
