@@ -11,7 +11,7 @@ command -v cargo-fuzz >/dev/null 2>&1 || cargo install --locked cargo-fuzz
 rustup toolchain list | grep -q nightly || { echo "fuzz smoke needs the nightly toolchain" >&2; exit 1; }
 ./seed.sh
 cargo +nightly fuzz build -O
-declare -A RUNS=([file]=800 [pipe]=500 [sample]=100000 [features]=400000 [zstd]=60000 [roundtrip]=800
+declare -A RUNS=([file]=800 [pipe]=500 [sample]=100000 [features]=8000 [zstd]=60000 [roundtrip]=800
   [tracepoint]=4000 [symbols]=5000)
 # symbols: the ELF seeds (testdata/folded) are up to 381 KB and keep their symbol tables at the end.
 declare -A MAX_LEN=([symbols]=524288)
