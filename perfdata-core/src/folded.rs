@@ -18,13 +18,13 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::attr::EventType;
 use crate::file::PerfFile;
-use crate::process::{Machine, MachineEvent, Maps};
+use crate::process::{Machine, MachineEvent};
 use crate::reader::Reader;
 use crate::record::{BuildIdRecord, CpuMode, RecordKind};
 use crate::records::Order;
 use crate::sample::{Sample, PERF_CONTEXT_MAX};
 use crate::symbolize::{SymbolizeOptions, Symbolizer};
-use crate::unwind::{Arch, ProcessSpace, UnwindOptions, Unwinder};
+use crate::unwind::{Arch, ModuleCache, ProcessSpace, UnwindOptions, Unwinder};
 use crate::Result;
 
 /// Which tool's output to reproduce; [`FoldedOptions::compat`] gives its default options.
@@ -515,12 +515,24 @@ fn dwarf_unwinder(file: &PerfFile) -> Option<Unwinder> {
     Some(Unwinder::new(arch, file.endian() == crate::Endian::Little, UnwindOptions::default()))
 }
 
-/// The user frames perf appends after a sample's kernel callchain when it unwinds the stack dump
-/// (leaf first; callers' return addresses less one).
-fn user_frames(u: &mut Unwinder, s: &Sample, maps: Option<&Maps>, sym: &mut Symbolizer, out: &mut Vec<u64>) {
-    let (Some(regs), Some(stack)) = (s.regs_user(), s.stack_user()) else { return };
-    let mut space = ProcessSpace { maps, symbolizer: sym };
-    out.extend(u.unwind(Some(regs), Some(stack), &mut space).frames.iter().map(|f| f.ip));
+/// What the reading thread keeps to unwind `--call-graph dwarf` stacks: its own copy of the
+/// threads and maps, binaries and modules.
+struct DwarfUnwind {
+    unwinder: Unwinder,
+    machine: Machine,
+    sym: Symbolizer,
+    modules: ModuleCache,
+}
+
+impl DwarfUnwind {
+    /// The user frames perf appends after a sample's kernel callchain when it unwinds the stack
+    /// dump (leaf first; callers' return addresses less one).
+    fn user_frames(&mut self, s: &Sample, pid: u32, out: &mut Vec<u64>) {
+        let (Some(regs), Some(stack)) = (s.regs_user(), s.stack_user()) else { return };
+        let maps = self.machine.process_maps(pid);
+        let mut space = ProcessSpace { maps, symbolizer: &mut self.sym, modules: &mut self.modules };
+        out.extend(self.unwinder.unwind(Some(regs), Some(stack), &mut space).frames.iter().map(|f| f.ip));
+    }
 }
 
 /// What the reading thread hands to the folding thread.
@@ -564,8 +576,12 @@ fn read_items(file: &PerfFile, opts: &FoldedOptions, tx: &std::sync::mpsc::SyncS
     let mut batch = Batch::default();
     // `--call-graph dwarf`: the user stack is unwound here, where the record's stack dump is at
     // hand, against this thread's own copy of the maps and binaries.
-    let mut dwarf = dwarf_unwinder(file)
-        .map(|u| (u, Machine::new(), Symbolizer::new(opts.symbolize.clone(), feature_build_ids(file))));
+    let mut dwarf = dwarf_unwinder(file).map(|unwinder| DwarfUnwind {
+        unwinder,
+        machine: Machine::new(),
+        sym: Symbolizer::new(opts.symbolize.clone(), feature_build_ids(file)),
+        modules: ModuleCache::default(),
+    });
     let mut recs = match file.records(Order::Time) {
         Ok(r) => r,
         Err(e) => {
@@ -583,8 +599,8 @@ fn read_items(file: &PerfFile, opts: &FoldedOptions, tx: &std::sync::mpsc::SyncS
         };
         let RecordKind::Sample(s) = &r.kind else {
             if let Some(e) = MachineEvent::from_record(&r) {
-                if let Some((_, machine, _)) = &mut dwarf {
-                    machine.apply(e.clone());
+                if let Some(d) = &mut dwarf {
+                    d.machine.apply(e.clone());
                 }
                 batch.items.push(Item::Machine(Box::new(e)));
             }
@@ -618,8 +634,8 @@ fn read_items(file: &PerfFile, opts: &FoldedOptions, tx: &std::sync::mpsc::SyncS
             let start = batch.ips.len();
             batch.ips.extend(c.iter());
             let len = batch.ips.len().saturating_sub(start);
-            if let Some((u, machine, sym)) = &mut dwarf {
-                user_frames(u, s, machine.process_maps(pid), sym, &mut batch.ips);
+            if let Some(d) = &mut dwarf {
+                d.user_frames(s, pid, &mut batch.ips);
                 unwound = u32::try_from(batch.ips.len().saturating_sub(start + len)).unwrap_or(0);
             }
             (u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(len).unwrap_or(0))

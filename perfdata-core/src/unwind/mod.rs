@@ -78,15 +78,50 @@ pub struct ProcessSpace<'a> {
     pub maps: Option<&'a Maps>,
     /// Finds and caches the binaries.
     pub symbolizer: &'a mut Symbolizer,
+    /// The modules found so far, kept from sample to sample.
+    pub modules: &'a mut ModuleCache,
 }
+
+/// The [`Module`] of each map [`ProcessSpace`] was asked about, by the maps' contents
+/// ([`Maps::stamp`]): a frame then costs a binary search, not a scan of every map of the process
+/// and a lookup of its binary by file name.
+#[derive(Debug, Default)]
+pub struct ModuleCache {
+    /// Per stamp, one slot per map (in [`Maps::iter`]'s order), filled on first use.
+    spaces: FastMap<u64, Vec<Option<Module>>>,
+    /// Slots held in `spaces`.
+    slots: usize,
+}
+
+/// Slots kept before [`ModuleCache`] is emptied (the maps of a process change over time, which
+/// orphans the slots of their earlier stamps).
+const MODULE_CACHE_MAX: usize = 1 << 20;
+
+type FastMap<K, V> = HashMap<K, V, ahash::RandomState>;
 
 impl AddressSpace for ProcessSpace<'_> {
     fn module(&mut self, addr: u64) -> Option<Module> {
         let maps = self.maps?;
-        let m = maps.find(addr)?;
+        let i = maps.find_index(addr)?;
+        let cache = &mut *self.modules;
+        if !cache.spaces.contains_key(&maps.stamp()) {
+            if cache.slots > MODULE_CACHE_MAX {
+                cache.spaces.clear();
+                cache.slots = 0;
+            }
+            cache.slots = cache.slots.saturating_add(maps.len());
+            cache.spaces.insert(maps.stamp(), vec![None; maps.len()]);
+        }
+        let slot = cache.spaces.get_mut(&maps.stamp())?.get_mut(i)?;
+        if let Some(m) = slot {
+            return Some(m.clone());
+        }
+        let m = maps.get(i)?;
         let lowest_start = maps.iter().filter(|o| o.filename == m.filename).map(|o| o.start).min().unwrap_or(m.start);
         let binary = self.symbolizer.runtime_binary(m);
-        Some(Module { start: m.start, end: m.end, pgoff: m.pgoff, binary, lowest_start })
+        let module = Module { start: m.start, end: m.end, pgoff: m.pgoff, binary, lowest_start };
+        *slot = Some(module.clone());
+        Some(module)
     }
 }
 
@@ -163,7 +198,7 @@ pub struct Unwinder {
     arch: Arch,
     opts: UnwindOptions,
     little_endian: bool,
-    cfi: HashMap<usize, Rc<cfi::Cfi>>,
+    cfi: FastMap<usize, Rc<cfi::Cfi>>,
 }
 
 impl std::fmt::Debug for Unwinder {
@@ -175,7 +210,7 @@ impl std::fmt::Debug for Unwinder {
 impl Unwinder {
     /// An unwinder for `arch` whose stacks are in the given byte order.
     pub fn new(arch: Arch, little_endian: bool, opts: UnwindOptions) -> Unwinder {
-        Unwinder { arch, opts, little_endian, cfi: HashMap::new() }
+        Unwinder { arch, opts, little_endian, cfi: FastMap::default() }
     }
 
     /// The architecture.

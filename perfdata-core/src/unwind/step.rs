@@ -8,7 +8,6 @@
 //! CFA. On x86_64, when no FDE covers an address, `unw_step` guesses a frame from `rbp` (see
 //! [`Walk::frame_chain_x86_64`]).
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use gimli::{EndianSlice, Evaluation, EvaluationResult, Location, RunTimeEndian, Value};
@@ -61,7 +60,7 @@ pub(super) struct Walk<'w, 'a> {
     pub stack: &'a [u8],
     pub little_endian: bool,
     pub space: &'w mut dyn AddressSpace,
-    pub cfi: &'w mut HashMap<usize, Rc<Cfi>>,
+    pub cfi: &'w mut super::FastMap<usize, Rc<Cfi>>,
 }
 
 /// `Ok(0)` stop, `Ok(1)` a frame, `Err` failure (libunwind's return convention).
