@@ -242,11 +242,11 @@ impl Walk<'_, '_> {
         let state = cfi.state(&located, lookup.wrapping_sub(bias))?;
         c.use_prev_instr = !state.signal_frame;
         c.source = FrameSource::Cfi;
-        self.apply(c, &state)
+        self.apply(c, &cfi, &state)
     }
 
     /// libunwind's `apply_reg_state`.
-    fn apply(&mut self, c: &mut Cursor, s: &RegState<'_>) -> Step {
+    fn apply(&mut self, c: &mut Cursor, cfi: &Cfi, s: &RegState) -> Step {
         let (prev_ip, prev_cfa) = (c.ip, c.cfa);
         let sp = self.arch.sp();
         let cfa = match s.cfa {
@@ -256,7 +256,7 @@ impl Walk<'_, '_> {
                     if r == sp && s.regs.get(usize::from(sp)) == Some(&Rule::Same) { c.cfa } else { self.reg(c, r)? };
                 base.wrapping_add(off as u64)
             }
-            CfaRule::Expression(e) => match self.eval(c, e, None, s.encoding)? {
+            CfaRule::Expression(e) => match self.eval(c, cfi.expression(s.section, e)?, None, s.encoding)? {
                 (v, false) => v,
                 (_, true) => return Err(Fail::Other("CFA expression names a register")),
             },
@@ -269,11 +269,13 @@ impl Walk<'_, '_> {
                 Rule::CfaOffset(o) => Loc::Mem(cfa.wrapping_add(o as u64)),
                 Rule::ValOffset(o) => Loc::Val(cfa.wrapping_add(o as u64)),
                 Rule::Register(r) => Loc::Reg(r),
-                Rule::Expression(e) => match self.eval(c, e, Some(cfa), s.encoding)? {
+                Rule::Expression(e) => match self.eval(c, cfi.expression(s.section, e)?, Some(cfa), s.encoding)? {
                     (r, true) => Loc::Reg(r as u16),
                     (a, false) => Loc::Mem(a),
                 },
-                Rule::ValExpression(e) => Loc::Val(self.eval(c, e, Some(cfa), s.encoding)?.0),
+                Rule::ValExpression(e) => {
+                    Loc::Val(self.eval(c, cfi.expression(s.section, e)?, Some(cfa), s.encoding)?.0)
+                }
             };
             if let Some(l) = c.loc.get_mut(i) {
                 *l = new;
