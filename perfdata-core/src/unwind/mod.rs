@@ -91,7 +91,15 @@ pub struct ModuleCache {
     spaces: FastMap<u64, Vec<Option<Module>>>,
     /// Slots held in `spaces`.
     slots: usize,
+    /// The modules found last, with their stamps (a frame asks for its code, its
+    /// `.eh_frame_hdr` and the code again, mostly in the same few modules).
+    recent: [Option<(u64, Module)>; RECENT],
+    /// The next entry of `recent` to replace.
+    next: usize,
 }
+
+/// Entries of [`ModuleCache::recent`].
+const RECENT: usize = 4;
 
 /// Slots kept before [`ModuleCache`] is emptied (the maps of a process change over time, which
 /// orphans the slots of their earlier stamps).
@@ -102,8 +110,13 @@ type FastMap<K, V> = HashMap<K, V, ahash::RandomState>;
 impl AddressSpace for ProcessSpace<'_> {
     fn module(&mut self, addr: u64) -> Option<Module> {
         let maps = self.maps?;
-        let i = maps.find_index(addr)?;
         let cache = &mut *self.modules;
+        // Maps do not overlap: a module of these maps holding `addr` is the one.
+        let hit = cache.recent.iter().flatten().find(|(s, m)| *s == maps.stamp() && m.start <= addr && addr < m.end);
+        if let Some((_, m)) = hit {
+            return Some(m.clone());
+        }
+        let i = maps.find_index(addr)?;
         if !cache.spaces.contains_key(&maps.stamp()) {
             if cache.slots > MODULE_CACHE_MAX {
                 cache.spaces.clear();
@@ -113,14 +126,20 @@ impl AddressSpace for ProcessSpace<'_> {
             cache.spaces.insert(maps.stamp(), vec![None; maps.len()]);
         }
         let slot = cache.spaces.get_mut(&maps.stamp())?.get_mut(i)?;
-        if let Some(m) = slot {
-            return Some(m.clone());
+        let module = match slot {
+            Some(m) => m.clone(),
+            None => {
+                let m = maps.get(i)?;
+                let lowest_start =
+                    maps.iter().filter(|o| o.filename == m.filename).map(|o| o.start).min().unwrap_or(m.start);
+                let binary = self.symbolizer.runtime_binary(m);
+                slot.insert(Module { start: m.start, end: m.end, pgoff: m.pgoff, binary, lowest_start }).clone()
+            }
+        };
+        if let Some(r) = cache.recent.get_mut(cache.next) {
+            *r = Some((maps.stamp(), module.clone()));
         }
-        let m = maps.get(i)?;
-        let lowest_start = maps.iter().filter(|o| o.filename == m.filename).map(|o| o.start).min().unwrap_or(m.start);
-        let binary = self.symbolizer.runtime_binary(m);
-        let module = Module { start: m.start, end: m.end, pgoff: m.pgoff, binary, lowest_start };
-        *slot = Some(module.clone());
+        cache.next = (cache.next + 1) % RECENT;
         Some(module)
     }
 }
