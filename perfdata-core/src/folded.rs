@@ -567,6 +567,9 @@ struct Batch {
 const BATCH_ITEMS: usize = 16 * 1024;
 /// Callchain addresses per batch (4 MiB).
 const BATCH_IPS: usize = 512 * 1024;
+/// Items per batch when the reader unwinds stack dumps (`--call-graph dwarf`): each sample then
+/// costs the reader tens of microseconds, and smaller batches let the folding thread start early.
+const BATCH_ITEMS_UNWOUND: usize = 512;
 
 /// The reading half of [`folded`]: records in time order → batches of [`Item`]s, applying the
 /// pid, tid, time and event filters and the weights.
@@ -582,6 +585,7 @@ fn read_items(file: &PerfFile, opts: &FoldedOptions, tx: &std::sync::mpsc::SyncS
         sym: Symbolizer::new(opts.symbolize.clone(), feature_build_ids(file)),
         modules: ModuleCache::default(),
     });
+    let max_items = if dwarf.is_some() { BATCH_ITEMS_UNWOUND } else { BATCH_ITEMS };
     let mut recs = match file.records(Order::Time) {
         Ok(r) => r,
         Err(e) => {
@@ -642,7 +646,7 @@ fn read_items(file: &PerfFile, opts: &FoldedOptions, tx: &std::sync::mpsc::SyncS
         });
         let kernel = r.header.cpumode() == CpuMode::Kernel;
         batch.items.push(Item::Sample { pid, tid, kernel, weight, chain, unwound, ip: s.ip().unwrap_or(0) });
-        let full = batch.items.len() >= BATCH_ITEMS || batch.ips.len() >= BATCH_IPS;
+        let full = batch.items.len() >= max_items || batch.ips.len() >= BATCH_IPS;
         if full && tx.send(Ok(std::mem::take(&mut batch))).is_err() {
             return;
         }
@@ -671,6 +675,11 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
     let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Batch>>(2);
     std::thread::scope(|scope| -> Result<()> {
         scope.spawn(move || read_items(file, opts, &tx));
+        // While the reader fills its first batch: the kernel's symbols, unless no event samples
+        // the kernel.
+        if file.events().iter().any(|e| !e.attr.exclude_kernel()) {
+            f.sym.load_kernel_symbols();
+        }
         for batch in rx {
             let batch = batch?;
             for item in batch.items {

@@ -403,6 +403,13 @@ impl Symbolizer {
         list
     }
 
+    /// Read the kernel's symbols now rather than at the first kernel address.
+    pub fn load_kernel_symbols(&mut self) {
+        if self.kernel.is_none() {
+            self.kernel = Some(Rc::new(self.load_kernel()));
+        }
+    }
+
     /// Resolve `addr` in `map` (`None`: no map holds the address).
     pub fn resolve(&mut self, map: Option<&Map>, addr: u64) -> Frame {
         let Some(map) = map else {
@@ -415,9 +422,7 @@ impl Symbolizer {
             return Frame { symbol: s.clone(), dso };
         }
         let source = if kernel {
-            if self.kernel.is_none() {
-                self.kernel = Some(Rc::new(self.load_kernel()));
-            }
+            self.load_kernel_symbols();
             self.kernel.clone()
         } else {
             if !self.sources.contains_key(&map.filename) {
