@@ -573,7 +573,14 @@ const BATCH_ITEMS_UNWOUND: usize = 512;
 
 /// The reading half of [`folded`]: records in time order → batches of [`Item`]s, applying the
 /// pid, tid, time and event filters and the weights.
-fn read_items(file: &PerfFile, opts: &FoldedOptions, tx: &std::sync::mpsc::SyncSender<Result<Batch>>) {
+/// `spent`: batches the folding thread is done with, emptied, to fill again (their buffers are
+/// already grown and paged in).
+fn read_items(
+    file: &PerfFile,
+    opts: &FoldedOptions,
+    tx: &std::sync::mpsc::SyncSender<Result<Batch>>,
+    spent: &std::sync::mpsc::Receiver<Batch>,
+) {
     let pl = opts.compat == Compat::StackcollapsePl;
     let mut first_event: Option<usize> = None;
     let mut batch = Batch::default();
@@ -647,7 +654,7 @@ fn read_items(file: &PerfFile, opts: &FoldedOptions, tx: &std::sync::mpsc::SyncS
         let kernel = r.header.cpumode() == CpuMode::Kernel;
         batch.items.push(Item::Sample { pid, tid, kernel, weight, chain, unwound, ip: s.ip().unwrap_or(0) });
         let full = batch.items.len() >= max_items || batch.ips.len() >= BATCH_IPS;
-        if full && tx.send(Ok(std::mem::take(&mut batch))).is_err() {
+        if full && tx.send(Ok(std::mem::replace(&mut batch, spent.try_recv().unwrap_or_default()))).is_err() {
             return;
         }
     }
@@ -673,16 +680,17 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
     let mut stack_ids: FastMap<Box<[u32]>, u32> = FastMap::default();
     let mut stack: Vec<u32> = Vec::new();
     let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Batch>>(2);
+    let (spent_tx, spent_rx) = std::sync::mpsc::sync_channel::<Batch>(2);
     std::thread::scope(|scope| -> Result<()> {
-        scope.spawn(move || read_items(file, opts, &tx));
+        scope.spawn(move || read_items(file, opts, &tx, &spent_rx));
         // While the reader fills its first batch: the kernel's symbols, unless no event samples
         // the kernel.
         if file.events().iter().any(|e| !e.attr.exclude_kernel()) {
             f.sym.load_kernel_symbols();
         }
         for batch in rx {
-            let batch = batch?;
-            for item in batch.items {
+            let mut batch = batch?;
+            for item in batch.items.drain(..) {
                 let (pid, tid, kernel, weight, chain, unwound, ip) = match item {
                     Item::Machine(e) => {
                         invalidate(&mut f, &e);
@@ -740,6 +748,9 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
                     e.1 = e.1.saturating_add(weight);
                 }
             }
+            batch.ips.clear();
+            // Back to the reader, unless it has enough (or has finished).
+            let _ = spent_tx.try_send(batch);
         }
         Ok(())
     })?;
