@@ -31,6 +31,8 @@ const MAX_INSTRUCTIONS: usize = 100_000;
 const CACHE_MAX: usize = 1 << 18;
 
 type FastMap<K, V> = HashMap<K, V, ahash::RandomState>;
+/// A register state's FDE (section, offset) and the address the program runs to.
+type StateKey = (Section, usize, u64);
 
 /// Which section an FDE was found in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -132,7 +134,7 @@ pub struct Cfi {
     /// [`Cfi::search_hdr`] by key.
     hdr_found: RefCell<FastMap<u64, Result<Option<Located>, Fail>>>,
     /// [`Cfi::state`] by (section, FDE offset, end address).
-    states: RefCell<FastMap<(Section, usize, u64), Result<Rc<RegState>, Fail>>>,
+    states: RefCell<FastMap<StateKey, Result<Rc<RegState>, Fail>>>,
 }
 
 impl std::fmt::Debug for Cfi {
