@@ -353,6 +353,10 @@ impl EventAttr {
     pub fn precise_ip(&self) -> u8 {
         self.flag_bits(15, 2) as u8
     }
+    /// `exclude_kernel`.
+    pub fn exclude_kernel(&self) -> bool {
+        self.flag_bits(5, 1) != 0
+    }
     /// `exclude_callchain_user`.
     pub fn exclude_callchain_user(&self) -> bool {
         self.flag_bits(22, 1) != 0

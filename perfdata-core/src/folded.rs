@@ -18,13 +18,13 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::attr::EventType;
 use crate::file::PerfFile;
-use crate::process::{Machine, MachineEvent, Maps};
+use crate::process::{Machine, MachineEvent};
 use crate::reader::Reader;
 use crate::record::{BuildIdRecord, CpuMode, RecordKind};
 use crate::records::Order;
 use crate::sample::{Sample, PERF_CONTEXT_MAX};
 use crate::symbolize::{SymbolizeOptions, Symbolizer};
-use crate::unwind::{Arch, ProcessSpace, UnwindOptions, Unwinder};
+use crate::unwind::{Arch, ModuleCache, ProcessSpace, UnwindOptions, Unwinder};
 use crate::Result;
 
 /// Which tool's output to reproduce; [`FoldedOptions::compat`] gives its default options.
@@ -515,12 +515,24 @@ fn dwarf_unwinder(file: &PerfFile) -> Option<Unwinder> {
     Some(Unwinder::new(arch, file.endian() == crate::Endian::Little, UnwindOptions::default()))
 }
 
-/// The user frames perf appends after a sample's kernel callchain when it unwinds the stack dump
-/// (leaf first; callers' return addresses less one).
-fn user_frames(u: &mut Unwinder, s: &Sample, maps: Option<&Maps>, sym: &mut Symbolizer, out: &mut Vec<u64>) {
-    let (Some(regs), Some(stack)) = (s.regs_user(), s.stack_user()) else { return };
-    let mut space = ProcessSpace { maps, symbolizer: sym };
-    out.extend(u.unwind(Some(regs), Some(stack), &mut space).frames.iter().map(|f| f.ip));
+/// What the reading thread keeps to unwind `--call-graph dwarf` stacks: its own copy of the
+/// threads and maps, binaries and modules.
+struct DwarfUnwind {
+    unwinder: Unwinder,
+    machine: Machine,
+    sym: Symbolizer,
+    modules: ModuleCache,
+}
+
+impl DwarfUnwind {
+    /// The user frames perf appends after a sample's kernel callchain when it unwinds the stack
+    /// dump (leaf first; callers' return addresses less one).
+    fn user_frames(&mut self, s: &Sample, pid: u32, out: &mut Vec<u64>) {
+        let (Some(regs), Some(stack)) = (s.regs_user(), s.stack_user()) else { return };
+        let maps = self.machine.process_maps(pid);
+        let mut space = ProcessSpace { maps, symbolizer: &mut self.sym, modules: &mut self.modules };
+        out.extend(self.unwinder.unwind(Some(regs), Some(stack), &mut space).frames.iter().map(|f| f.ip));
+    }
 }
 
 /// What the reading thread hands to the folding thread.
@@ -554,17 +566,32 @@ struct Batch {
 const BATCH_ITEMS: usize = 16 * 1024;
 /// Callchain addresses per batch (4 MiB).
 const BATCH_IPS: usize = 512 * 1024;
+/// Items per batch when the reader unwinds stack dumps (`--call-graph dwarf`): each sample then
+/// costs the reader tens of microseconds, and smaller batches let the folding thread start early.
+const BATCH_ITEMS_UNWOUND: usize = 512;
 
 /// The reading half of [`folded`]: records in time order → batches of [`Item`]s, applying the
 /// pid, tid, time and event filters and the weights.
-fn read_items(file: &PerfFile, opts: &FoldedOptions, tx: &std::sync::mpsc::SyncSender<Result<Batch>>) {
+/// `spent`: batches the folding thread is done with, emptied, to fill again (their buffers are
+/// already grown and paged in).
+fn read_items(
+    file: &PerfFile,
+    opts: &FoldedOptions,
+    tx: &std::sync::mpsc::SyncSender<Result<Batch>>,
+    spent: &std::sync::mpsc::Receiver<Batch>,
+) {
     let pl = opts.compat == Compat::StackcollapsePl;
     let mut first_event: Option<usize> = None;
     let mut batch = Batch::default();
     // `--call-graph dwarf`: the user stack is unwound here, where the record's stack dump is at
     // hand, against this thread's own copy of the maps and binaries.
-    let mut dwarf = dwarf_unwinder(file)
-        .map(|u| (u, Machine::new(), Symbolizer::new(opts.symbolize.clone(), feature_build_ids(file))));
+    let mut dwarf = dwarf_unwinder(file).map(|unwinder| DwarfUnwind {
+        unwinder,
+        machine: Machine::new(),
+        sym: Symbolizer::new(opts.symbolize.clone(), feature_build_ids(file)),
+        modules: ModuleCache::default(),
+    });
+    let max_items = if dwarf.is_some() { BATCH_ITEMS_UNWOUND } else { BATCH_ITEMS };
     let mut recs = match file.records(Order::Time) {
         Ok(r) => r,
         Err(e) => {
@@ -582,8 +609,8 @@ fn read_items(file: &PerfFile, opts: &FoldedOptions, tx: &std::sync::mpsc::SyncS
         };
         let RecordKind::Sample(s) = &r.kind else {
             if let Some(e) = MachineEvent::from_record(&r) {
-                if let Some((_, machine, _)) = &mut dwarf {
-                    machine.apply(e.clone());
+                if let Some(d) = &mut dwarf {
+                    d.machine.apply(e.clone());
                 }
                 batch.items.push(Item::Machine(Box::new(e)));
             }
@@ -617,16 +644,16 @@ fn read_items(file: &PerfFile, opts: &FoldedOptions, tx: &std::sync::mpsc::SyncS
             let start = batch.ips.len();
             batch.ips.extend(c.iter());
             let len = batch.ips.len().saturating_sub(start);
-            if let Some((u, machine, sym)) = &mut dwarf {
-                user_frames(u, s, machine.process_maps(pid), sym, &mut batch.ips);
+            if let Some(d) = &mut dwarf {
+                d.user_frames(s, pid, &mut batch.ips);
                 unwound = u32::try_from(batch.ips.len().saturating_sub(start + len)).unwrap_or(0);
             }
             (u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(len).unwrap_or(0))
         });
         let kernel = r.header.cpumode() == CpuMode::Kernel;
         batch.items.push(Item::Sample { pid, tid, kernel, weight, chain, unwound });
-        let full = batch.items.len() >= BATCH_ITEMS || batch.ips.len() >= BATCH_IPS;
-        if full && tx.send(Ok(std::mem::take(&mut batch))).is_err() {
+        let full = batch.items.len() >= max_items || batch.ips.len() >= BATCH_IPS;
+        if full && tx.send(Ok(std::mem::replace(&mut batch, spent.try_recv().unwrap_or_default()))).is_err() {
             return;
         }
     }
@@ -652,11 +679,17 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
     let mut stack_ids: FastMap<Box<[u32]>, u32> = FastMap::default();
     let mut stack: Vec<u32> = Vec::new();
     let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Batch>>(2);
+    let (spent_tx, spent_rx) = std::sync::mpsc::sync_channel::<Batch>(2);
     std::thread::scope(|scope| -> Result<()> {
-        scope.spawn(move || read_items(file, opts, &tx));
+        scope.spawn(move || read_items(file, opts, &tx, &spent_rx));
+        // While the reader fills its first batch: the kernel's symbols, unless no event samples
+        // the kernel.
+        if file.events().iter().any(|e| !e.attr.exclude_kernel()) {
+            f.sym.load_kernel_symbols();
+        }
         for batch in rx {
-            let batch = batch?;
-            for item in batch.items {
+            let mut batch = batch?;
+            for item in batch.items.drain(..) {
                 let (pid, tid, kernel, weight, chain, unwound) = match item {
                     Item::Machine(e) => {
                         invalidate(&mut f, &e);
@@ -717,6 +750,9 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
                     e.1 = e.1.saturating_add(weight);
                 }
             }
+            batch.ips.clear();
+            // Back to the reader, unless it has enough (or has finished).
+            let _ = spent_tx.try_send(batch);
         }
         Ok(())
     })?;

@@ -75,11 +75,23 @@ pub struct Thread {
 #[derive(Clone, Debug, Default)]
 pub struct Maps {
     maps: Vec<Map>,
+    stamp: u64,
 }
 
+/// The source of [`Maps::stamp`]: every change of any `Maps` takes the next value.
+static NEXT_STAMP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 impl Maps {
+    /// Identifies the contents: two `Maps` with the same stamp hold the same maps (a clone keeps
+    /// its original's stamp, every [`Maps::insert`] takes a new one; empty maps have stamp 0).
+    /// Lets a caller cache what it derives from the maps.
+    pub fn stamp(&self) -> u64 {
+        self.stamp
+    }
+
     /// Insert `map`, cutting away the parts of older maps it overlaps (perf's `maps__fixup_overlappings`).
     pub fn insert(&mut self, map: Map) {
+        self.stamp = NEXT_STAMP.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut out = Vec::with_capacity(self.maps.len().saturating_add(2));
         for m in self.maps.drain(..) {
             if m.end <= map.start || m.start >= map.end {
@@ -105,9 +117,28 @@ impl Maps {
 
     /// The map containing `addr`.
     pub fn find(&self, addr: u64) -> Option<&Map> {
-        let i = self.maps.partition_point(|m| m.start <= addr);
-        let m = self.maps.get(i.checked_sub(1)?)?;
-        (addr < m.end).then_some(m)
+        self.find_index(addr).and_then(|i| self.maps.get(i))
+    }
+
+    /// The position of the map containing `addr` in [`Maps::iter`]'s order.
+    pub fn find_index(&self, addr: u64) -> Option<usize> {
+        let i = self.maps.partition_point(|m| m.start <= addr).checked_sub(1)?;
+        (addr < self.maps.get(i)?.end).then_some(i)
+    }
+
+    /// The map at `index` in [`Maps::iter`]'s order.
+    pub fn get(&self, index: usize) -> Option<&Map> {
+        self.maps.get(index)
+    }
+
+    /// The number of maps.
+    pub fn len(&self) -> usize {
+        self.maps.len()
+    }
+
+    /// True without any map.
+    pub fn is_empty(&self) -> bool {
+        self.maps.is_empty()
     }
 
     /// All maps, by address.

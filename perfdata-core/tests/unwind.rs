@@ -30,7 +30,7 @@ use perfdata_core::process::Machine;
 use perfdata_core::record::RecordKind;
 use perfdata_core::sample::{Regs, StackUser};
 use perfdata_core::symbolize::{SymbolizeOptions, Symbolizer};
-use perfdata_core::unwind::{Arch, ProcessSpace, UnwindOptions, Unwinder};
+use perfdata_core::unwind::{Arch, ModuleCache, ProcessSpace, UnwindOptions, Unwinder};
 use perfdata_core::{Order, PerfFile};
 
 fn testdata() -> PathBuf {
@@ -187,6 +187,7 @@ fn damaged_stacks_and_registers_never_panic() {
         let opts = UnwindOptions { max_stack: 40, ..Default::default() };
         let mut unwinder = Unwinder::new(Arch::X86_64, true, opts);
         let mut machine = Machine::new();
+        let mut modules = ModuleCache::default();
         let mut recs = file.records(Order::Time).unwrap();
         let mut n = 0;
         while let Some(r) = recs.next_record() {
@@ -197,7 +198,7 @@ fn damaged_stacks_and_registers_never_panic() {
             };
             let (Some(regs), Some(stack)) = (s.regs_user(), s.stack_user()) else { continue };
             let maps = machine.process_maps(s.pid().unwrap());
-            let mut space = ProcessSpace { maps, symbolizer: &mut sym };
+            let mut space = ProcessSpace { maps, symbolizer: &mut sym, modules: &mut modules };
             let first = unwinder.unwind(Some(regs), Some(stack), &mut space);
             assert_eq!(unwinder.unwind(Some(regs), Some(stack), &mut space), first);
             assert!(first.frames.len() <= 40);

@@ -106,7 +106,11 @@ impl DebugInfo {
                 let bytes = if skip { Rc::from(&[][..]) } else { section_bytes(&file, id.name()) };
                 Ok(gimli::EndianRcSlice::new(bytes, endian))
             });
-            dwarf.ok().and_then(|d| addr2line::Context::from_dwarf(d).ok())
+            dwarf.ok().and_then(|mut d| {
+                // Units sharing an abbreviation table (dwz-processed distribution DWARF) parse it once.
+                d.populate_abbreviations_cache(gimli::AbbreviationsCacheStrategy::Duplicates);
+                addr2line::Context::from_dwarf(d).ok()
+            })
         } else {
             None
         };

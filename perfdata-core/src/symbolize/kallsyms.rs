@@ -10,7 +10,8 @@ pub fn parse(text: &str) -> SymbolTable {
     let mut syms = Vec::new();
     let mut module = Vec::new();
     for line in text.lines() {
-        let mut it = line.split_whitespace();
+        // kallsyms is ASCII (perf splits on spaces and tabs).
+        let mut it = line.split_ascii_whitespace();
         let (Some(addr), Some(ty), Some(name)) = (it.next(), it.next(), it.next()) else { continue };
         let Ok(start) = u64::from_str_radix(addr, 16) else { continue };
         let t = ty.chars().next().unwrap_or(' ');

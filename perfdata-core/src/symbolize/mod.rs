@@ -194,8 +194,8 @@ pub struct Symbolizer {
     kernel_build_id: Option<Vec<u8>>,
     sources: HashMap<String, Rc<Source>>,
     kernel: Option<Rc<Source>>,
-    cache: HashMap<(String, u64), Option<Rc<str>>>,
-    dso_names: HashMap<String, Rc<str>>,
+    cache: HashMap<(Rc<str>, u64), Option<Rc<str>>, ahash::RandomState>,
+    dso_names: HashMap<String, Rc<str>, ahash::RandomState>,
     /// Every file opened, by path (`None`: not a readable ELF file), so each is mapped once.
     binaries: HashMap<PathBuf, Option<Rc<Binary>>>,
     /// The runtime image of each mapped file name (see [`Symbolizer::runtime_binary`]).
@@ -236,8 +236,8 @@ impl Symbolizer {
             kernel_build_id,
             sources: HashMap::new(),
             kernel: None,
-            cache: HashMap::new(),
-            dso_names: HashMap::new(),
+            cache: HashMap::default(),
+            dso_names: HashMap::default(),
             binaries: HashMap::new(),
             runtimes: HashMap::new(),
             debug_info: HashMap::new(),
@@ -396,7 +396,12 @@ impl Symbolizer {
     }
 
     fn dso_name(&mut self, name: &str) -> Rc<str> {
-        self.dso_names.entry(name.to_string()).or_insert_with(|| Rc::from(name)).clone()
+        if let Some(n) = self.dso_names.get(name) {
+            return n.clone();
+        }
+        let n: Rc<str> = Rc::from(name);
+        self.dso_names.insert(name.to_string(), n.clone());
+        n
     }
 
     /// perf's inline frames for `addr` in `map` (`append_inlines`), innermost first, when `addr`
@@ -431,6 +436,13 @@ impl Symbolizer {
         list
     }
 
+    /// Read the kernel's symbols now rather than at the first kernel address.
+    pub fn load_kernel_symbols(&mut self) {
+        if self.kernel.is_none() {
+            self.kernel = Some(Rc::new(self.load_kernel()));
+        }
+    }
+
     /// Resolve `addr` in `map` (`None`: no map holds the address).
     pub fn resolve(&mut self, map: Option<&Map>, addr: u64) -> Frame {
         let Some(map) = map else {
@@ -438,14 +450,12 @@ impl Symbolizer {
         };
         let kernel = map.is_kernel();
         let dso = if kernel { self.dso_name("[kernel.kallsyms]") } else { self.dso_name(&map.filename) };
-        let key = (dso.to_string(), if kernel { addr } else { map.map_ip(addr) });
+        let key = (dso.clone(), if kernel { addr } else { map.map_ip(addr) });
         if let Some(s) = self.cache.get(&key) {
             return Frame { symbol: s.clone(), dso };
         }
         let source = if kernel {
-            if self.kernel.is_none() {
-                self.kernel = Some(Rc::new(self.load_kernel()));
-            }
+            self.load_kernel_symbols();
             self.kernel.clone()
         } else {
             if !self.sources.contains_key(&map.filename) {

@@ -8,7 +8,8 @@
 //! apart), and register numbers at or above `DWARF_NUM_PRESERVED_REGS` are an error. gimli still
 //! parses every CIE, FDE, pointer encoding and instruction.
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use gimli::{
@@ -25,9 +26,16 @@ type Slice<'a> = EndianSlice<'a, RunTimeEndian>;
 const MAX_REMEMBER: usize = 64;
 /// Most CFI instructions run for one address (CIE and FDE together).
 const MAX_INSTRUCTIONS: usize = 100_000;
+/// Lookups and register states kept per binary before its caches are emptied (each distinct
+/// address unwound through takes one).
+const CACHE_MAX: usize = 1 << 18;
+
+type FastMap<K, V> = HashMap<K, V, ahash::RandomState>;
+/// A register state's FDE (section, offset) and the address the program runs to.
+type StateKey = (Section, usize, u64);
 
 /// Which section an FDE was found in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Section {
     /// `.eh_frame` (through `.eh_frame_hdr` or the sorted table).
     EhFrame,
@@ -48,9 +56,19 @@ pub struct Located {
     pub end: u64,
 }
 
+/// A DWARF expression of a CFI program: where its bytes are in the section of the FDE
+/// ([`Cfi::expression`] reads them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Expr {
+    /// Offset in the section.
+    pub offset: usize,
+    /// Length in bytes.
+    pub len: usize,
+}
+
 /// How to find a register's value in the caller (libunwind's `dwarf_where_t`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Rule<'a> {
+pub enum Rule {
     /// Unchanged from the callee (`DWARF_WHERE_SAME`, the initial rule of every register).
     Same,
     /// No value (`DWARF_WHERE_UNDEF`).
@@ -62,35 +80,37 @@ pub enum Rule<'a> {
     /// In another register.
     Register(u16),
     /// Saved at the address an expression computes (the CFA pushed first).
-    Expression(&'a [u8]),
+    Expression(Expr),
     /// The value an expression computes.
-    ValExpression(&'a [u8]),
+    ValExpression(Expr),
 }
 
 /// How to compute the CFA.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CfaRule<'a> {
+pub enum CfaRule {
     /// Not set by the CIE (malformed).
     Unset,
     /// Register + offset.
     RegOffset(u16, i64),
     /// An expression.
-    Expression(&'a [u8]),
+    Expression(Expr),
 }
 
 /// The register rules at one address.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RegState<'a> {
+pub struct RegState {
     /// CFA rule.
-    pub cfa: CfaRule<'a>,
+    pub cfa: CfaRule,
     /// Rule per register number (`Arch::num_regs` of them).
-    pub regs: Vec<Rule<'a>>,
+    pub regs: Vec<Rule>,
     /// The CIE's return address column.
     pub ra: u16,
     /// The CIE has augmentation `S` (a signal trampoline).
     pub signal_frame: bool,
     /// For evaluating expressions.
     pub encoding: gimli::Encoding,
+    /// The section of the FDE, which holds the expressions.
+    pub section: Section,
 }
 
 /// `.eh_frame_hdr` as perf's `unwind_spec_ehframe` reads it.
@@ -103,13 +123,18 @@ struct Hdr {
     fde_count: u64,
 }
 
-/// The CFI of one binary, parsed lazily and kept for the whole run.
+/// The CFI of one binary, parsed lazily and kept for the whole run, with the result of each
+/// lookup and of each program run (real stacks return to the same few addresses over and over).
 pub struct Cfi {
     binary: Rc<Binary>,
     arch: Arch,
     hdr: Option<Hdr>,
     eh_sorted: OnceCell<Vec<Located>>,
     debug_sorted: OnceCell<Vec<Located>>,
+    /// [`Cfi::search_hdr`] by key.
+    hdr_found: RefCell<FastMap<u64, Result<Option<Located>, Fail>>>,
+    /// [`Cfi::state`] by (section, FDE offset, end address).
+    states: RefCell<FastMap<StateKey, Result<Rc<RegState>, Fail>>>,
 }
 
 impl std::fmt::Debug for Cfi {
@@ -138,7 +163,15 @@ impl Cfi {
     /// Index the CFI of `binary` (nothing is parsed beyond the `.eh_frame_hdr` header).
     pub fn new(binary: Rc<Binary>, arch: Arch) -> Cfi {
         let hdr = parse_hdr(&binary);
-        Cfi { binary, arch, hdr, eh_sorted: OnceCell::new(), debug_sorted: OnceCell::new() }
+        Cfi {
+            binary,
+            arch,
+            hdr,
+            eh_sorted: OnceCell::new(),
+            debug_sorted: OnceCell::new(),
+            hdr_found: RefCell::default(),
+            states: RefCell::default(),
+        }
     }
 
     /// The binary.
@@ -199,6 +232,10 @@ impl Cfi {
     /// the last entry starting at or below it, and the FDE found must contain `key` — else
     /// `Ok(None)` (`-UNW_ENOINFO`).
     pub fn search_hdr(&self, key: u64) -> Result<Option<Located>, Fail> {
+        cached(&self.hdr_found, key, || self.search_hdr_uncached(key))
+    }
+
+    fn search_hdr_uncached(&self, key: u64) -> Result<Option<Located>, Fail> {
         let hdr = self.hdr.ok_or(Fail::Other("no .eh_frame_hdr"))?;
         let data = self.binary.section(".eh_frame_hdr").ok_or(Fail::Other("no .eh_frame_hdr"))?.data;
         let table = data.get(hdr.table..).ok_or(Fail::Other("eh_frame_hdr table outside the section"))?;
@@ -263,7 +300,25 @@ impl Cfi {
     /// Run the CIE program, then the FDE program while the location is `<= end_ip` (libunwind's
     /// `run_cfi_program`; `end_ip` is the address the FDE was looked up with: a caller's return
     /// address less one).
-    pub fn state(&self, located: &Located, end_ip: u64) -> Result<RegState<'_>, Fail> {
+    pub fn state(&self, located: &Located, end_ip: u64) -> Result<Rc<RegState>, Fail> {
+        cached(&self.states, (located.section, located.offset, end_ip), || {
+            self.state_uncached(located, end_ip).map(Rc::new)
+        })
+    }
+
+    /// The bytes of an expression of a [`RegState`] of this binary.
+    pub fn expression(&self, section: Section, e: Expr) -> Result<&[u8], Fail> {
+        let name = match section {
+            Section::EhFrame => ".eh_frame",
+            Section::DebugFrame => ".debug_frame",
+        };
+        self.binary
+            .section(name)
+            .and_then(|d| d.data.get(e.offset..e.offset.checked_add(e.len)?))
+            .ok_or(Fail::Other("expression outside section"))
+    }
+
+    fn state_uncached(&self, located: &Located, end_ip: u64) -> Result<RegState, Fail> {
         let bases = self.bases();
         match located.section {
             Section::EhFrame => {
@@ -271,14 +326,16 @@ impl Cfi {
                 let fde = s
                     .fde_from_offset(&bases, gimli::EhFrameOffset(located.offset), EhFrame::cie_from_offset)
                     .map_err(|_| Fail::Other("malformed FDE"))?;
-                run(&s, &bases, &fde, self.arch, end_ip, self.binary.section(".eh_frame").map(|d| d.data))
+                let data = self.binary.section(".eh_frame").map(|d| d.data);
+                run(&s, &bases, &fde, self.arch, end_ip, data, Section::EhFrame)
             }
             Section::DebugFrame => {
                 let s = self.debug_frame().ok_or(Fail::Other("no .debug_frame"))?;
                 let fde = s
                     .fde_from_offset(&bases, gimli::DebugFrameOffset(located.offset), DebugFrame::cie_from_offset)
                     .map_err(|_| Fail::Other("malformed FDE"))?;
-                run(&s, &bases, &fde, self.arch, end_ip, self.binary.section(".debug_frame").map(|d| d.data))
+                let data = self.binary.section(".debug_frame").map(|d| d.data);
+                run(&s, &bases, &fde, self.arch, end_ip, data, Section::DebugFrame)
             }
         }
     }
@@ -344,16 +401,34 @@ fn sorted_fdes<'a, S: UnwindSection<Slice<'a>>>(section: &S, bases: &BaseAddress
     out
 }
 
-fn expr_bytes<'a>(data: Option<&'a [u8]>, e: &gimli::UnwindExpression<usize>) -> Result<&'a [u8], Fail> {
-    data.and_then(|d| d.get(e.offset..e.offset.checked_add(e.length)?)).ok_or(Fail::Other("expression outside section"))
+/// The value cached under `key` in `cache`, computed by `f` on a miss (the cache is emptied
+/// when full).
+fn cached<K: std::hash::Hash + Eq, V: Clone>(cache: &RefCell<FastMap<K, V>>, key: K, f: impl FnOnce() -> V) -> V {
+    if let Some(v) = cache.borrow().get(&key) {
+        return v.clone();
+    }
+    let v = f();
+    let mut c = cache.borrow_mut();
+    if c.len() >= CACHE_MAX {
+        c.clear();
+    }
+    c.insert(key, v.clone());
+    v
+}
+
+/// An expression of the program, checked to lie in the section.
+fn expr(data: Option<&[u8]>, e: &gimli::UnwindExpression<usize>) -> Result<Expr, Fail> {
+    data.and_then(|d| d.get(e.offset..e.offset.checked_add(e.length)?))
+        .map(|_| Expr { offset: e.offset, len: e.length })
+        .ok_or(Fail::Other("expression outside section"))
 }
 
 /// One state of the register table while the program runs.
 #[derive(Clone)]
-struct Row<'a> {
-    cfa: CfaRule<'a>,
+struct Row {
+    cfa: CfaRule,
     cfa_offset: i64,
-    regs: Vec<Rule<'a>>,
+    regs: Vec<Rule>,
 }
 
 fn run<'a, S: UnwindSection<Slice<'a>>>(
@@ -363,7 +438,8 @@ fn run<'a, S: UnwindSection<Slice<'a>>>(
     arch: Arch,
     end_ip: u64,
     data: Option<&'a [u8]>,
-) -> Result<RegState<'a>, Fail> {
+    which: Section,
+) -> Result<RegState, Fail> {
     let cie = fde.cie();
     let n = arch.num_regs();
     let code_align = cie.code_alignment_factor();
@@ -371,7 +447,7 @@ fn run<'a, S: UnwindSection<Slice<'a>>>(
     let mut row = Row { cfa: CfaRule::Unset, cfa_offset: 0, regs: vec![Rule::Same; usize::from(n)] };
     let mut budget = MAX_INSTRUCTIONS;
     // The CIE program runs to its end.
-    let mut stack: Vec<Row<'a>> = Vec::new();
+    let mut stack: Vec<Row> = Vec::new();
     let mut ip = 0u64;
     exec(
         &mut cie.instructions(section, bases),
@@ -407,15 +483,22 @@ fn run<'a, S: UnwindSection<Slice<'a>>>(
         other => other,
     };
     let ra = cie.return_address_register().0;
-    Ok(RegState { cfa, regs: row.regs, ra, signal_frame: cie.is_signal_trampoline(), encoding: cie.encoding() })
+    Ok(RegState {
+        cfa,
+        regs: row.regs,
+        ra,
+        signal_frame: cie.is_signal_trampoline(),
+        encoding: cie.encoding(),
+        section: which,
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
 fn exec<'a>(
     it: &mut gimli::CallFrameInstructionIter<'_, Slice<'a>>,
-    row: &mut Row<'a>,
-    initial: Option<&Row<'a>>,
-    stack: &mut Vec<Row<'a>>,
+    row: &mut Row,
+    initial: Option<&Row>,
+    stack: &mut Vec<Row>,
     ip: &mut u64,
     end_ip: u64,
     n: u16,
@@ -450,7 +533,7 @@ fn exec<'a>(
             I::DefCfaRegister { register } => row.cfa = CfaRule::RegOffset(reg(register)? as u16, 0),
             I::DefCfaOffset { offset } => row.cfa_offset = offset as i64,
             I::DefCfaOffsetSf { factored_offset } => row.cfa_offset = factored_offset.wrapping_mul(data_align),
-            I::DefCfaExpression { expression } => row.cfa = CfaRule::Expression(expr_bytes(data, &expression)?),
+            I::DefCfaExpression { expression } => row.cfa = CfaRule::Expression(expr(data, &expression)?),
             I::Undefined { register } => set(row, reg(register)?, Rule::Undefined),
             I::SameValue { register } => set(row, reg(register)?, Rule::Same),
             I::Offset { register, factored_offset } => {
@@ -469,10 +552,10 @@ fn exec<'a>(
                 set(row, reg(dest_register)?, Rule::Register(src_register.0))
             }
             I::Expression { register, expression } => {
-                set(row, reg(register)?, Rule::Expression(expr_bytes(data, &expression)?))
+                set(row, reg(register)?, Rule::Expression(expr(data, &expression)?))
             }
             I::ValExpression { register, expression } => {
-                set(row, reg(register)?, Rule::ValExpression(expr_bytes(data, &expression)?))
+                set(row, reg(register)?, Rule::ValExpression(expr(data, &expression)?))
             }
             I::Restore { register } => {
                 let r = reg(register)?;
@@ -493,7 +576,7 @@ fn exec<'a>(
     Ok(())
 }
 
-fn set<'a>(row: &mut Row<'a>, r: usize, rule: Rule<'a>) {
+fn set(row: &mut Row, r: usize, rule: Rule) {
     if let Some(slot) = row.regs.get_mut(r) {
         *slot = rule;
     }

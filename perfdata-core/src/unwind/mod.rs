@@ -78,15 +78,69 @@ pub struct ProcessSpace<'a> {
     pub maps: Option<&'a Maps>,
     /// Finds and caches the binaries.
     pub symbolizer: &'a mut Symbolizer,
+    /// The modules found so far, kept from sample to sample.
+    pub modules: &'a mut ModuleCache,
 }
+
+/// The [`Module`] of each map [`ProcessSpace`] was asked about, by the maps' contents
+/// ([`Maps::stamp`]): a frame then costs a binary search, not a scan of every map of the process
+/// and a lookup of its binary by file name.
+#[derive(Debug, Default)]
+pub struct ModuleCache {
+    /// Per stamp, one slot per map (in [`Maps::iter`]'s order), filled on first use.
+    spaces: FastMap<u64, Vec<Option<Module>>>,
+    /// Slots held in `spaces`.
+    slots: usize,
+    /// The modules found last, with their stamps (a frame asks for its code, its
+    /// `.eh_frame_hdr` and the code again, mostly in the same few modules).
+    recent: [Option<(u64, Module)>; RECENT],
+    /// The next entry of `recent` to replace.
+    next: usize,
+}
+
+/// Entries of [`ModuleCache::recent`].
+const RECENT: usize = 4;
+
+/// Slots kept before [`ModuleCache`] is emptied (the maps of a process change over time, which
+/// orphans the slots of their earlier stamps).
+const MODULE_CACHE_MAX: usize = 1 << 20;
+
+type FastMap<K, V> = HashMap<K, V, ahash::RandomState>;
 
 impl AddressSpace for ProcessSpace<'_> {
     fn module(&mut self, addr: u64) -> Option<Module> {
         let maps = self.maps?;
-        let m = maps.find(addr)?;
-        let lowest_start = maps.iter().filter(|o| o.filename == m.filename).map(|o| o.start).min().unwrap_or(m.start);
-        let binary = self.symbolizer.runtime_binary(m);
-        Some(Module { start: m.start, end: m.end, pgoff: m.pgoff, binary, lowest_start })
+        let cache = &mut *self.modules;
+        // Maps do not overlap: a module of these maps holding `addr` is the one.
+        let hit = cache.recent.iter().flatten().find(|(s, m)| *s == maps.stamp() && m.start <= addr && addr < m.end);
+        if let Some((_, m)) = hit {
+            return Some(m.clone());
+        }
+        let i = maps.find_index(addr)?;
+        if !cache.spaces.contains_key(&maps.stamp()) {
+            if cache.slots > MODULE_CACHE_MAX {
+                cache.spaces.clear();
+                cache.slots = 0;
+            }
+            cache.slots = cache.slots.saturating_add(maps.len());
+            cache.spaces.insert(maps.stamp(), vec![None; maps.len()]);
+        }
+        let slot = cache.spaces.get_mut(&maps.stamp())?.get_mut(i)?;
+        let module = match slot {
+            Some(m) => m.clone(),
+            None => {
+                let m = maps.get(i)?;
+                let lowest_start =
+                    maps.iter().filter(|o| o.filename == m.filename).map(|o| o.start).min().unwrap_or(m.start);
+                let binary = self.symbolizer.runtime_binary(m);
+                slot.insert(Module { start: m.start, end: m.end, pgoff: m.pgoff, binary, lowest_start }).clone()
+            }
+        };
+        if let Some(r) = cache.recent.get_mut(cache.next) {
+            *r = Some((maps.stamp(), module.clone()));
+        }
+        cache.next = (cache.next + 1) % RECENT;
+        Some(module)
     }
 }
 
@@ -163,7 +217,7 @@ pub struct Unwinder {
     arch: Arch,
     opts: UnwindOptions,
     little_endian: bool,
-    cfi: HashMap<usize, Rc<cfi::Cfi>>,
+    cfi: FastMap<usize, Rc<cfi::Cfi>>,
 }
 
 impl std::fmt::Debug for Unwinder {
@@ -175,7 +229,7 @@ impl std::fmt::Debug for Unwinder {
 impl Unwinder {
     /// An unwinder for `arch` whose stacks are in the given byte order.
     pub fn new(arch: Arch, little_endian: bool, opts: UnwindOptions) -> Unwinder {
-        Unwinder { arch, opts, little_endian, cfi: HashMap::new() }
+        Unwinder { arch, opts, little_endian, cfi: FastMap::default() }
     }
 
     /// The architecture.

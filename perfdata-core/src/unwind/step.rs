@@ -8,7 +8,6 @@
 //! CFA. On x86_64, when no FDE covers an address, `unw_step` guesses a frame from `rbp` (see
 //! [`Walk::frame_chain_x86_64`]).
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use gimli::{EndianSlice, Evaluation, EvaluationResult, Location, RunTimeEndian, Value};
@@ -61,7 +60,7 @@ pub(super) struct Walk<'w, 'a> {
     pub stack: &'a [u8],
     pub little_endian: bool,
     pub space: &'w mut dyn AddressSpace,
-    pub cfi: &'w mut HashMap<usize, Rc<Cfi>>,
+    pub cfi: &'w mut super::FastMap<usize, Rc<Cfi>>,
 }
 
 /// `Ok(0)` stop, `Ok(1)` a frame, `Err` failure (libunwind's return convention).
@@ -243,11 +242,11 @@ impl Walk<'_, '_> {
         let state = cfi.state(&located, lookup.wrapping_sub(bias))?;
         c.use_prev_instr = !state.signal_frame;
         c.source = FrameSource::Cfi;
-        self.apply(c, &state)
+        self.apply(c, &cfi, &state)
     }
 
     /// libunwind's `apply_reg_state`.
-    fn apply(&mut self, c: &mut Cursor, s: &RegState<'_>) -> Step {
+    fn apply(&mut self, c: &mut Cursor, cfi: &Cfi, s: &RegState) -> Step {
         let (prev_ip, prev_cfa) = (c.ip, c.cfa);
         let sp = self.arch.sp();
         let cfa = match s.cfa {
@@ -257,7 +256,7 @@ impl Walk<'_, '_> {
                     if r == sp && s.regs.get(usize::from(sp)) == Some(&Rule::Same) { c.cfa } else { self.reg(c, r)? };
                 base.wrapping_add(off as u64)
             }
-            CfaRule::Expression(e) => match self.eval(c, e, None, s.encoding)? {
+            CfaRule::Expression(e) => match self.eval(c, cfi.expression(s.section, e)?, None, s.encoding)? {
                 (v, false) => v,
                 (_, true) => return Err(Fail::Other("CFA expression names a register")),
             },
@@ -270,11 +269,13 @@ impl Walk<'_, '_> {
                 Rule::CfaOffset(o) => Loc::Mem(cfa.wrapping_add(o as u64)),
                 Rule::ValOffset(o) => Loc::Val(cfa.wrapping_add(o as u64)),
                 Rule::Register(r) => Loc::Reg(r),
-                Rule::Expression(e) => match self.eval(c, e, Some(cfa), s.encoding)? {
+                Rule::Expression(e) => match self.eval(c, cfi.expression(s.section, e)?, Some(cfa), s.encoding)? {
                     (r, true) => Loc::Reg(r as u16),
                     (a, false) => Loc::Mem(a),
                 },
-                Rule::ValExpression(e) => Loc::Val(self.eval(c, e, Some(cfa), s.encoding)?.0),
+                Rule::ValExpression(e) => {
+                    Loc::Val(self.eval(c, cfi.expression(s.section, e)?, Some(cfa), s.encoding)?.0)
+                }
             };
             if let Some(l) = c.loc.get_mut(i) {
                 *l = new;
