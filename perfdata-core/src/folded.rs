@@ -338,6 +338,21 @@ type FrameLabels = (u32, u32);
 /// (address space, its generation, kernel frame, java comm, unwound from the stack dump, address).
 type FrameKey = (u32, u32, bool, bool, bool, u64);
 
+/// Entries of [`Folder::front`] (a power of two): 512 KiB.
+const FRONT_SLOTS: usize = 1 << 14;
+
+/// The [`Folder::front`] slot of a frame key (Fibonacci hashing of address, space and generation).
+fn front_slot(key: &FrameKey) -> usize {
+    let (space, gen, kernel, java, unwound, addr) = *key;
+    let mix = addr
+        ^ (u64::from(space) << 32)
+        ^ (u64::from(gen) << 48)
+        ^ u64::from(kernel)
+        ^ (u64::from(java) << 1)
+        ^ (u64::from(unwound) << 2);
+    (mix.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - FRONT_SLOTS.trailing_zeros())) as usize
+}
+
 /// Cached frames before the cache is emptied (orphaned generations accumulate in long
 /// system-wide recordings): about 40 bytes each.
 const FRAME_CACHE_MAX: usize = 1 << 22;
@@ -354,6 +369,10 @@ struct Folder<'o> {
     gens: FastMap<u32, u32>,
     /// The label sequences of [`Folder::frames`], leaf-most first.
     seqs: Vec<u32>,
+    /// A direct-mapped cache in front of [`Folder::frames`]: that map has an entry per distinct
+    /// address and generation, far larger than the CPU caches, while most samples hit a few
+    /// thousand hot addresses.
+    front: Vec<Option<(FrameKey, FrameLabels)>>,
     /// (pid, tid) → (root label, the thread's comm, comm starts with `java`).
     roots: FastMap<(u32, u32), (u32, std::rc::Rc<str>, bool)>,
 }
@@ -387,9 +406,19 @@ impl Folder<'_> {
         let space = if kernel { u32::MAX } else { pid };
         let gen = self.gens.get(&space).copied().unwrap_or(0);
         let key = (space, gen, kernel, comm_is_java, unwound, addr);
-        let (at, n) = match self.frames.get(&key) {
-            Some(&l) => l,
-            None => self.resolve(key, pid),
+        let slot = front_slot(&key);
+        let (at, n) = match self.front.get(slot) {
+            Some(Some((k, l))) if *k == key => *l,
+            _ => {
+                let l = match self.frames.get(&key) {
+                    Some(&l) => l,
+                    None => self.resolve(key, pid),
+                };
+                if let Some(e) = self.front.get_mut(slot) {
+                    *e = Some((key, l));
+                }
+                l
+            }
         };
         let (at, n) = (at as usize, n as usize);
         stack.extend(self.seqs.get(at..at.saturating_add(n)).unwrap_or(&[]));
@@ -466,6 +495,7 @@ impl Folder<'_> {
         }
         if self.frames.len() >= FRAME_CACHE_MAX {
             self.frames.clear();
+            self.front.fill(None);
             // Only cached frames refer to the sequences.
             self.seqs.clear();
         }
@@ -671,6 +701,7 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
         labels: Labels::default(),
         frames: FastMap::default(),
         seqs: Vec::new(),
+        front: vec![None; FRONT_SLOTS],
         gens: FastMap::default(),
         roots: FastMap::default(),
     };
