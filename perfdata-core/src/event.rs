@@ -23,7 +23,7 @@ pub struct Event {
     /// Sample parsing context (branch counters).
     pub sample_context: SampleContext,
     /// The variable sample fields of this event, in emit order (computed once).
-    pub sample_plan: Vec<crate::sample::PlanStep>,
+    pub sample_plan: crate::sample::SamplePlan,
 }
 
 impl Event {

@@ -204,9 +204,12 @@ impl<'f> Records<'f> {
             }
         }
         match self.opts.order {
-            Order::File => match self.frames.next_frame()? {
-                Err(e) => Some(Err(e)),
-                Ok(frame) => {
+            // The frame is used where next_frame left it: moving it out first costs a copy that
+            // stalls on the stores that just wrote it.
+            Order::File => match self.frames.next_frame() {
+                None => None,
+                Some(Err(e)) => Some(Err(e)),
+                Some(Ok(ref frame)) => {
                     learn_from(&mut self.events, frame, self.endian);
                     Some(decode_counting(frame, &self.events, self.endian, &self.unknown_ids))
                 }
@@ -280,8 +283,8 @@ impl<'f> Records<'f> {
 
     fn frames_current(&mut self) -> Option<Result<Record<'_>>> {
         let frame = self.frames.current_frame()?;
-        learn_from(&mut self.events, frame, self.endian);
-        Some(decode_counting(frame, &self.events, self.endian, &self.unknown_ids))
+        learn_from(&mut self.events, &frame, self.endian);
+        Some(decode_counting(&frame, &self.events, self.endian, &self.unknown_ids))
     }
 
     fn queued_current(&mut self) -> Option<Result<Record<'_>>> {
@@ -303,7 +306,7 @@ impl<'f> Records<'f> {
             self.stats.out_of_order += 1;
         }
         self.last_delivered_ts = self.last_delivered_ts.max(q.ts);
-        Some(decode_counting(frame, &self.events, self.endian, &self.unknown_ids))
+        Some(decode_counting(&frame, &self.events, self.endian, &self.unknown_ids))
     }
 }
 
@@ -399,9 +402,9 @@ impl Records<'_> {
 /// Update the event list from records that define events (pipe mode) or name them, before the
 /// record itself is decoded against it.
 #[inline]
-fn learn_from(events: &mut EventList, frame: Frame<'_>, endian: Endian) {
+fn learn_from(events: &mut EventList, frame: &Frame<'_>, endian: Endian) {
     if matches!(frame.header.type_, rt::HEADER_ATTR | rt::EVENT_UPDATE | rt::ID_INDEX) {
-        learn_from_frame(events, frame, endian);
+        learn_from_frame(events, *frame, endian);
     }
 }
 

@@ -273,31 +273,30 @@ pub struct StackUser<'a> {
 }
 
 /// A sample: a view over the SAMPLE record's body. Each accessor returns `Some` exactly when its bit
-/// is in the attr's `sample_type`. Parsing walks the variable-size fields once to check bounds and
-/// note where each starts; fixed fields sit at offsets computed once per attr ([`crate::attr::SampleLayout`]), so
-/// accessors never fail and nothing is copied.
+/// is in the attr's `sample_type`. Parsing walks the variable-size fields once to check bounds; fixed
+/// fields sit at offsets computed once per attr ([`crate::attr::SampleLayout`]), and a variable
+/// field's offset is found, when asked for, by stepping over the variable fields before it (usually
+/// none: the callchain comes first). Accessors never fail and nothing is copied.
 #[derive(Clone, Copy, Debug)]
 pub struct Sample<'a> {
     body: &'a [u8],
+    event: &'a crate::event::Event,
     endian: Endian,
-    attr: &'a EventAttr,
-    fixed: &'a [u8; FIXED_FIELDS],
-    ctx: SampleContext,
-    /// Offsets in `body` of the variable parts and of the fields after them (`NONE` when absent).
-    var: [u16; VAR_FIELDS],
+    /// Offset in `body` of the end of the last field the attr describes.
+    end: u16,
 }
 
 impl PartialEq for Sample<'_> {
     fn eq(&self, other: &Self) -> bool {
-        self.body == other.body && self.endian == other.endian && self.attr.sample_type == other.attr.sample_type
+        self.body == other.body
+            && self.endian == other.endian
+            && self.event.attr.sample_type == other.event.attr.sample_type
     }
 }
 
 /// Number of fixed-prefix fields (see [`crate::attr::SampleLayout::fixed_offsets`]).
 pub const FIXED_FIELDS: usize = 9;
-const NONE: u16 = u16::MAX;
-const VAR_FIELDS: usize = 17;
-// Indexes into `Sample::var`.
+// Which variable field a plan step is (`PlanStep::slot`).
 const V_READ: usize = 0;
 const V_CALLCHAIN: usize = 1;
 const V_RAW: usize = 2;
@@ -313,7 +312,7 @@ const V_CGROUP: usize = 11;
 const V_DATA_PAGE_SIZE: usize = 12;
 const V_CODE_PAGE_SIZE: usize = 13;
 const V_AUX: usize = 14;
-const V_END: usize = 15;
+const V_FIELDS: usize = 15;
 
 /// Indexes of the fixed-prefix fields in [`crate::attr::SampleLayout::fixed_offsets`].
 pub mod fixed {
@@ -343,7 +342,7 @@ impl<'a> Sample<'a> {
     /// each variable field starts.
     pub fn parse(r: &mut Reader<'a>, event: &'a crate::event::Event) -> Result<Sample<'a>> {
         let s = Sample::parse_body(r.rest(), r.endian(), event, r.position())?;
-        r.skip(s.var[V_END].into())?;
+        r.skip(s.end.into())?;
         Ok(s)
     }
 
@@ -355,16 +354,8 @@ impl<'a> Sample<'a> {
         event: &'a crate::event::Event,
         base: crate::error::Position,
     ) -> Result<Sample<'a>> {
-        let mut var = [NONE; VAR_FIELDS];
-        match walk(body, event, endian, &mut var) {
-            Ok(_) => Ok(Sample {
-                body,
-                endian,
-                attr: &event.attr,
-                fixed: &event.layout.fixed_offsets,
-                ctx: event.sample_context,
-                var,
-            }),
+        match walk(body, event, endian) {
+            Ok(end) => Ok(Sample { body, event, endian, end: end as u16 }),
             Err((what, at)) => Err(crate::error::Error::Truncated {
                 pos: crate::error::Position { offset: base.offset.saturating_add(at as u64), ..base },
                 what,
@@ -376,7 +367,7 @@ impl<'a> Sample<'a> {
 
     /// The attr this sample was decoded with.
     pub fn attr(&self) -> &'a EventAttr {
-        self.attr
+        &self.event.attr
     }
 
     /// The record body (after the 8-byte header).
@@ -386,7 +377,7 @@ impl<'a> Sample<'a> {
 
     /// Bytes after the last field the attr describes (normally none).
     pub fn trailing(&self) -> &'a [u8] {
-        self.body.get(self.var[V_END] as usize..).unwrap_or(&[])
+        self.body.get(usize::from(self.end)..).unwrap_or(&[])
     }
 
     #[inline]
@@ -396,7 +387,7 @@ impl<'a> Sample<'a> {
 
     #[inline]
     fn fixed_u64(&self, field: usize) -> Option<u64> {
-        match self.fixed.get(field) {
+        match self.event.layout.fixed_offsets.get(field) {
             Some(&o) if o != fixed::ABSENT => self.word(usize::from(o)),
             _ => None,
         }
@@ -404,7 +395,7 @@ impl<'a> Sample<'a> {
 
     #[inline]
     fn fixed_u32_pair(&self, field: usize) -> Option<(u32, u32)> {
-        match self.fixed.get(field) {
+        match self.event.layout.fixed_offsets.get(field) {
             Some(&o) if o != fixed::ABSENT => {
                 let o = usize::from(o);
                 let b = self.body.get(o..o + 8)?;
@@ -414,21 +405,37 @@ impl<'a> Sample<'a> {
         }
     }
 
-    fn var_reader(&self, slot: usize, what: &'static str) -> Option<Reader<'a>> {
-        let off = *self.var.get(slot)?;
-        if off == NONE {
-            return None;
+    /// Offset in `body` of the variable field in `slot`: known from the plan when only fixed-size
+    /// fields precede it, else found by stepping over the fields before it (the walk at parse time
+    /// checked that they fit).
+    #[inline(always)]
+    fn var_offset(&self, slot: usize) -> Option<usize> {
+        match self.event.sample_plan.at.get(slot).copied() {
+            None | Some(SamplePlan::ABSENT) => None,
+            Some(SamplePlan::WALK) => self.walk_to(slot),
+            Some(at) => Some(usize::from(at)),
         }
-        let b = self.body.get(off as usize..)?;
+    }
+
+    #[inline(never)]
+    fn walk_to(&self, slot: usize) -> Option<usize> {
+        let mut at = self.event.layout.fixed_size;
+        for step in &self.event.sample_plan.steps {
+            if usize::from(step.slot) == slot {
+                return Some(at);
+            }
+            at = step_end(self.body, self.endian, at, step.size)?;
+        }
+        None
+    }
+
+    fn var_reader(&self, slot: usize, what: &'static str) -> Option<Reader<'a>> {
+        let b = self.body.get(self.var_offset(slot)?..)?;
         Some(Reader::new(b, self.endian, crate::error::Position::default(), what))
     }
 
     fn var_u64(&self, slot: usize) -> Option<u64> {
-        let off = *self.var.get(slot)?;
-        if off == NONE {
-            return None;
-        }
-        self.word(off as usize)
+        self.word(self.var_offset(slot)?)
     }
 
     /// PERF_SAMPLE_IDENTIFIER.
@@ -477,16 +484,15 @@ impl<'a> Sample<'a> {
     }
     /// The period, or the attr's fixed `sample_period` when the sample has none (what perf does).
     pub fn period_or_attr(&self) -> u64 {
-        self.period().unwrap_or(self.attr.sample_period)
+        self.period().unwrap_or(self.event.attr.sample_period)
     }
     /// PERF_SAMPLE_READ.
     pub fn read(&self) -> Option<ReadValues<'a>> {
-        ReadValues::parse(&mut self.var_reader(V_READ, "SAMPLE read")?, self.attr.read_format).ok()
+        ReadValues::parse(&mut self.var_reader(V_READ, "SAMPLE read")?, self.event.attr.read_format).ok()
     }
     /// PERF_SAMPLE_CALLCHAIN with PERF_CONTEXT markers included.
     pub fn callchain(&self) -> Option<U64s<'a>> {
-        // The walk checked that the entries fit; an absent field's offset (NONE) is past any body.
-        let at = usize::from(*self.var.get(V_CALLCHAIN)?);
+        let at = self.var_offset(V_CALLCHAIN)?;
         let n = usize::try_from(self.word(at)?).ok()?.checked_mul(8)?;
         let start = at.checked_add(8)?;
         Some(U64s::new(self.body.get(start..start.checked_add(n)?)?, self.endian))
@@ -501,15 +507,18 @@ impl<'a> Sample<'a> {
     pub fn branch_stack(&self) -> Option<BranchStack<'a>> {
         let mut r = self.var_reader(V_BRANCH, "SAMPLE branch_stack")?;
         let nr = r.u64().ok()?;
-        let hw_idx =
-            if self.attr.branch_sample_type & branch_sample_type::HW_INDEX != 0 { Some(r.u64().ok()?) } else { None };
+        let hw_idx = if self.event.attr.branch_sample_type & branch_sample_type::HW_INDEX != 0 {
+            Some(r.u64().ok()?)
+        } else {
+            None
+        };
         let entries = r.bytes_u64(nr.checked_mul(24)?).ok()?;
-        let counters = if self.ctx.branch_counters { Some(r.u64s(nr).ok()?) } else { None };
+        let counters = if self.event.sample_context.branch_counters { Some(r.u64s(nr).ok()?) } else { None };
         Some(BranchStack { nr, hw_idx, entries, counters, endian: self.endian })
     }
     /// PERF_SAMPLE_REGS_USER.
     pub fn regs_user(&self) -> Option<Regs<'a>> {
-        parse_regs(&mut self.var_reader(V_REGS_USER, "SAMPLE regs_user")?, self.attr.sample_regs_user).ok()
+        parse_regs(&mut self.var_reader(V_REGS_USER, "SAMPLE regs_user")?, self.event.attr.sample_regs_user).ok()
     }
     /// PERF_SAMPLE_STACK_USER.
     pub fn stack_user(&self) -> Option<StackUser<'a>> {
@@ -543,7 +552,7 @@ impl<'a> Sample<'a> {
     }
     /// PERF_SAMPLE_REGS_INTR.
     pub fn regs_intr(&self) -> Option<Regs<'a>> {
-        parse_regs(&mut self.var_reader(V_REGS_INTR, "SAMPLE regs_intr")?, self.attr.sample_regs_intr).ok()
+        parse_regs(&mut self.var_reader(V_REGS_INTR, "SAMPLE regs_intr")?, self.event.attr.sample_regs_intr).ok()
     }
     /// PERF_SAMPLE_PHYS_ADDR.
     pub fn phys_addr(&self) -> Option<u64> {
@@ -632,7 +641,7 @@ impl VarField {
 pub struct PlanStep {
     /// The field.
     pub field: VarField,
-    /// Its slot in `Sample::var`.
+    /// Which field it is (one of the `V_*` numbers).
     slot: u8,
     size: StepSize,
 }
@@ -655,9 +664,44 @@ enum StepSize {
     Aux,
 }
 
-/// The variable part of an attr's samples: which fields, in order, their slots in `Sample::var`
-/// and how each one's size is found. Computed once per event.
-pub fn sample_plan(attr: &EventAttr, ctx: SampleContext) -> Vec<PlanStep> {
+/// How an event's samples lay out their variable fields, worked out once per event: the steps in
+/// emit order, and where each field starts when nothing variable comes before it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SamplePlan {
+    /// The variable fields in emit order, with how each one's size is found.
+    pub steps: Vec<PlanStep>,
+    /// Per field (`V_*`): its offset in the body when only fixed-size fields precede it,
+    /// [`SamplePlan::WALK`] when a field of variable size does, [`SamplePlan::ABSENT`] when the
+    /// sample has no such field.
+    at: [u16; V_FIELDS],
+}
+
+impl SamplePlan {
+    /// The field is not in the sample.
+    pub const ABSENT: u16 = u16::MAX;
+    /// The field's offset depends on the sizes of fields before it.
+    pub const WALK: u16 = u16::MAX - 1;
+}
+
+/// The variable part of an attr's samples (see [`SamplePlan`]). Computed once per event.
+pub fn sample_plan(attr: &EventAttr, ctx: SampleContext) -> SamplePlan {
+    let steps = sample_steps(attr, ctx);
+    let mut at = [SamplePlan::ABSENT; V_FIELDS];
+    let mut known = Some(crate::attr::SampleLayout::new(attr).fixed_size);
+    for step in &steps {
+        if let Some(slot) = at.get_mut(usize::from(step.slot)) {
+            *slot =
+                known.and_then(|k| u16::try_from(k).ok()).filter(|&k| k < SamplePlan::WALK).unwrap_or(SamplePlan::WALK);
+        }
+        known = match step.size {
+            StepSize::Fixed(n) => known.and_then(|k| k.checked_add(n)),
+            _ => None,
+        };
+    }
+    SamplePlan { steps, at }
+}
+
+fn sample_steps(attr: &EventAttr, ctx: SampleContext) -> Vec<PlanStep> {
     let t = attr.sample_type;
     let rfmt = attr.read_format;
     let per_value = 1 + u64::from(rfmt & rf::ID != 0) + u64::from(rfmt & rf::LOST != 0);
@@ -694,54 +738,46 @@ pub fn sample_plan(attr: &EventAttr, ctx: SampleContext) -> Vec<PlanStep> {
     plan
 }
 
-/// Offsets of the variable fields and the end of the sample; on failure, the field that does not fit
-/// and its offset in the body.
+/// Where a variable field starting at `at` ends, `None` if it runs past the body.
 #[inline(always)]
-fn walk(
-    body: &[u8],
-    event: &crate::event::Event,
-    endian: Endian,
-    var: &mut [u16; VAR_FIELDS],
-) -> std::result::Result<usize, (&'static str, usize)> {
+fn step_end(body: &[u8], endian: Endian, at: usize, size: StepSize) -> Option<usize> {
     let word = |at: usize| -> Option<u64> { body.get(at..at.checked_add(8)?).map(|b| endian.u64(b)) };
+    let next = match size {
+        StepSize::Fixed(n) => at.checked_add(n),
+        StepSize::Counted { head, per } => word(at)
+            .and_then(|nr| nr.checked_mul(per)?.checked_add(head)?.checked_mul(8))
+            .and_then(|n| at.checked_add(usize::try_from(n).ok()?)),
+        StepSize::Regs(n) => match word(at) {
+            Some(0) => at.checked_add(8),
+            Some(_) => at.checked_add(8 * (1 + n)),
+            None => None,
+        },
+        StepSize::Stack => match word(at) {
+            Some(0) => at.checked_add(8),
+            Some(size) => usize::try_from(size).ok().and_then(|n| at.checked_add(16)?.checked_add(n)),
+            None => None,
+        },
+        StepSize::Raw => at.checked_add(4).and_then(|end| end.checked_add(endian.u32(body.get(at..end)?) as usize)),
+        StepSize::Aux => word(at).and_then(|n| at.checked_add(8)?.checked_add(usize::try_from(n).ok()?)),
+    };
+    next.filter(|&n| n <= body.len())
+}
+
+/// The end of the sample's last field; on failure, the field that does not fit and its offset in
+/// the body.
+#[inline(always)]
+fn walk(body: &[u8], event: &crate::event::Event, endian: Endian) -> std::result::Result<usize, (&'static str, usize)> {
     let fixed = event.layout.fixed_size;
     // Offsets are kept as u16: a record body is at most 65535 - 8 bytes.
-    if body.len() >= usize::from(NONE) {
+    if body.len() >= usize::from(u16::MAX) {
         return Err(("SAMPLE (body longer than a record can be)", 0));
     }
     if fixed > body.len() {
         return Err(("SAMPLE fixed fields", 0));
     }
     let mut at = fixed;
-    for step in &event.sample_plan {
-        if let Some(v) = var.get_mut(usize::from(step.slot)) {
-            *v = at as u16;
-        }
-        let next = match step.size {
-            StepSize::Fixed(n) => at.checked_add(n),
-            StepSize::Counted { head, per } => word(at)
-                .and_then(|nr| nr.checked_mul(per)?.checked_add(head)?.checked_mul(8))
-                .and_then(|n| at.checked_add(usize::try_from(n).ok()?)),
-            StepSize::Regs(n) => match word(at) {
-                Some(0) => at.checked_add(8),
-                Some(_) => at.checked_add(8 * (1 + n)),
-                None => None,
-            },
-            StepSize::Stack => match word(at) {
-                Some(0) => at.checked_add(8),
-                Some(size) => usize::try_from(size).ok().and_then(|n| at.checked_add(16)?.checked_add(n)),
-                None => None,
-            },
-            StepSize::Raw => at.checked_add(4).and_then(|end| end.checked_add(endian.u32(body.get(at..end)?) as usize)),
-            StepSize::Aux => word(at).and_then(|n| at.checked_add(8)?.checked_add(usize::try_from(n).ok()?)),
-        };
-        at = match next {
-            Some(n) if n <= body.len() => n,
-            _ => return Err((step.field.name(), at)),
-        };
-    }
-    if let Some(v) = var.get_mut(V_END) {
-        *v = at as u16;
+    for step in &event.sample_plan.steps {
+        at = step_end(body, endian, at, step.size).ok_or((step.field.name(), at))?;
     }
     Ok(at)
 }

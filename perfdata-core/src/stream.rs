@@ -130,14 +130,10 @@ impl<'d> Frames<'d> {
             if let Some(Input::Slice { data, at, end, file }) = self.inputs.front_mut() {
                 let data: &'d [u8] = data;
                 let start = *at;
-                if let Some(h) = data.get(start..*end).and_then(|a| a.get(..8).map(|h| (h, a.len()))) {
+                if let Some(h) = data.get(start..*end).and_then(|a| a.first_chunk::<8>().map(|h| (h, a.len()))) {
                     let (h, avail) = h;
                     let e = self.endian;
-                    let header = RecordHeader {
-                        type_: e.u32(h.get(..4).unwrap_or(&[0; 4])),
-                        misc: e.u16(h.get(4..6).unwrap_or(&[0; 2])),
-                        size: e.u16(h.get(6..8).unwrap_or(&[0; 2])),
-                    };
+                    let header = RecordHeader::from_bytes(h, e);
                     let size = usize::from(header.size);
                     let special = matches!(
                         header.type_,
@@ -321,7 +317,7 @@ fn read_frame(input: &mut Input<'_>, endian: Endian) -> Result<Option<Framed>> {
                 return Ok(None);
             }
             // Hot path: a plain header decode; errors are built below only when something is off.
-            if let Some(h) = data.get(start..*end).and_then(|a| a.get(..8).map(|h| (h, a.len()))) {
+            if let Some(h) = data.get(start..*end).and_then(|a| a.first_chunk::<8>().map(|h| (h, a.len()))) {
                 let (h, avail) = h;
                 let header = RecordHeader {
                     type_: endian.u32(h.get(..4).unwrap_or(&[0; 4])),

@@ -15,7 +15,10 @@ use crate::reader::{Endian, Reader};
 use crate::sample::Sample;
 
 /// `struct perf_event_header`.
+// One aligned word, so that copies move it whole: a copy read as one word right after a piecewise
+// write stalls (store forwarding fails), and records are copied once per read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(8))]
 pub struct RecordHeader {
     /// `type`: see [`record_type`].
     pub type_: u32,
@@ -30,6 +33,23 @@ impl RecordHeader {
     pub fn parse(b: &[u8], endian: Endian, pos: Position) -> Result<RecordHeader> {
         let mut r = Reader::new(b, endian, pos, "perf_event_header");
         Ok(RecordHeader { type_: r.u32()?, misc: r.u16()?, size: r.u16()? })
+    }
+
+    /// Decode the header's 8 bytes with one load. The fields are cut from one little-endian word
+    /// (big-endian files get each field's bytes swapped first), so that the compiler stores the
+    /// header as one word: storing it piecewise stalls the first read of the whole header.
+    #[inline(always)]
+    pub fn from_bytes(b: &[u8; 8], endian: Endian) -> RecordHeader {
+        let w = u64::from_le_bytes(*b);
+        let n = match endian {
+            Endian::Little => w,
+            Endian::Big => {
+                u64::from((w as u32).swap_bytes())
+                    | u64::from(((w >> 32) as u16).swap_bytes()) << 32
+                    | u64::from(((w >> 48) as u16).swap_bytes()) << 48
+            }
+        };
+        RecordHeader { type_: n as u32, misc: (n >> 32) as u16, size: (n >> 48) as u16 }
     }
 
     /// Encode.
@@ -404,14 +424,14 @@ pub fn decode<'a>(
     events: &'a crate::event::EventList,
     endian: Endian,
 ) -> Result<Record<'a>> {
-    decode_counting(frame, events, endian, &std::cell::Cell::new(0))
+    decode_counting(&frame, events, endian, &std::cell::Cell::new(0))
 }
 
 /// [`decode`], adding one to `unknown_ids` for a SAMPLE or READ whose id matches no event (the
 /// record is then an error).
 #[inline(never)]
 pub(crate) fn decode_counting<'a>(
-    frame: crate::stream::Frame<'a>,
+    frame: &crate::stream::Frame<'a>,
     events: &'a crate::event::EventList,
     endian: Endian,
     unknown_ids: &std::cell::Cell<u64>,
@@ -433,7 +453,9 @@ pub(crate) fn decode_counting<'a>(
                 ) {
                     Ok(sample) => Ok(Record {
                         pos,
-                        header: h,
+                        // Re-read from the bytes rather than `h`, whose type the compiler knows is 9
+                        // here and would store apart from the rest (see `RecordHeader`).
+                        header: frame.bytes.first_chunk::<8>().map_or(h, |b| RecordHeader::from_bytes(b, endian)),
                         event: Some(ev),
                         sample_id: None,
                         kind: RecordKind::Sample(sample),
@@ -445,7 +467,7 @@ pub(crate) fn decode_counting<'a>(
             }
         }
     }
-    decode_other(frame, events, endian, resolution, unknown_ids)
+    decode_other(*frame, events, endian, resolution, unknown_ids)
 }
 
 /// [`decode`] for everything but a sample of a known event (kept out of the hot path).
