@@ -27,8 +27,13 @@ command -v /usr/bin/time >/dev/null || { echo "needs /usr/bin/time (apt-get inst
 best() { # name, command...: prints "name best_seconds max_rss_kb"
   local name=$1; shift; local b=999999 rss=0
   for _ in $(seq "$REPS"); do
-    /usr/bin/time -f "%e %M" -o bench/work/time.txt "$@" > /dev/null 2>bench/work/err.txt || { cat bench/work/err.txt >&2; }
-    read -r t m < bench/work/time.txt
+    # Wall time from date (ns; /usr/bin/time's %e has only 10 ms resolution), peak RSS from time.
+    local t0 t1
+    t0=$(date +%s%N)
+    /usr/bin/time -f "%M" -o bench/work/time.txt "$@" > /dev/null 2>bench/work/err.txt || { cat bench/work/err.txt >&2; }
+    t1=$(date +%s%N)
+    read -r m < bench/work/time.txt
+    t=$(python3 -c "print(($t1 - $t0) / 1e9)")
     b=$(python3 -c "print(min($b, $t))"); rss=$m
   done
   echo "$name $b $rss"
@@ -46,5 +51,5 @@ size = __import__("os").path.getsize(__import__("sys").argv[1] if len(__import__
 print(f"\nfile: {size:.0f} MB")
 print(f"{'reader':20} {'seconds':>8} {'MB/s':>8} {'peak RSS MB':>12} {'vs perf':>8} {'vs lpd':>8}")
 for k, (t, m) in r.items():
-    print(f"{k:20} {t:8.2f} {size / max(t, 1e-9):8.0f} {m / 1024:12.0f} {r['perf-report-stats'][0] / max(t, 1e-9):8.2f} {r['linux-perf-data'][0] / max(t, 1e-9):8.2f}")
+    print(f"{k:20} {t:8.3f} {size / max(t, 1e-9):8.0f} {m / 1024:12.0f} {r['perf-report-stats'][0] / max(t, 1e-9):8.2f} {r['linux-perf-data'][0] / max(t, 1e-9):8.2f}")
 PY
