@@ -399,6 +399,7 @@ pub fn drive_folded(file: &PerfFile<'_>) {
             annotate_jit: true,
             inline: true,
             annotate_inline: true,
+            srcline: true,
             tidy_java: true,
             weight: Weight::Samples,
             event_filter: EventFilter::All,

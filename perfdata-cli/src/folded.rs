@@ -62,6 +62,10 @@ pub struct FoldArgs {
     /// Append `_[i]` to inline frames (implies --inline).
     #[arg(long)]
     annotate_inline: bool,
+    /// Source lines from the binaries' DWARF debug info, `func:file:line`
+    /// (`perf script -F +srcline | stackcollapse-perf.pl --srcline`).
+    #[arg(long)]
+    srcline: bool,
     /// Only this event's samples (perf's name, e.g. `cycles:u`).
     #[arg(long, conflicts_with = "all_events")]
     event_filter: Option<String>,
@@ -144,6 +148,7 @@ impl FoldArgs {
         o.annotate_jit = self.jit || self.all;
         o.inline = self.inline || self.annotate_inline;
         o.annotate_inline = self.annotate_inline;
+        o.srcline = self.srcline;
         if self.addrs {
             o.unknown = Unknown::Address;
         }

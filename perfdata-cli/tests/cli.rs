@@ -170,6 +170,21 @@ fn folded_equals_the_standard_tools() {
     assert!(from_stdin.contains("spin;") && from_stdin == from_file);
 }
 
+/// `--srcline`: the frames carry the lines perf printed under them (fp.data.script-srcline: `leaf+0x20`
+/// at spin.c:31 called from `outer+0x37` at spin.c:53); without source lines the stacks are the
+/// standard tools'. perfdata-core/tests/srcline.rs compares the whole output with perf's.
+#[test]
+fn folded_srcline() {
+    let fp = testdata("fp.data");
+    let (rc, out, err) = run_with_symbols(&["folded", fp.to_str().unwrap(), "--srcline"], None);
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.contains(";outer:spin.c:53;leaf:spin.c:31 "), "{out}");
+    let plain = std::fs::read_to_string(testdata("fp.data.folded-stackcollapse-pl")).unwrap();
+    let total = |s: &str| s.lines().map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap()).sum::<u64>();
+    assert_eq!(total(&out), total(&plain));
+    assert_ne!(out, plain);
+}
+
 #[test]
 fn flamegraph_svg_and_differential() {
     let dir = std::env::temp_dir().join(format!("perfdata-cli-fg-{}", std::process::id()));

@@ -23,7 +23,7 @@ use crate::reader::Reader;
 use crate::record::{BuildIdRecord, CpuMode, RecordKind};
 use crate::records::Order;
 use crate::sample::{Sample, PERF_CONTEXT_MAX};
-use crate::symbolize::{SymbolizeOptions, Symbolizer};
+use crate::symbolize::{SrcLine, SymbolizeOptions, Symbolizer};
 use crate::unwind::{Arch, ModuleCache, ProcessSpace, UnwindOptions, Unwinder};
 use crate::Result;
 
@@ -115,6 +115,16 @@ pub struct FoldedOptions {
     /// Append `_[i]` to the frames perf marks `(inlined)` (with [`FoldedOptions::inline`];
     /// neither collapser does: perf script prints no module for them).
     pub annotate_inline: bool,
+    /// Source lines: `perf script -F +srcline | stackcollapse-perf.pl --srcline`. Each frame for
+    /// which perf prints a source line ([`Symbolizer::srcline`], and for the frames of an inline
+    /// list [`Symbolizer::inline_srclines`]) becomes `name:file:line`: the line with
+    /// its `[…]` parts removed (`taskset[2b48]` → `taskset`, `[kernel.kallsyms][…]` → nothing
+    /// appended), as the script reads it. Where the script misreads perf's text we give what it
+    /// means: an inlined frame (`file:line (inlined)` under a frame line without module, which
+    /// the script takes for a frame) is `name:file:line` like the others; a frame perf prints no
+    /// line for (`??:0`) keeps its name (the script would take the next frame's line for it);
+    /// a Java `a->b` name gets the line on its first part only.
+    pub srcline: bool,
     /// Where to find symbols.
     pub symbolize: SymbolizeOptions,
     /// Only samples of this process.
@@ -149,6 +159,7 @@ impl FoldedOptions {
             annotate_jit: false,
             inline: false,
             annotate_inline: false,
+            srcline: false,
             symbolize: SymbolizeOptions::default(),
             pid: None,
             tid: None,
@@ -425,8 +436,16 @@ impl Folder<'_> {
     }
 
     /// Format a frame that has a name (pieces at Java's `->` first to last, the way the collapser
-    /// pushes them); `dso`: its module, `None` for a frame perf prints `(inlined)` instead.
-    fn named_frame(&mut self, n: &str, dso: Option<&str>, comm_is_java: bool, out: &mut Vec<u32>) {
+    /// pushes them); `dso`: its module, `None` for a frame perf prints `(inlined)` instead;
+    /// `line`: the source line to append ([`FoldedOptions::srcline`]).
+    fn named_frame(
+        &mut self,
+        n: &str,
+        dso: Option<&str>,
+        line: Option<&SrcLine>,
+        comm_is_java: bool,
+        out: &mut Vec<u32>,
+    ) {
         let o = self.opts;
         let pl = o.compat == Compat::StackcollapsePl;
         if pl && n.starts_with('(') {
@@ -452,6 +471,9 @@ impl Folder<'_> {
             if inlined && !s.contains("_[i]") {
                 s.push_str("_[i]");
             }
+            if i == 0 {
+                append_srcline(&mut s, line);
+            }
             out.push(self.labels.id(s));
         }
     }
@@ -471,14 +493,21 @@ impl Folder<'_> {
             (true, Some(m)) => self.sym.inlines(m, addr, &f),
             _ => std::rc::Rc::from(Vec::new()),
         };
+        // The source line perf prints under the frame, or under each frame of its inline list.
+        let (line, inline_lines) = match map {
+            Some(m) if o.srcline && !inlines.is_empty() => (None, self.sym.inline_srclines(m, addr, &f)),
+            _ if o.srcline => (self.sym.srcline(map, addr), std::rc::Rc::from(Vec::new())),
+            _ => (None, std::rc::Rc::from(Vec::new())),
+        };
         match f.symbol.as_deref() {
             // perf script prints the inline list in place of the frame, innermost first.
             Some(_) if !inlines.is_empty() => {
-                for i in inlines.iter().rev() {
-                    self.named_frame(&i.name, if i.inlined { None } else { Some(dso) }, comm_is_java, &mut out);
+                for (k, i) in inlines.iter().enumerate().rev() {
+                    let dso = if i.inlined { None } else { Some(dso) };
+                    self.named_frame(&i.name, dso, inline_lines.get(k), comm_is_java, &mut out);
                 }
             }
-            Some(n) => self.named_frame(n, Some(dso), comm_is_java, &mut out),
+            Some(n) => self.named_frame(n, Some(dso), line.as_ref(), comm_is_java, &mut out),
             None => {
                 let module = if dso == "[unknown]" { None } else { Some(dso.rsplit('/').next().unwrap_or(dso)) };
                 let mut s = match (o.unknown, module) {
@@ -490,6 +519,7 @@ impl Folder<'_> {
                     s = tidy_generic(&s);
                 }
                 annotate(o, pl, dso, &mut s);
+                append_srcline(&mut s, line.as_ref());
                 out.push(self.labels.id(s));
             }
         }
@@ -504,6 +534,27 @@ impl Folder<'_> {
         self.seqs.extend(out.iter().rev());
         self.frames.insert(key, labels);
         labels
+    }
+}
+
+/// stackcollapse-perf.pl `--srcline`: the source line perf printed under a frame, without its
+/// `[…]` parts (each `[` to the next `]`) and surrounding blanks, appended after a `:` unless
+/// nothing is left of it.
+fn append_srcline(s: &mut String, line: Option<&SrcLine>) {
+    let Some(line) = line else { return };
+    let text = line.to_string();
+    let mut kept = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some((before, after)) = rest.split_once('[') {
+        let Some((_, next)) = after.split_once(']') else { break };
+        kept.push_str(before);
+        rest = next;
+    }
+    kept.push_str(rest);
+    let kept = kept.trim();
+    if !kept.is_empty() {
+        s.push(':');
+        s.push_str(kept);
     }
 }
 
@@ -882,6 +933,22 @@ mod tests {
         assert_eq!(walk(&[-2176, 1, -2560, 2, -32, 3]), (true, vec![(true, 1), (false, 2), (false, 3)]));
         // -1 is ≥ PERF_CONTEXT_MAX but no context: the whole chain is dropped.
         assert!(!walk(&[-512, 0x7f00, -1, 0x5500]).0);
+    }
+
+    #[test]
+    fn srclines_like_stackcollapse_pl() {
+        let with = |line: SrcLine| {
+            let mut s = "f".to_string();
+            append_srcline(&mut s, Some(&line));
+            s
+        };
+        assert_eq!(with(SrcLine::File { file: "spin.c".into(), line: 31 }), "f:spin.c:31");
+        assert_eq!(with(SrcLine::File { file: "".into(), line: 0 }), "f::0");
+        assert_eq!(with(SrcLine::Address { module: "taskset".into(), addr: 0x2b48 }), "f:taskset");
+        assert_eq!(with(SrcLine::Address { module: "[kernel.kallsyms]".into(), addr: 1 }), "f");
+        assert_eq!(with(SrcLine::Address { module: "[JIT] tid 7".into(), addr: 1 }), "f:tid 7");
+        assert_eq!(with(SrcLine::File { file: "a[1].c".into(), line: 2 }), "f:a.c:2");
+        assert_eq!(with(SrcLine::File { file: "a[1.c".into(), line: 2 }), "f:a[1.c:2");
     }
 
     #[test]

@@ -95,6 +95,9 @@ fn separate_debug_files_are_found_where_perf_looks() {
     let root = std::env::temp_dir().join(format!("perfdata-debuglink-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     copy_tree(&td.join("folded/root"), &root);
+    // Without spin's build-id debug file (the source-line tests' copy of the same file), so that
+    // only the layouts under test can supply the symbols.
+    std::fs::remove_dir_all(root.join("usr/lib/debug/.build-id/40")).unwrap();
     let bin = root.join("work/main/testdata/bin");
     std::fs::copy(td.join("folded/debuglink/spin"), bin.join("spin")).unwrap();
     std::fs::create_dir_all(bin.join(".debug")).unwrap();

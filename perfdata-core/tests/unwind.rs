@@ -29,22 +29,13 @@ use perfdata_core::folded::{folded, Compat, FoldedOptions};
 use perfdata_core::process::Machine;
 use perfdata_core::record::RecordKind;
 use perfdata_core::sample::{Regs, StackUser};
-use perfdata_core::symbolize::{SymbolizeOptions, Symbolizer};
+use perfdata_core::symbolize::Symbolizer;
 use perfdata_core::unwind::{Arch, ModuleCache, ProcessSpace, UnwindOptions, Unwinder};
 use perfdata_core::{Order, PerfFile};
 
-fn testdata() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata")
-}
+mod common;
 
-fn symbolize() -> SymbolizeOptions {
-    let dir = testdata().join("folded");
-    SymbolizeOptions {
-        symfs: Some(dir.join("root")),
-        buildid_dir: Some(dir.join("no-buildid-cache")),
-        kallsyms: Some(dir.join("kallsyms-4a5a9b0affb66c437abcd455d2738af879985fa9")),
-    }
-}
+use common::{folded_symbols as symbolize, testdata};
 
 fn ours(name: &str, compat: Compat) -> String {
     let opts = FoldedOptions { symbolize: symbolize(), ..FoldedOptions::compat(compat) };
@@ -223,7 +214,7 @@ fn damaged_stacks_and_registers_never_panic() {
 }
 
 /// Damaged debug files: bytes scrambled anywhere (headers, compressed DWARF, symbol table) or the
-/// file cut short must give fewer or no inline frames, never a panic.
+/// file cut short must give fewer or no inline frames and source lines, never a panic.
 #[test]
 fn damaged_debug_info_never_panics() {
     use perfdata_core::symbolize::inline::DebugInfo;
@@ -233,6 +224,13 @@ fn damaged_debug_info_never_panics() {
     let addrs = [0x1bccb_u64, 0x1a303, 0x148c8, 0x16231, 0, u64::MAX];
     let intact = DebugInfo::load(&Binary::from_vec(path.clone(), good.clone()).unwrap());
     assert_eq!(intact.records(0x1bccb), ["_dl_start_final", "_dl_start"]);
+    // The lines perf printed under those two frames (dwarf.data.script-srcline).
+    let lines: Vec<String> = intact
+        .addr2line(0x1bccb)
+        .iter()
+        .map(|r| perfdata_core::symbolize::SrcLine::from_record(r).to_string())
+        .collect();
+    assert_eq!(lines, ["rtld.c:497", "rtld.c:584"]);
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     for round in 0..60 {
         let mut bytes = good.clone();
@@ -251,6 +249,7 @@ fn damaged_debug_info_never_panics() {
             let info = DebugInfo::load(&b);
             for a in addrs {
                 assert!(info.records(a).len() <= perfdata_core::symbolize::inline::MAX_INLINE_NEST + 1);
+                assert!(info.addr2line(a).len() <= perfdata_core::symbolize::inline::MAX_INLINE_NEST + 1);
             }
         }
     }

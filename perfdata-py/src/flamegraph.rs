@@ -17,7 +17,7 @@ use pyo3::types::{PyDict, PyString};
 use std::path::PathBuf;
 
 /// The keyword arguments that say how stacks are folded.
-pub const FOLD_KEYS: [&str; 19] = [
+pub const FOLD_KEYS: [&str; 20] = [
     "compat",
     "weight",
     "root",
@@ -25,6 +25,7 @@ pub const FOLD_KEYS: [&str; 19] = [
     "jit",
     "inline",
     "annotate_inline",
+    "srcline",
     "addrs",
     "event",
     "all_events",
@@ -157,6 +158,7 @@ pub fn fold_options(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Fold> {
     o.annotate_jit = flag(kw, "jit")?;
     o.annotate_inline = flag(kw, "annotate_inline")?;
     o.inline = flag(kw, "inline")? || o.annotate_inline;
+    o.srcline = flag(kw, "srcline")?;
     if flag(kw, "addrs")? {
         o.unknown = Unknown::Address;
     }

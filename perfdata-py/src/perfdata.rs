@@ -385,6 +385,10 @@ impl PerfData {
     ///         (``--call-graph dwarf``), as ``perf script`` does by default; off: its
     ///         ``--no-inline`` output.
     ///     annotate_inline: append ``_[i]`` to inline frames (implies ``inline``).
+    ///     srcline: append the source line perf prints under each frame (from the binaries' DWARF
+    ///         debug info) as ``func:file:line``, as ``perf script -F +srcline |
+    ///         stackcollapse-perf.pl --srcline`` does (``[module]:module`` where perf knows no line,
+    ///         nothing for kernel frames).
     ///     addrs: unresolved frames as ``[module <ADDR>]``.
     ///     event: only this event's samples (a name such as ``"cycles:u"``, or an ``Event``).
     ///     all_events: every event's samples (the default of perf-script-py).
@@ -403,8 +407,8 @@ impl PerfData {
     #[pyo3(signature = (**options))]
     #[pyo3(
         text_signature = "($self, *, compat='stackcollapse-pl', weight=None, root='comm', kernel=False, jit=False, \
-                          inline=False, annotate_inline=False, addrs=False, event=None, all_events=False, tidy=None, \
-                          tidy_java=None, pid=None, tid=None, comm=None, time=None, symfs=None, buildid_dir=None, \
+                          inline=False, annotate_inline=False, srcline=False, addrs=False, event=None, all_events=False, \
+                          tidy=None, tidy_java=None, pid=None, tid=None, comm=None, time=None, symfs=None, buildid_dir=None, \
                           kallsyms=None)"
     )]
     fn folded<'py>(&self, py: Python<'py>, options: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {

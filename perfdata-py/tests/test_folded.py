@@ -185,3 +185,64 @@ def test_inline_frames(name, compat):
     with perfdata.open(perfout.TESTDATA / name) as f:
         assert f.folded_text(compat=compat, inline=True, **SYMBOLS) == stored(name, suffix)
         assert f.folded_text(compat=compat, **SYMBOLS) == stored(name, suffix + "-noinline")
+
+
+def stackcollapse_pl_srcline(text: str) -> dict:
+    """``stackcollapse-perf.pl --srcline`` (FlameGraph's current script; its rules, not its code) on
+    ``perf script -F +srcline`` text, default options otherwise: the line after a frame line (none
+    after a frame of the ``[unknown]`` module) is appended as ``:`` plus that line without its
+    ``[…]`` parts, unless nothing is left. perfdata-core/tests/srcline.rs applies the same rule."""
+    header = re.compile(r"^(\S.+?)\s+(\d+)/*(\d+)*\s+")
+    period_event = re.compile(r":\s*(\d+)*\s+(\S+):\s*$")
+    frame = re.compile(r"^\s*(\w+)\s*(.+) \((.*)\)")
+    out, stack, pname, period, first_event = {}, [], None, 1, None
+    lines = iter(text.splitlines())
+    for line in lines:
+        if line.startswith("#"):
+            continue
+        if not line:
+            if pname is not None:
+                key = ";".join([pname] + stack)
+                out[key] = out.get(key, 0) + period
+            stack, pname = [], None
+            continue
+        m = header.match(line)
+        if m:
+            period = 1
+            pe = period_event.search(line)
+            if pe:
+                first_event = first_event or pe[2]
+                if pe[2] != first_event:
+                    continue
+                period = int(pe[1] or 1)
+            pname = m[1].replace(" ", "_")
+            continue
+        m = frame.match(line)
+        if not m or pname is None:
+            continue
+        func, module = re.sub(r"\+0x[\da-f]+$", "", m[2]), m[3]
+        if func.startswith("("):
+            continue
+        unknown = func == "[unknown]" and module == "[unknown]"
+        if func == "[unknown]":
+            func = "[%s]" % ("unknown" if unknown else module.rsplit("/", 1)[-1])
+        func = func.replace(";", ":")
+        if not re.search(r"\.\(.*\)\.", func):
+            func = re.sub(r"\((?!anonymous namespace\)).*", "", func)
+        func = func.replace('"', "").replace("'", "")
+        if not unknown:
+            src = re.sub(r"\[.*?\]", "", next(lines, "")).strip()
+            if src:
+                func += ":" + src
+        stack.insert(0, func)
+    return out
+
+
+# perf script -F +srcline (fp.data: -g, no inline frames; dwarf.data: --no-inline)
+@pytest.mark.parametrize("name,stored_text", [("fp.data", "script-srcline"), ("dwarf.data", "script-srcline-noinline")])
+def test_srcline(name, stored_text):
+    want = stackcollapse_pl_srcline(stored(name, stored_text))
+    assert any(":spin.c:" in s for s in want)
+    with perfdata.open(perfout.TESTDATA / name) as f:
+        assert f.folded(srcline=True, **SYMBOLS) == want
+        assert f.folded(**SYMBOLS) != want

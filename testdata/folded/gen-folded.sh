@@ -13,6 +13,7 @@
 #   fp.data.folded-stackcollapse-pl-time        perf script --time 3094.54,3094.545 -i F | …
 #   multi-g.data.folded-stackcollapse-pl-ev-page-faults  ... | inferno-collapse-perf --event-filter …
 #   clock-mono.data, cgroup.data (no callchains): F.folded-perf-script-py only
+#   fp.data, dwarf.data: F.script-srcline (perf script -F +srcline), dwarf.data also -noinline
 # inferno-collapse-perf is inferno 0.12.8 from crates.io (cargo install inferno).
 set -eu
 cd "$(dirname "$0")/.."
@@ -45,8 +46,10 @@ perf script -i jit.data 2>/dev/null | inferno-collapse-perf --all > jit.data.fol
 # units by reduce-debug.py); verify-inline-extract.py checks that addr2line answers from them as
 # from the files perf read here (perf itself cannot run on the root/ stand-ins: their code is gone).
 #   folded/reduce-debug.py /usr/lib/debug/.build-id/93/ac61….debug folded/root/usr/lib/debug/.build-id/93/ac61….debug ADDR…
-#   (ADDR: the file's addresses in `perf script --no-inline -F ip,dso` of both recordings)
-#   folded/verify-inline-extract.py dwarf.data python.data
+#   (ADDR: the file's addresses in `perf script --no-inline -F ip,dso` of dwarf.data, python.data
+#   and fp.data, whose source lines come from the same files)
+#   objcopy --only-keep-debug bin/spin folded/root/usr/lib/debug/.build-id/40/19a4….debug
+#   folded/verify-inline-extract.py dwarf.data python.data fp.data
 STACKCOLLAPSE=/usr/lib/perf-core/scripts/python/stackcollapse.py
 for f in dwarf.data python.data; do
 	perf script report stackcollapse -i $f > $f.folded-perf-script-py 2>/dev/null
@@ -54,6 +57,12 @@ for f in dwarf.data python.data; do
 	perf script --no-inline -s $STACKCOLLAPSE -i $f > $f.folded-perf-script-py-noinline 2>/dev/null
 	perf script --no-inline -i $f 2>/dev/null | inferno-collapse-perf > $f.folded-stackcollapse-pl-noinline
 done
+# Source lines (perfdata-core/tests/srcline.rs): perf asks addr2line about the file its symbols came
+# from (spin's build-id cache copy, libc6-dbg's debug files); the tests read the same DWARF from
+# root/usr/lib/debug/.build-id (above) and apply stackcollapse-perf.pl --srcline's rule themselves.
+perf script -F +srcline -i fp.data > fp.data.script-srcline 2>/dev/null
+perf script -F +srcline -i dwarf.data > dwarf.data.script-srcline 2>/dev/null
+perf script --no-inline -F +srcline -i dwarf.data > dwarf.data.script-srcline-noinline 2>/dev/null
 # Filters, as perf script applies them before the text reaches the collapser.
 perf script -i sysw.data --comms dd 2>/dev/null | inferno-collapse-perf > sysw.data.folded-stackcollapse-pl-comm-dd
 perf script -i fp.data --time 3094.54,3094.545 2>/dev/null | inferno-collapse-perf > fp.data.folded-stackcollapse-pl-time

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Check that the symbol files under root/ answer `addr2line -i -f` (binutils, the program perf
-runs for its inline frames) like the files perf read when the stored default outputs were made,
-for every user-space address perf printed in the --call-graph dwarf recordings: the same function
-names, and the same "found" status (`??:0` or not), which is all perf takes from addr2line.
+runs for its inline frames and source lines) like the files perf read when the stored default
+outputs were made, for every user-space address perf printed in the given recordings: the same
+records (function names and `FILE:LINE`, files compared by their last component as perf prints
+them), and the same "found" status (`??:0` or not), which is all perf takes from addr2line.
 
-    verify-inline-extract.py dwarf.data python.data      (on the recording machine)
+    verify-inline-extract.py dwarf.data python.data fp.data      (on the recording machine)
 Exit status 1 on any difference. The original file is perf's symbol source (build-id cache
 `debug`, else `elf`, else the path); ours is what the tests read (root/usr/lib/debug/.build-id/
 xx/yyyy.debug, else the stand-in at the path)."""
@@ -23,8 +24,18 @@ def run(*cmd, stdin=None):
     return subprocess.run(cmd, input=stdin, capture_output=True, text=True, check=True).stdout
 
 
+def perf_srcline(fileline):
+    """What perf keeps of addr2line's `FILE:LINE` (filename_split, srcline_from_fileline)."""
+    if fileline == "??:0":
+        return None
+    name, _, line = fileline.partition(":")
+    digits = "".join(c for c in line.split(" ")[0] if c.isdigit()) if line[:1].isdigit() else ""
+    return "%s:%d" % (name.rsplit("/", 1)[-1], int(digits or 0))
+
+
 def answers(path, addrs):
-    """addr -> (names innermost first, found) as `addr2line -a -i -f -e path` prints them."""
+    """addr -> [(name, srcline)] innermost first as `addr2line -a -i -f -e path` prints them
+    (srcline as perf keeps it, None for `??:0`)."""
     out = run("addr2line", "-a", "-i", "-f", "-e", path, stdin="".join("0x%s\n" % a for a in addrs))
     res, cur, lines = {}, None, out.split("\n")
     i = 0
@@ -34,7 +45,7 @@ def answers(path, addrs):
             res[cur] = []
             i += 1
         elif lines[i]:
-            res[cur].append((lines[i], lines[i + 1] != "??:0"))
+            res[cur].append((lines[i], perf_srcline(lines[i + 1])))
             i += 2
         else:
             i += 1

@@ -19,8 +19,11 @@
 //! perf's stored output.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 
+use gimli::Reader as _;
 use object::{Object, ObjectSection, ObjectSymbol, SymbolKind, SymbolSection};
 
 use super::Binary;
@@ -37,6 +40,19 @@ pub struct InlineFrame {
     pub inlined: bool,
 }
 
+/// One record `addr2line -i -f` prints for an address: a function and a position in its source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// The function name as addr2line prints it (raw, not demangled; `??` when unknown).
+    pub function: String,
+    /// The source file (`None`: addr2line prints `??`). The innermost record has the file of the
+    /// line-table row holding the address, else (no row) the `STT_FILE` symbol binutils pairs
+    /// with the function's ELF symbol; the others the file of their call site.
+    pub file: Option<String>,
+    /// The line; 0 where addr2line prints `?`.
+    pub line: u32,
+}
+
 type Slice = gimli::EndianRcSlice<gimli::RunTimeEndian>;
 
 /// A function symbol as binutils sees it (`elf_find_function`).
@@ -49,11 +65,15 @@ struct FnSym {
     func: bool,
     section: usize,
     name: Rc<str>,
+    /// The source file binutils names with the symbol (see [`fn_symbols`]).
+    file: Option<Rc<str>>,
 }
 
 /// The DWARF of one file, parsed once, and its symbol table in file order.
 pub struct DebugInfo {
     context: Option<addr2line::Context<Slice>>,
+    /// Line tables of the units asked about, by unit offset (`None`: no line program).
+    lines: RefCell<HashMap<usize, Option<Rc<UnitLines>>>>,
     symbols: Vec<FnSym>,
     /// Allocated sections as (index, address, size): the section an address is in.
     sections: Vec<(usize, u64, u64)>,
@@ -65,6 +85,134 @@ impl std::fmt::Debug for DebugInfo {
             .field("dwarf", &self.context.is_some())
             .field("symbols", &self.symbols.len())
             .finish_non_exhaustive()
+    }
+}
+
+/// One unit's line table as binutils 2.40 (Debian 12's, which perf 6.1 runs as addr2line) reads
+/// it. In DWARF 5 it starts each sequence with file entry 0 where the standard (and the addr2line
+/// crate) says file 1 (binutils 2.41 fixed that); a `DW_LNS_set_file` or `DW_AT_call_file`
+/// number is the entry. GCC's entries 0 and 1 are usually the same file, not always: code of
+/// `libc_start_call_main.h` (entry 1) comes out as `libc-start.c` (entry 0).
+struct UnitLines {
+    /// Sequences by start address: (start, end, rows by address), the last row of those at one
+    /// address kept (as binutils and the addr2line crate do).
+    sequences: Vec<(u64, u64, Vec<LineRow>)>,
+    /// The path of each entry of the file table.
+    files: Vec<String>,
+    /// DWARF 5: file numbers are entries (before, file `n` is entry `n - 1`).
+    version5: bool,
+}
+
+/// A line-table row: address, file entry, line.
+type LineRow = (u64, Option<u64>, u32);
+
+impl UnitLines {
+    fn parse(unit: gimli::UnitRef<'_, Slice>) -> Option<UnitLines> {
+        let mut program = unit.line_program.clone()?;
+        let version5 = program.header().version() >= 5;
+        let address_size = program.header().address_size();
+        let tombstone = u64::MAX >> (64 - 8 * u32::from(address_size.clamp(1, 8)));
+        let mut instructions = program.header().instructions();
+        let mut row = gimli::LineRow::new(program.header());
+        // Whether the sequence has set its file, and whether its address is a tombstone (code
+        // the linker dropped: gimli skips those rows).
+        let (mut file_set, mut dropped) = (false, false);
+        let mut sequences = Vec::new();
+        let mut current: Vec<LineRow> = Vec::new();
+        while let Ok(Some(instruction)) = instructions.next_instruction(program.header()) {
+            match instruction {
+                gimli::LineInstruction::SetFile(_) => file_set = true,
+                gimli::LineInstruction::SetAddress(a) => dropped = a < row.address() || a == tombstone,
+                _ => {}
+            }
+            if !row.execute(instruction, &mut program).unwrap_or(false) {
+                continue;
+            }
+            if row.end_sequence() {
+                if let (false, Some(&(start, _, _))) = (dropped, current.first()) {
+                    sequences.push((start, row.address(), std::mem::take(&mut current)));
+                }
+                current.clear();
+                (file_set, dropped) = (false, false);
+            } else if !dropped {
+                let entry = match (version5, file_set) {
+                    (true, false) => Some(0),
+                    (true, true) => Some(row.file_index()),
+                    (false, _) => row.file_index().checked_sub(1),
+                };
+                let line = u32::try_from(row.line().map_or(0, |l| l.get())).unwrap_or(u32::MAX);
+                match current.last_mut() {
+                    Some(last) if last.0 == row.address() => *last = (row.address(), entry, line),
+                    _ => current.push((row.address(), entry, line)),
+                }
+            }
+            row.reset(program.header());
+        }
+        sequences.sort_by_key(|s| s.0);
+        let header = program.header();
+        let string = |v| -> Option<String> {
+            unit.attr_string(v).ok().and_then(|s| s.to_string_lossy().ok().map(Cow::into_owned))
+        };
+        let comp_dir = unit.comp_dir.as_ref().and_then(|d| d.to_string_lossy().ok().map(Cow::into_owned));
+        let files = header
+            .file_names()
+            .iter()
+            .map(|f| {
+                let mut path = comp_dir.clone().unwrap_or_default();
+                if let Some(dir) = f.directory(header).and_then(string) {
+                    path_push(&mut path, &dir);
+                }
+                path_push(&mut path, &string(f.path_name()).unwrap_or_default());
+                path
+            })
+            .collect();
+        Some(UnitLines { sequences, files, version5 })
+    }
+
+    /// (file entry, line) of the row holding `addr`.
+    fn find(&self, addr: u64) -> Option<(Option<u64>, u32)> {
+        let i = self.sequences.partition_point(|s| s.0 <= addr).checked_sub(1)?;
+        let (_, end, rows) = self.sequences.get(i)?;
+        if addr >= *end {
+            return None;
+        }
+        let j = rows.partition_point(|r| r.0 <= addr).checked_sub(1)?;
+        rows.get(j).map(|r| (r.1, r.2))
+    }
+
+    /// The entry a `DW_AT_call_file` number names.
+    fn call_entry(&self, n: u64) -> Option<u64> {
+        if self.version5 {
+            Some(n)
+        } else {
+            n.checked_sub(1)
+        }
+    }
+
+    /// The path of file entry `entry` (`<unknown>` when there is none, as binutils).
+    fn file(&self, entry: Option<u64>) -> &str {
+        entry.and_then(|i| usize::try_from(i).ok()).and_then(|i| self.files.get(i)).map_or("<unknown>", String::as_str)
+    }
+}
+
+/// `dir/p`, or `p` when absolute.
+fn path_push(path: &mut String, p: &str) {
+    if p.starts_with('/') || path.is_empty() {
+        *path = p.to_string();
+    } else {
+        if !path.ends_with('/') {
+            path.push('/');
+        }
+        path.push_str(p);
+    }
+}
+
+/// The `DW_AT_call_file` of the inlined subroutine at `die`.
+fn call_file(unit: gimli::UnitRef<'_, Slice>, die: gimli::UnitOffset<usize>) -> Option<u64> {
+    let entry = unit.entry(die).ok()?;
+    match entry.attr_value(gimli::DW_AT_call_file).ok()?? {
+        gimli::AttributeValue::FileIndex(n) => Some(n),
+        v => v.udata_value(),
     }
 }
 
@@ -94,7 +242,7 @@ impl DebugInfo {
     /// `.dynsym`, as addr2line) of `binary`. Never fails: what cannot be read is left out.
     pub fn load(binary: &Binary) -> DebugInfo {
         let Ok(file) = object::File::parse(binary.data()) else {
-            return DebugInfo { context: None, symbols: Vec::new(), sections: Vec::new() };
+            return DebugInfo { context: None, lines: RefCell::default(), symbols: Vec::new(), sections: Vec::new() };
         };
         let endian = if file.is_little_endian() { gimli::RunTimeEndian::Little } else { gimli::RunTimeEndian::Big };
         let has_dwarf = file.section_by_name(".debug_info").is_some();
@@ -120,23 +268,67 @@ impl DebugInfo {
         }
         let sections =
             file.sections().filter(|s| s.address() != 0).map(|s| (s.index().0, s.address(), s.size())).collect();
-        DebugInfo { context, symbols, sections }
+        DebugInfo { context, lines: RefCell::default(), symbols, sections }
     }
 
     /// What `addr2line -i -f` prints for the ELF virtual address `vaddr`: the function names,
-    /// innermost first (`??` for a level without a name); empty when it prints `??:0`.
+    /// innermost first (`??` for a level without a name); empty when it prints `??:0`. Reads no
+    /// line table of its own ([`DebugInfo::addr2line`] gives the positions too).
     pub fn records(&self, vaddr: u64) -> Vec<String> {
+        self.query(vaddr, false).into_iter().map(|r| r.function).collect()
+    }
+
+    /// The records `addr2line -i -f` prints for the ELF virtual address `vaddr`, innermost first,
+    /// with their source positions; empty when it prints `??:0`.
+    pub fn addr2line(&self, vaddr: u64) -> Vec<Record> {
+        self.query(vaddr, true)
+    }
+
+    /// The records for `vaddr`; without `positions`, their files and lines are left out.
+    fn query(&self, vaddr: u64, positions: bool) -> Vec<Record> {
         let mut out = Vec::new();
         if let Some(ctx) = &self.context {
+            // The unit the frames come from, for the file numbers (see [`UnitLines`]).
+            let unit = if positions { ctx.find_dwarf_and_unit(vaddr).skip_all_loads() } else { None };
+            let lines = unit.and_then(|u| self.unit_lines(u));
             if let Ok(mut frames) = ctx.find_frames(vaddr).skip_all_loads() {
+                let mut callee: Option<gimli::UnitOffset<usize>> = None;
                 while let Ok(Some(frame)) = frames.next() {
-                    let name = frame.function.as_ref().and_then(|f| f.raw_name().ok()).map(|n| n.into_owned());
-                    let name = match name {
+                    let first = out.is_empty();
+                    let dwarf_name = frame.function.as_ref().and_then(|f| f.raw_name().ok()).map(|n| n.into_owned());
+                    let (file, line) = match (&lines, unit) {
+                        (Some(lines), _) if first => match lines.find(vaddr) {
+                            Some((file, line)) => (Some(lines.file(file).to_string()), line),
+                            None => (self.unknown_row_file(vaddr, dwarf_name.as_deref()), 0),
+                        },
+                        // A caller's position is the call site of the function it called
+                        // (`DW_AT_call_file`, `DW_AT_call_line` of that inlined subroutine).
+                        (Some(lines), Some(unit)) => {
+                            let number = callee.and_then(|die| call_file(unit, die));
+                            let line = frame.location.as_ref().and_then(|l| l.line).unwrap_or(0);
+                            (number.map(|n| lines.file(lines.call_entry(n)).to_string()), line)
+                        }
+                        _ if !positions => (None, 0),
+                        // No line program: what the addr2line crate found.
+                        _ => {
+                            let line = frame.location.as_ref().and_then(|l| l.line).unwrap_or(0);
+                            let file = match &frame.location {
+                                Some(l) => l.file.map(str::to_string),
+                                None if first => self.unknown_row_file(vaddr, dwarf_name.as_deref()),
+                                None => None,
+                            };
+                            (file, line)
+                        }
+                    };
+                    callee = frame.dw_die_offset;
+                    let function = match dwarf_name {
                         Some(n) => n,
-                        None if out.is_empty() => self.symbol_name(vaddr).unwrap_or_else(|| "??".to_string()),
+                        None if first => {
+                            self.elf_function(vaddr).map_or_else(|| "??".to_string(), |s| s.name.to_string())
+                        }
                         None => "??".to_string(),
                     };
-                    out.push(name);
+                    out.push(Record { function, file, line });
                     if out.len() > MAX_INLINE_NEST {
                         break;
                     }
@@ -144,17 +336,42 @@ impl DebugInfo {
             }
         }
         if out.is_empty() {
-            // No DWARF for the address: binutils answers from the symbol table (its line is `??`,
-            // not the `??:0` of an address it knows nothing about).
-            out.extend(self.symbol_name(vaddr));
+            // No DWARF for the address: binutils answers from the symbol table (line `?`, the
+            // file of the symbol's `STT_FILE`, else `??`: not the `??:0` of an address it knows
+            // nothing about).
+            if let Some(s) = self.elf_function(vaddr) {
+                let file = s.file.as_deref().filter(|_| positions).map(str::to_string);
+                out.push(Record { function: s.name.to_string(), file, line: 0 });
+            }
         }
         out
+    }
+
+    /// The file binutils reports for an address its DWARF knows (a function) but no line-table
+    /// row holds: the one it pairs with the ELF symbol it finds for the address, unless the
+    /// DWARF gave a linkage name (then it does not look).
+    fn unknown_row_file(&self, vaddr: u64, dwarf_name: Option<&str>) -> Option<String> {
+        if dwarf_name.is_some_and(is_linkage_name) {
+            return None;
+        }
+        self.elf_function(vaddr).and_then(|s| s.file.as_deref().map(str::to_string))
+    }
+
+    /// The line table of `unit`, read at the first use.
+    fn unit_lines(&self, unit: gimli::UnitRef<'_, Slice>) -> Option<Rc<UnitLines>> {
+        let key = unit.header.offset().as_debug_info_offset()?.0;
+        if let Some(l) = self.lines.borrow().get(&key) {
+            return l.clone();
+        }
+        let l = UnitLines::parse(unit).map(Rc::new);
+        self.lines.borrow_mut().insert(key, l.clone());
+        l
     }
 
     /// binutils' `elf_find_function`: among the function (or untyped) symbols of the section
     /// holding `vaddr` that start at or below it, the closest; among equal starts, one that
     /// covers `vaddr`, a function over an untyped one, the smaller, else the first in the table.
-    fn symbol_name(&self, vaddr: u64) -> Option<String> {
+    fn elf_function(&self, vaddr: u64) -> Option<&FnSym> {
         let section = self.sections.iter().find(|(_, a, s)| vaddr >= *a && vaddr - *a < *s)?.0;
         let covers = |s: &FnSym| vaddr - s.start < s.size;
         let mut best: Option<&FnSym> = None;
@@ -171,22 +388,49 @@ impl DebugInfo {
                 best = Some(s);
             }
         }
-        best.map(|s| s.name.to_string())
+        best
     }
 }
 
+/// A DWARF function name that is a linkage name (`DW_AT_linkage_name`: mangled): binutils then
+/// does not consult the ELF symbols for the name or the file.
+fn is_linkage_name(name: &str) -> bool {
+    name.starts_with("_Z") || name.starts_with("_R")
+}
+
+/// The function (or untyped) symbols binutils' `elf_find_function` considers, in table order,
+/// each with the source file it reports for it: the last `STT_FILE` symbol before it, for a local
+/// symbol, or for any while no `STT_FILE` has come after another symbol (past that, global
+/// symbols are not attributed to a file).
 fn fn_symbols<'d>(syms: impl Iterator<Item = impl ObjectSymbol<'d>>) -> Vec<FnSym> {
-    syms.filter_map(|s| {
-        let SymbolSection::Section(section) = s.section() else { return None };
+    let mut file: Option<Rc<str>> = None;
+    let (mut symbol_seen, mut file_after_symbol) = (false, false);
+    let mut out = Vec::new();
+    for s in syms {
+        if s.kind() == SymbolKind::File {
+            file = Some(Rc::from(s.name().unwrap_or("")));
+            file_after_symbol |= symbol_seen;
+            continue;
+        }
+        symbol_seen = true;
+        let SymbolSection::Section(section) = s.section() else { continue };
         let func = match s.kind() {
             SymbolKind::Text => true,
             SymbolKind::Unknown | SymbolKind::Label => false,
-            _ => return None,
+            _ => continue,
         };
-        let name = s.name().ok().filter(|n| !n.is_empty())?;
-        Some(FnSym { start: s.address(), size: s.size().max(1), func, section: section.0, name: Rc::from(name) })
-    })
-    .collect()
+        let Some(name) = s.name().ok().filter(|n| !n.is_empty()) else { continue };
+        let file = file.clone().filter(|_| s.is_local() || !file_after_symbol);
+        out.push(FnSym {
+            start: s.address(),
+            size: s.size().max(1),
+            func,
+            section: section.0,
+            name: Rc::from(name),
+            file,
+        });
+    }
+    out
 }
 
 /// perf's inline list from addr2line's records (innermost first) for a frame whose symbol is

@@ -2,17 +2,20 @@
 //! binaries (in perf's order: the file `.gnu_debuglink` names, the build-id cache, the Fedora and
 //! Ubuntu `/usr/lib/debug` layouts, `/usr/lib/debug/.build-id`, the path itself, all under
 //! `--symfs`, build ids checked), kernel symbols from a
-//! kallsyms file matching the kernel's build id, and `/tmp/perf-PID.map` files for JIT code.
-//! Results are cached per (binary, address).
+//! kallsyms file matching the kernel's build id, and `/tmp/perf-PID.map` files for JIT code;
+//! on request, inline frames and source lines from the DWARF of the symbol files
+//! ([`Symbolizer::inlines`], [`Symbolizer::srcline`]). Results are cached per (binary, address).
 
 pub mod binary;
 pub mod elf;
 pub mod inline;
 pub mod kallsyms;
 pub mod perfmap;
+pub mod srcline;
 
 pub use binary::Binary;
 pub use inline::InlineFrame;
+pub use srcline::SrcLine;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -204,6 +207,12 @@ pub struct Symbolizer {
     debug_info: HashMap<PathBuf, Rc<inline::DebugInfo>>,
     /// Inline lists by (dso, file offset).
     inlines: HashMap<(Rc<str>, u64), Rc<[InlineFrame]>>,
+    /// What addr2line says with the source positions (for source lines), by (dso, file offset).
+    records: HashMap<(Rc<str>, u64), Rc<[inline::Record]>, ahash::RandomState>,
+    /// Source lines by (dso, file offset).
+    srclines: HashMap<(Rc<str>, u64), Option<SrcLine>, ahash::RandomState>,
+    /// Source lines of inline lists by (dso, file offset).
+    inline_srclines: HashMap<(Rc<str>, u64), Rc<[SrcLine]>, ahash::RandomState>,
 }
 
 /// Where perf looks for the file a `.gnu_debuglink` names (`DSO_BINARY_TYPE__DEBUGLINK`, its
@@ -242,6 +251,9 @@ impl Symbolizer {
             runtimes: HashMap::new(),
             debug_info: HashMap::new(),
             inlines: HashMap::new(),
+            records: HashMap::default(),
+            srclines: HashMap::default(),
+            inline_srclines: HashMap::default(),
         }
     }
 
@@ -404,10 +416,39 @@ impl Symbolizer {
         n
     }
 
+    /// The DWARF of `binary`, parsed at the first use.
+    fn debug_info(&mut self, binary: &Binary) -> Rc<inline::DebugInfo> {
+        self.debug_info
+            .entry(binary.path().to_path_buf())
+            .or_insert_with(|| Rc::new(inline::DebugInfo::load(binary)))
+            .clone()
+    }
+
+    /// The records `addr2line -i -f` gives for file offset `off` of `dso`, with their source
+    /// positions, asked of `binary` (the file its symbols came from, perf's `dso__name`) at the
+    /// ELF address of `off`.
+    fn addr2line(&mut self, dso: &Rc<str>, binary: &Binary, off: u64) -> Rc<[inline::Record]> {
+        if let Some(r) = self.records.get(&(dso.clone(), off)) {
+            return r.clone();
+        }
+        let r: Rc<[inline::Record]> = Rc::from(self.debug_info(binary).addr2line(binary.offset_to_vaddr(off)));
+        self.records.insert((dso.clone(), off), r.clone());
+        r
+    }
+
+    /// The ELF file `map`'s symbols are read from, loaded at the first call.
+    fn symbol_file(&mut self, map: &Map) -> Option<Rc<Binary>> {
+        match &*self.source(map) {
+            Source::Elf(b, _) => Some(b.clone()),
+            Source::Absolute(_) | Source::None => None,
+        }
+    }
+
     /// perf's inline frames for `addr` in `map` (`append_inlines`), innermost first, when `addr`
     /// has the symbol `frame` (from [`Symbolizer::resolve`]); empty: perf keeps the plain frame.
     /// They come from the DWARF of the file the symbols were read from (perf's `dso__name`),
-    /// never for kernel, `[…]` or `/tmp/perf-PID.map` files.
+    /// never for kernel, `[…]` or `/tmp/perf-PID.map` files. No line table is read for them
+    /// ([`Symbolizer::inline_srclines`] gives their source lines).
     pub fn inlines(&mut self, map: &Map, addr: u64, frame: &Frame) -> Rc<[InlineFrame]> {
         let Some(symbol) = frame.symbol.as_deref() else { return Rc::from(Vec::new()) };
         if map.is_kernel() || map.filename.starts_with('[') {
@@ -417,18 +458,10 @@ impl Symbolizer {
         if let Some(l) = self.inlines.get(&(frame.dso.clone(), off)) {
             return l.clone();
         }
-        let binary = match self.sources.get(&map.filename).map(|s| &**s) {
-            Some(Source::Elf(b, _)) => Some(b.clone()),
-            _ => None,
-        };
-        let list: Rc<[InlineFrame]> = match binary {
+        let list: Rc<[InlineFrame]> = match self.symbol_file(map) {
             Some(b) => {
-                let info = self
-                    .debug_info
-                    .entry(b.path().to_path_buf())
-                    .or_insert_with(|| Rc::new(inline::DebugInfo::load(&b)))
-                    .clone();
-                Rc::from(inline::inline_list(&info.records(b.offset_to_vaddr(off)), symbol))
+                let names = self.debug_info(&b).records(b.offset_to_vaddr(off));
+                Rc::from(inline::inline_list(&names, symbol))
             }
             None => Rc::from(Vec::new()),
         };
@@ -436,11 +469,73 @@ impl Symbolizer {
         list
     }
 
+    /// The source lines perf prints under the frames of [`Symbolizer::inlines`] (same arguments,
+    /// same order; empty when that is): each record's `file:line` as it is, `??:0` included —
+    /// where the address is for the innermost function, the call site for the others.
+    pub fn inline_srclines(&mut self, map: &Map, addr: u64, frame: &Frame) -> Rc<[SrcLine]> {
+        if self.inlines(map, addr, frame).is_empty() {
+            return Rc::from(Vec::new());
+        }
+        let off = map.map_ip(addr);
+        if let Some(l) = self.inline_srclines.get(&(frame.dso.clone(), off)) {
+            return l.clone();
+        }
+        let lines: Rc<[SrcLine]> = match self.symbol_file(map) {
+            Some(b) => self.addr2line(&frame.dso, &b, off).iter().map(SrcLine::from_record).collect(),
+            None => Rc::from(Vec::new()),
+        };
+        self.inline_srclines.insert((frame.dso.clone(), off), lines.clone());
+        lines
+    }
+
+    /// The source line perf prints under a frame at `addr` in `map` (`perf script -F +srcline`,
+    /// `map__fprintf_srcline`; see [`srcline`] for the rules): `None` when perf prints none (no
+    /// map, or `??:0`). A frame perf replaces by its inline list prints
+    /// [`Symbolizer::inline_srclines`] instead. Only these two read line tables.
+    pub fn srcline(&mut self, map: Option<&Map>, addr: u64) -> Option<SrcLine> {
+        let map = map?;
+        if map.is_kernel() {
+            return Some(SrcLine::Address { module: self.dso_name("[kernel.kallsyms]"), addr });
+        }
+        let dso = self.dso_name(&map.filename);
+        let off = map.map_ip(addr);
+        if let Some(s) = self.srclines.get(&(dso.clone(), off)) {
+            return s.clone();
+        }
+        let binary = self.symbol_file(map);
+        // perf asks addr2line about the file its symbols came from, else the module's own name
+        // (`dso__name`), unless that is `[…]` or a JIT map (which has no ELF file here); we ask
+        // nothing of a file we did not find.
+        let records = match &binary {
+            Some(b) if !b.path().to_string_lossy().starts_with('[') => self.addr2line(&dso, b, off),
+            _ => Rc::from(Vec::new()),
+        };
+        let line = match records.first() {
+            Some(r) => Some(SrcLine::from_record(r)).filter(|s| !s.is_unknown()),
+            None => {
+                let addr = binary.as_ref().map_or(off, |b| b.offset_to_vaddr(off));
+                Some(SrcLine::Address { module: Rc::from(srcline::short_name(&map.filename)), addr })
+            }
+        };
+        self.srclines.insert((dso, off), line.clone());
+        line
+    }
+
     /// Read the kernel's symbols now rather than at the first kernel address.
     pub fn load_kernel_symbols(&mut self) {
         if self.kernel.is_none() {
             self.kernel = Some(Rc::new(self.load_kernel()));
         }
+    }
+
+    /// Where the symbols of the (user-space) `map` come from, loaded at the first call.
+    fn source(&mut self, map: &Map) -> Rc<Source> {
+        if let Some(s) = self.sources.get(&map.filename) {
+            return s.clone();
+        }
+        let s = Rc::new(self.load_elf(map));
+        self.sources.insert(map.filename.clone(), s.clone());
+        s
     }
 
     /// Resolve `addr` in `map` (`None`: no map holds the address).
@@ -458,11 +553,7 @@ impl Symbolizer {
             self.load_kernel_symbols();
             self.kernel.clone()
         } else {
-            if !self.sources.contains_key(&map.filename) {
-                let s = Rc::new(self.load_elf(map));
-                self.sources.insert(map.filename.clone(), s);
-            }
-            self.sources.get(&map.filename).cloned()
+            Some(self.source(map))
         };
         let name = match source.as_deref() {
             Some(Source::Absolute(t)) => t.find(addr).map(|s| s.name.clone()),

@@ -8,6 +8,23 @@ pub fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
+/// The committed recordings' directory.
+pub fn testdata() -> PathBuf {
+    repo().join("testdata")
+}
+
+/// Where the folded-stack, unwinding and source-line tests find binaries and kernel symbols
+/// (testdata/folded: a `--symfs` root of stand-ins and debug files, no build-id cache, the
+/// recording kernel's kallsyms), never this machine's.
+pub fn folded_symbols() -> perfdata_core::symbolize::SymbolizeOptions {
+    let dir = testdata().join("folded");
+    perfdata_core::symbolize::SymbolizeOptions {
+        symfs: Some(dir.join("root")),
+        buildid_dir: Some(dir.join("no-buildid-cache")),
+        kallsyms: Some(dir.join("kallsyms-4a5a9b0affb66c437abcd455d2738af879985fa9")),
+    }
+}
+
 /// `../shared/corpus` beside the repository, when present.
 pub fn shared_corpus() -> Option<PathBuf> {
     let p = repo().parent()?.join("shared/corpus");

@@ -60,6 +60,7 @@ class _FoldOptions(TypedDict, total=False):
     jit: bool
     inline: bool
     annotate_inline: bool
+    srcline: bool
     addrs: bool
     event: Union[None, str, Event]
     all_events: bool
