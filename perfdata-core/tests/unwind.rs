@@ -43,6 +43,7 @@ fn symbolize() -> SymbolizeOptions {
         symfs: Some(dir.join("root")),
         buildid_dir: Some(dir.join("no-buildid-cache")),
         kallsyms: Some(dir.join("kallsyms-4a5a9b0affb66c437abcd455d2738af879985fa9")),
+        ..Default::default()
     }
 }
 

@@ -2,12 +2,15 @@
 //! binaries (in perf's order: the file `.gnu_debuglink` names, the build-id cache, the Fedora and
 //! Ubuntu `/usr/lib/debug` layouts, `/usr/lib/debug/.build-id`, the path itself, all under
 //! `--symfs`, build ids checked), kernel symbols from a
-//! kallsyms file matching the kernel's build id, and `/tmp/perf-PID.map` files for JIT code.
+//! kallsyms file matching the kernel's build id, and for JIT code `/tmp/perf-PID.map` files and
+//! the functions of jitdump files (the maps [`jit::JitInjector`] makes, as `perf inject --jit`).
 //! Results are cached per (binary, address).
 
 pub mod binary;
 pub mod elf;
 pub mod inline;
+pub mod jit;
+pub mod jitdump;
 pub mod kallsyms;
 pub mod perfmap;
 
@@ -175,6 +178,9 @@ pub struct SymbolizeOptions {
     pub buildid_dir: Option<PathBuf>,
     /// A kallsyms file for the kernel (`--kallsyms`), used without build-id check.
     pub kallsyms: Option<PathBuf>,
+    /// Leave `jit-PID.dump` files alone: JIT code keeps the names perf gives it without
+    /// `perf inject --jit` (see [`jit`]).
+    pub ignore_jitdump: bool,
 }
 
 /// A resolved frame.
@@ -459,6 +465,11 @@ impl Symbolizer {
         let key = (dso.clone(), if kernel { addr } else { map.map_ip(addr) });
         if let Some(s) = self.cache.get(&key) {
             return Frame { symbol: s.clone(), dso };
+        }
+        if let Some(code) = &map.jit {
+            let symbol: Option<Rc<str>> = jit::symbol_at(code, key.1).map(|n| Rc::from(demangle(n)));
+            self.cache.insert(key, symbol.clone());
+            return Frame { symbol, dso };
         }
         let source = if kernel {
             self.load_kernel_symbols();

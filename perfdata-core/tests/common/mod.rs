@@ -65,3 +65,17 @@ pub fn corpus_dump_path(file: &Path) -> PathBuf {
     let name = file.file_name().unwrap().to_string_lossy().into_owned();
     repo().join("testdata/corpus-perf").join(sub).join(format!("{name}.dump"))
 }
+
+/// Copy the directory tree `from` to `to` (files and directories; a test's scratch copy of a
+/// committed symfs root).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
