@@ -3,7 +3,8 @@
 # corpus (../shared/corpus, including the quipper fuzz reproducers) and fuzz/regressions/.
 # The tracepoint and features seeds are parts of recordings, cut out by seedgen/ (built with the
 # library into $CARGO_TARGET_DIR, default ../target); the symbols seeds are the symbol extracts of
-# testdata/folded (ELF files, a kallsyms file) plus a perf map and a build-id note written here.
+# testdata/folded (ELF files, a kallsyms file, jitdump files) plus a perf map and a build-id note
+# written here.
 set -euo pipefail
 cd "$(dirname "$0")"
 shared=../../shared/corpus

@@ -10,10 +10,12 @@ use perfdata_core::attr::{sample_type as st, EventAttr};
 use perfdata_core::feature::{FeatureSection, Features};
 use perfdata_core::folded::{folded, Compat, EventFilter, FoldedOptions, Root, Unknown, Weight};
 use perfdata_core::header::{FileHeader, Format as FileFormat, Section};
+use perfdata_core::process::JitSymbol;
 use perfdata_core::reader::Reader;
 use perfdata_core::record::RecordKind;
+use perfdata_core::symbolize::jitdump::{JitDump, JitRecordKind};
 use perfdata_core::symbolize::{demangle, elf::ElfSymbols, kallsyms, perfmap, running_kernel_build_id};
-use perfdata_core::symbolize::{SymbolTable, SymbolizeOptions};
+use perfdata_core::symbolize::{jit, SymbolTable, SymbolizeOptions};
 use perfdata_core::tracepoint::{Format, Tracepoints, TracingData, Value};
 use perfdata_core::write::{conv_feature, write_file};
 use perfdata_core::{Endian, HeaderInfo, Order, PerfFile, Position};
@@ -275,8 +277,9 @@ fn split_nul(b: &[u8]) -> (&[u8], &[u8]) {
 }
 
 /// `symbols`: the symbol-source parsers on the bytes: as a kallsyms text, a perf-PID.map text, an
-/// ELF file (via `object`) and a `/sys/kernel/notes` blob; every symbol table is then queried at
-/// addresses taken from the input and the names found are demangled, as the symbolizer does.
+/// ELF file (via `object`), a `/sys/kernel/notes` blob and a jitdump file; every symbol table is
+/// then queried at addresses taken from the input and the names found are demangled, as the
+/// symbolizer does.
 pub fn symbols(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     // Addresses to look up: the input's first 64 words, and each line's first field ±1.
@@ -297,9 +300,36 @@ pub fn symbols(data: &[u8]) {
         look_up(&elf.table, &addrs);
     }
     let _ = running_kernel_build_id(data);
+    jitdump(data, &text);
     // The demanglers on every line (the names of a perf map can be anything).
     for line in text.lines().take(64) {
         let _ = demangle(line);
+    }
+}
+
+/// The bytes as a jitdump file (every record and debug entry read, the names as JIT symbols
+/// looked up), and the text's lines as marker file names.
+fn jitdump(data: &[u8], text: &str) {
+    if let Ok(dump) = JitDump::parse(data) {
+        let mut records = dump.records();
+        for r in records.by_ref().take(1 << 16) {
+            let Ok(r) = r else { continue };
+            match r.kind {
+                JitRecordKind::CodeLoad(l) => {
+                    let sym = JitSymbol { name: String::from_utf8_lossy(l.name).into_owned(), size: l.code_size };
+                    for off in [0, jit::ELF_TEXT_OFFSET, l.code_size, l.code_size.wrapping_add(jit::ELF_TEXT_OFFSET)] {
+                        let _ = jit::symbol_at(&sym, off);
+                    }
+                    assert_eq!(l.code.len() as u64, l.code_size, "the code is code_size bytes");
+                }
+                JitRecordKind::DebugInfo(d) => d.entries().take(1 << 16).for_each(drop),
+                _ => {}
+            }
+        }
+        assert!(records.offset() <= data.len(), "records end inside the file");
+    }
+    for line in text.lines().take(64) {
+        let _ = jit::marker_pid(line);
     }
 }
 
@@ -386,6 +416,7 @@ pub fn drive_folded(file: &PerfFile<'_>) {
         symfs: Some(dir.clone()),
         buildid_dir: Some(dir.clone()),
         kallsyms: Some(dir.join("kallsyms")),
+        ..Default::default()
     };
     let presets = [Compat::StackcollapsePl, Compat::PerfScriptPy]
         .map(|compat| FoldedOptions { symbolize: symbolize.clone(), ..FoldedOptions::compat(compat) });

@@ -46,7 +46,7 @@ pub struct FoldArgs {
     /// Append `_[k]` to kernel frames.
     #[arg(long)]
     kernel: bool,
-    /// Append `_[j]` to JIT frames (`/tmp/perf-PID.map`).
+    /// Append `_[j]` to JIT frames (`/tmp/perf-PID.map`, `jitted-*.so`).
     #[arg(long)]
     jit: bool,
     /// --kernel and --jit.
@@ -100,6 +100,13 @@ pub struct FoldArgs {
     /// Kernel symbols from this kallsyms file.
     #[arg(long, value_name = "FILE")]
     kallsyms: Option<PathBuf>,
+    /// Ignore jitdump files. By default, when the recording holds the MMAP of a JIT agent's
+    /// `jit-PID.dump` (V8's --perf-prof, perf's JVMTI agent; record with -k mono), the dump is read
+    /// at that path (under --symfs) and its functions name the JIT code, as after
+    /// `perf inject --jit` (frames in `DIR/jitted-PID-N.so`); with this option JIT code is
+    /// named as `perf script` names it without the inject step (/tmp/perf-PID.map only).
+    #[arg(long)]
+    no_jitdump: bool,
 }
 
 /// perf's `--time START,END` (seconds, decimal) in ns.
@@ -169,6 +176,7 @@ impl FoldArgs {
             symfs: self.symfs.clone(),
             buildid_dir: self.buildid_dir.clone(),
             kallsyms: self.kallsyms.clone(),
+            ignore_jitdump: self.no_jitdump,
         };
         Ok(o)
     }
@@ -176,7 +184,7 @@ impl FoldArgs {
     fn fold(&self, path: &str) -> Result<FoldedStacks, Box<dyn std::error::Error>> {
         let file = crate::open(path)?;
         let stacks = folded(&file, &self.options()?)?;
-        for d in file.diagnostics() {
+        for d in file.diagnostics().iter().chain(&stacks.diagnostics) {
             eprintln!("perfdata: warning: {path}: {d}");
         }
         Ok(stacks)

@@ -146,7 +146,7 @@ mod tests {
     use super::*;
 
     fn stacks(lines: &[(&str, u64)]) -> FoldedStacks {
-        FoldedStacks { stacks: lines.iter().map(|(s, w)| (s.to_string(), *w)).collect() }
+        FoldedStacks { stacks: lines.iter().map(|(s, w)| (s.to_string(), *w)).collect(), ..Default::default() }
     }
 
     #[test]

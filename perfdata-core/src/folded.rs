@@ -23,6 +23,7 @@ use crate::reader::Reader;
 use crate::record::{BuildIdRecord, CpuMode, RecordKind};
 use crate::records::Order;
 use crate::sample::{Sample, PERF_CONTEXT_MAX};
+use crate::symbolize::jit::JitInjector;
 use crate::symbolize::{SrcLine, SymbolizeOptions, Symbolizer};
 use crate::unwind::{Arch, ModuleCache, ProcessSpace, UnwindOptions, Unwinder};
 use crate::Result;
@@ -174,6 +175,8 @@ impl FoldedOptions {
 pub struct FoldedStacks {
     /// Joined stack (`comm;root;…;leaf`) → weight.
     pub stacks: BTreeMap<String, u64>,
+    /// What went wrong on the way without stopping it (a jitdump file missing or damaged, …).
+    pub diagnostics: Vec<String>,
 }
 
 impl FoldedStacks {
@@ -652,7 +655,8 @@ const BATCH_IPS: usize = 512 * 1024;
 const BATCH_ITEMS_UNWOUND: usize = 512;
 
 /// The reading half of [`folded`]: records in time order → batches of [`Item`]s, applying the
-/// pid, tid, time and event filters and the weights.
+/// pid, tid, time and event filters and the weights, and adding the JIT code maps of jitdump
+/// files ([`JitInjector`]); returns the injector's diagnostics.
 /// `spent`: batches the folding thread is done with, emptied, to fill again (their buffers are
 /// already grown and paged in).
 fn read_items(
@@ -660,7 +664,7 @@ fn read_items(
     opts: &FoldedOptions,
     tx: &std::sync::mpsc::SyncSender<Result<Batch>>,
     spent: &std::sync::mpsc::Receiver<Batch>,
-) {
+) -> Vec<String> {
     let pl = opts.compat == Compat::StackcollapsePl;
     let mut first_event: Option<usize> = None;
     let mut batch = Batch::default();
@@ -673,11 +677,12 @@ fn read_items(
         modules: ModuleCache::default(),
     });
     let max_items = if dwarf.is_some() { BATCH_ITEMS_UNWOUND } else { BATCH_ITEMS };
+    let mut jit = JitInjector::new(file.events(), &opts.symbolize);
     let mut recs = match file.records(Order::Time) {
         Ok(r) => r,
         Err(e) => {
             let _ = tx.send(Err(e));
-            return;
+            return Vec::new();
         }
     };
     while let Some(r) = recs.next_record() {
@@ -685,18 +690,16 @@ fn read_items(
             Ok(r) => r,
             Err(e) => {
                 let _ = tx.send(Err(e));
-                return;
+                return jit.diagnostics().to_vec();
             }
         };
-        let RecordKind::Sample(s) = &r.kind else {
-            if let Some(e) = MachineEvent::from_record(&r) {
-                if let Some(d) = &mut dwarf {
-                    d.machine.apply(e.clone());
-                }
-                batch.items.push(Item::Machine(Box::new(e)));
+        jit.record(&r, &mut |e: MachineEvent| {
+            if let Some(d) = &mut dwarf {
+                d.machine.apply(e.clone());
             }
-            continue;
-        };
+            batch.items.push(Item::Machine(Box::new(e)));
+        });
+        let RecordKind::Sample(s) = &r.kind else { continue };
         let (pid, tid) = (s.pid().unwrap_or(u32::MAX), s.tid().unwrap_or(u32::MAX));
         if opts.pid.is_some_and(|p| p != pid) || opts.tid.is_some_and(|t| t != tid) {
             continue;
@@ -735,10 +738,11 @@ fn read_items(
         batch.items.push(Item::Sample { pid, tid, kernel, weight, chain, unwound });
         let full = batch.items.len() >= max_items || batch.ips.len() >= BATCH_IPS;
         if full && tx.send(Ok(std::mem::replace(&mut batch, spent.try_recv().unwrap_or_default()))).is_err() {
-            return;
+            return jit.diagnostics().to_vec();
         }
     }
     let _ = tx.send(Ok(batch));
+    jit.diagnostics().to_vec()
 }
 
 /// Fold the samples of `file`. Records are read and decoded on a second thread while this one
@@ -762,8 +766,8 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
     let mut stack: Vec<u32> = Vec::new();
     let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Batch>>(2);
     let (spent_tx, spent_rx) = std::sync::mpsc::sync_channel::<Batch>(2);
-    std::thread::scope(|scope| -> Result<()> {
-        scope.spawn(move || read_items(file, opts, &tx, &spent_rx));
+    let diagnostics = std::thread::scope(|scope| -> Result<Vec<String>> {
+        let reader = scope.spawn(move || read_items(file, opts, &tx, &spent_rx));
         // While the reader fills its first batch: the kernel's symbols, unless no event samples
         // the kernel.
         if file.events().iter().any(|e| !e.attr.exclude_kernel()) {
@@ -836,9 +840,9 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
             // Back to the reader, unless it has enough (or has finished).
             let _ = spent_tx.try_send(batch);
         }
-        Ok(())
+        Ok(reader.join().unwrap_or_default())
     })?;
-    let mut out = FoldedStacks::default();
+    let mut out = FoldedStacks { diagnostics, ..FoldedStacks::default() };
     for (ids, w) in stacks {
         let mut key = String::new();
         for (i, id) in ids.iter().enumerate() {

@@ -3,6 +3,7 @@
 //! [`Machine::update`]; queries then answer for the time of the last record fed.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::record::{Mmap2Id, Record, RecordKind};
 
@@ -21,6 +22,20 @@ pub struct Map {
     pub build_id: Option<Vec<u8>>,
     /// Addresses are not file-relative (anonymous memory, JIT code): perf's `identity__map_ip`.
     pub identity: bool,
+    /// For a map of JIT code made from a jitdump file ([`crate::symbolize::jit`]): the function
+    /// the `jitted-PID-N.so` file `perf inject --jit` would write for it holds. `None` for maps
+    /// from MMAP/MMAP2 records.
+    pub jit: Option<Arc<JitSymbol>>,
+}
+
+/// The one function symbol of a `jitted-PID-N.so` file: `name`, `size` bytes from file offset
+/// [`crate::symbolize::jit::ELF_TEXT_OFFSET`] (the maps of the file start there).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JitSymbol {
+    /// The name from the JIT_CODE_LOAD record.
+    pub name: String,
+    /// The code size from the JIT_CODE_LOAD record (0: no load made the file, nothing resolves).
+    pub size: u64,
 }
 
 /// `PROT_EXEC` of `mmap(2)`.
@@ -41,7 +56,7 @@ impl Map {
         let no_dso = filename.starts_with("[stack") || filename.starts_with("/SYSV") || filename == "[heap]";
         let identity = anon || no_dso;
         let filename = if identity && prot & PROT_EXEC != 0 { format!("/tmp/perf-{pid}.map") } else { filename };
-        Map { start, end: start.saturating_add(len), pgoff, filename, build_id: None, identity }
+        Map { start, end: start.saturating_add(len), pgoff, filename, build_id: None, identity, jit: None }
     }
 
     /// perf's `map__map_ip`: the file-relative address of `addr`.
@@ -313,7 +328,7 @@ mod tests {
     use super::*;
 
     fn m(start: u64, end: u64, name: &str) -> Map {
-        Map { start, end, pgoff: 0, filename: name.into(), build_id: None, identity: false }
+        Map { start, end, pgoff: 0, filename: name.into(), build_id: None, identity: false, jit: None }
     }
 
     #[test]

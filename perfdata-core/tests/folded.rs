@@ -5,6 +5,8 @@
 //! tables perf used, reduced to the symbols it printed, and the kernel's kallsyms limited to the
 //! symbols hit; the real ~/.debug is never consulted.
 
+mod common;
+
 use std::path::PathBuf;
 
 use perfdata_core::folded::{folded, Compat, EventFilter, FoldedOptions, Root, Unknown, Weight};
@@ -32,6 +34,7 @@ fn fold_in(name: &str, opts: FoldedOptions, root: &std::path::Path) -> String {
             symfs: Some(root.to_path_buf()),
             buildid_dir: Some(dir.join("no-buildid-cache")),
             kallsyms: Some(dir.join("kallsyms-4a5a9b0affb66c437abcd455d2738af879985fa9")),
+            ..Default::default()
         },
         ..opts
     };
@@ -70,19 +73,6 @@ fn fp_stackcollapse_pl() {
     check("fp.data", Compat::StackcollapsePl, "folded-stackcollapse-pl");
 }
 
-fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
-}
-
 /// A binary stripped of its symbols whose `.gnu_debuglink` names a debug file in a `.debug`
 /// directory beside it (testdata/folded/debuglink: `objcopy --only-keep-debug` and `objcopy
 /// --strip-all --add-gnu-debuglink` of testdata/bin/spin). perf 6.1 reads the symbols from the
@@ -94,7 +84,7 @@ fn separate_debug_files_are_found_where_perf_looks() {
     let td = testdata();
     let root = std::env::temp_dir().join(format!("perfdata-debuglink-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
-    copy_tree(&td.join("folded/root"), &root);
+    common::copy_tree(&td.join("folded/root"), &root);
     // Without spin's build-id debug file (the source-line tests' copy of the same file), so that
     // only the layouts under test can supply the symbols.
     std::fs::remove_dir_all(root.join("usr/lib/debug/.build-id/40")).unwrap();

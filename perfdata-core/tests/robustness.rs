@@ -108,6 +108,7 @@ fn drain_inner(data: &[u8]) -> (usize, usize) {
         symfs: Some(empty_dir()),
         buildid_dir: Some(empty_dir()),
         kallsyms: Some(empty_dir().join("kallsyms")),
+        ..Default::default()
     };
     for compat in [Compat::StackcollapsePl, Compat::PerfScriptPy] {
         let opts = FoldedOptions { symbolize: symbolize.clone(), inline: true, ..FoldedOptions::compat(compat) };

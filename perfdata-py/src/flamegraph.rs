@@ -38,6 +38,7 @@ pub const FOLD_KEYS: [&str; 20] = [
     "symfs",
     "buildid_dir",
     "kallsyms",
+    "jitdump",
 ];
 
 /// The keyword arguments that say how a graph looks.
@@ -189,6 +190,7 @@ pub fn fold_options(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Fold> {
         symfs: path(kw, "symfs")?,
         buildid_dir: path(kw, "buildid_dir")?,
         kallsyms: path(kw, "kallsyms")?,
+        ignore_jitdump: !opt::<bool>(kw, "jitdump")?.unwrap_or(true),
     };
     let count_name = if o.weight == Weight::Samples { "samples" } else { "period" };
     Ok(Fold { options: o, count_name })

@@ -380,7 +380,7 @@ impl PerfData {
     ///     root: the first frame: ``"comm"``, ``"pid"`` (``comm-PID``), ``"tid"``
     ///         (``comm-PID/TID``) or None (no process frame).
     ///     kernel: append ``_[k]`` to kernel frames.
-    ///     jit: append ``_[j]`` to JIT frames (``/tmp/perf-PID.map``).
+    ///     jit: append ``_[j]`` to JIT frames (``/tmp/perf-PID.map``, ``jitted-*.so``).
     ///     inline: add inline frames from the binaries' DWARF debug info to the stacks perf unwinds
     ///         (``--call-graph dwarf``), as ``perf script`` does by default; off: its
     ///         ``--no-inline`` output.
@@ -401,6 +401,10 @@ impl PerfData {
     ///     buildid_dir: perf's build-id cache (default ``~/.debug``).
     ///     kallsyms: kernel symbols from this file (default: ``/proc/kallsyms`` when the recording's
     ///         kernel is the running one).
+    ///     jitdump: name JIT code from the ``jit-PID.dump`` file a JIT agent wrote (V8's
+    ///         ``--perf-prof``, perf's JVMTI agent; recorded with ``-k mono``), read at the path of
+    ///         its MMAP record (under ``symfs``), as after ``perf inject --jit`` (default True);
+    ///         False: as ``perf script`` names it without that step.
     ///
     /// Returns:
     ///     dict: ``"comm;root;…;leaf"`` → weight, in the tools' (byte) order.
@@ -409,7 +413,7 @@ impl PerfData {
         text_signature = "($self, *, compat='stackcollapse-pl', weight=None, root='comm', kernel=False, jit=False, \
                           inline=False, annotate_inline=False, srcline=False, addrs=False, event=None, all_events=False, \
                           tidy=None, tidy_java=None, pid=None, tid=None, comm=None, time=None, symfs=None, buildid_dir=None, \
-                          kallsyms=None)"
+                          kallsyms=None, jitdump=True)"
     )]
     fn folded<'py>(&self, py: Python<'py>, options: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {
         let (stacks, _) = self.fold(py, options, &[])?;

@@ -87,6 +87,27 @@ def test_folded_is_the_tools_output(name, suffix, options, tmp_path):
     assert (tmp_path / "out.folded").read_text() == want
 
 
+JITDUMP = FOLDED / "jitdump"
+
+
+@pytest.mark.parametrize("compat,suffix", [("perf-script-py", "folded-perf-script-py"),
+                                           ("stackcollapse-pl", "folded-stackcollapse-pl")])
+def test_jitdump(compat, suffix):
+    """node's JIT code named from its jit-PID.dump (testdata/folded/jitdump, see
+    perfdata-core/tests/jitdump.rs): perf's stacks after ``perf inject --jit``; with
+    ``jitdump=False``, perf's without it."""
+    want = perfout._unzstd(JITDUMP / f"rec.jit.data.{suffix}.zst")
+    plain = perfout._unzstd(JITDUMP / f"rec.data.{suffix}.zst")
+    if want is None or plain is None:
+        pytest.skip("no zstd decompressor")
+    symbols = dict(symfs=JITDUMP / "root", buildid_dir=JITDUMP / "no-buildid-cache")
+    with perfdata.open(JITDUMP / "rec.data") as f:
+        assert f.folded_text(compat=compat, **symbols) == want
+        assert f.folded_text(compat=compat, jitdump=False, **symbols) == plain
+        with pytest.raises(TypeError, match="jitdump"):
+            f.folded(jitdump="no")
+
+
 def test_a_stream_folds_too():
     """A pipe read as a stream is folded in its one pass: one count per sample perf's dump shows."""
     with open(perfout.TESTDATA / "pipe.data", "rb") as fo:

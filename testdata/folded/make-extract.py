@@ -49,7 +49,7 @@ def perf_name(demangled):
 ALWAYS = {".note.gnu.build-id", ".shstrtab", ".gnu_debuglink"}
 PLT = {".dynsym", ".dynstr", ".rela.plt", ".rel.plt", ".plt", ".plt.sec", ".plt.got"}
 CFI = {".eh_frame", ".eh_frame_hdr", ".debug_frame"}
-SHT_SYMTAB, SHT_STRTAB, SHT_NOBITS, SHF_ALLOC = 2, 3, 8, 2
+SHT_SYMTAB, SHT_STRTAB, SHT_NOBITS, SHT_DYNSYM, SHF_ALLOC = 2, 3, 8, 11, 2
 
 
 def section_table(data):
@@ -62,13 +62,15 @@ def section_table(data):
     return shdrs, name
 
 
-def reduce_elf(data, keep_syms, keep_content, runtime=None):
+def reduce_elf(data, keep_syms, keep_content, runtime=None, reduce_dynsym=False):
     """A copy of a 64-bit little-endian ELF file with every section header, every program header and
     the `keep_content` sections, whose other sections have no contents (NOBITS, or empty when not
     allocated), and whose .symtab holds only the symbols named in `keep_syms`. Section indices do
     not change, so symbols keep their st_shndx. When `data` is a debug file (perf's symbols came
     from it) and `runtime` the binary itself, the program headers and the kept contents the debug
-    file lacks (CFI, PLT: NOBITS there) come from `runtime`, as the unwinder reads them from it."""
+    file lacks (CFI, PLT: NOBITS there) come from `runtime`, as the unwinder reads them from it.
+    `reduce_dynsym`: .dynsym (with .dynstr) is reduced like .symtab (for a file without .symtab
+    whose PLT is not needed)."""
     assert data[:6] == b"\x7fELF\x02\x01", "64-bit little-endian ELF only"
     (phoff, shoff) = struct.unpack_from("<QQ", data, 0x20)
     (phentsize, phnum, shentsize, shnum, shstrndx) = struct.unpack_from("<HHHHH", data, 0x36)
@@ -93,7 +95,7 @@ def reduce_elf(data, keep_syms, keep_content, runtime=None):
     struct.pack_into("<Q", out, 0x20, 64)
     contents = dict(from_runtime)
     for i, sh in enumerate(shdrs):
-        if sh[1] == SHT_SYMTAB:
+        if sh[1] == SHT_SYMTAB or (reduce_dynsym and sh[1] == SHT_DYNSYM):
             strtab = shdrs[sh[6]]
             strings = data[strtab[4]:strtab[4] + strtab[5]]
             syms, new_str, first_global = [bytes(24)], bytearray(b"\0"), None
@@ -139,6 +141,16 @@ def reduce_elf(data, keep_syms, keep_content, runtime=None):
     return bytes(out)
 
 
+def perf_frames(text):
+    """(symbol, dso) of every resolved frame line of perf script's output."""
+    for line in text.splitlines():
+        m = FRAME.match(line)
+        if m:
+            sym = re.sub(r"\+0x[0-9a-f]+$", "", m.group(1))
+            if sym != "[unknown]":
+                yield sym, m.group(2)
+
+
 def main(args):
     """`make-extract.py F… [--cfi G…]`: the G recordings (--call-graph dwarf) also need the CFI
     sections of their DSOs."""
@@ -157,23 +169,26 @@ def main(args):
             # symbol-table names that the default output replaces with inlined DWARF names.
             texts.append(run("perf", "script", "--no-inline", "-i", data))
         for text in texts:
-            for line in text.splitlines():
-                m = FRAME.match(line)
-                if not m:
-                    continue
-                sym, dso = re.sub(r"\+0x[0-9a-f]+$", "", m.group(1)), m.group(2)
-                if sym == "[unknown]":
-                    continue
+            for sym, dso in perf_frames(text):
                 if dso == "[kernel.kallsyms]":
                     kernel.add(sym)
                 elif dso.startswith("/") or dso == "[vdso]":
                     wanted[dso].add(sym)
                     if f in cfi_files:
                         cfi_dsos.add(dso)
+    extract_dsos(wanted, bids, cfi_dsos, os.path.join(HERE, "root"))
+    write_kallsyms(bids.get("[kernel.kallsyms]"), kernel)
+
+
+def extract_dsos(wanted, bids, cfi_dsos, root, reduce_dynsym=False):
+    """Write the reduced copy of each DSO of `wanted` (path -> symbol names perf printed) under the
+    --symfs root `root`; `bids`: path -> build id; `cfi_dsos`: DSOs whose CFI sections are kept;
+    `reduce_dynsym`: a file without .symtab and without sampled PLT entries keeps only the sampled
+    .dynsym symbols (and no PLT) instead of its whole .dynsym."""
     for dso, names in sorted(wanted.items()):
         if re.fullmatch(r"/tmp/perf-\d+\.map", dso):
             # A JIT symbol file: text, kept whole (perf reads it at report time).
-            out = os.path.join(HERE, "root", dso.lstrip("/"))
+            out = os.path.join(root, dso.lstrip("/"))
             os.makedirs(os.path.dirname(out), exist_ok=True)
             with open(dso, "rb") as src, open(out, "wb") as dst:
                 dst.write(src.read())
@@ -192,15 +207,16 @@ def main(args):
                     break
         mangled = [l.split()[-1] for l in run("nm", "--defined-only", src).splitlines() if len(l.split()) == 3]
         mangled += [l.split()[-1] for l in run("nm", "-D", "--defined-only", src).splitlines() if len(l.split()) == 3]
-        demangled = run("c++filt", "-p", stdin="\n".join(mangled) + "\n").splitlines()
-        # nm -D prints versions (`f@@LINUX_2.6`); perf prints .dynsym names without them.
+        # nm -D prints versions (`f@@LINUX_2.6`); perf prints .dynsym names without them (and
+        # c++filt demangles none with one).
         unversioned = [re.sub(r"@.*$", "", m) for m in mangled]
+        demangled = run("c++filt", "-p", stdin="\n".join(unversioned) + "\n").splitlines()
         keep = sorted({m for m, d, u in zip(mangled, demangled, unversioned)
                        if perf_name(d) in names or m in names or u in names})
         found = {perf_name(d) for m, d in zip(mangled, demangled) if m in keep} | set(keep)
         found |= {u for m, u in zip(mangled, unversioned) if m in keep}
         missing = sorted(names - found)
-        out = os.path.join(HERE, "root", dso.lstrip("/"))
+        out = os.path.join(root, dso.lstrip("/"))
         os.makedirs(os.path.dirname(out), exist_ok=True)
         # The binary itself (what perf unwinds with and takes PLT symbols from).
         runtime = os.path.join(DEBUG, dso.lstrip("/"), bid or "-", "elf")
@@ -208,14 +224,21 @@ def main(args):
         with open(src, "rb") as f, open(runtime, "rb") as r:
             # Without a .symtab perf reads .dynsym: keep it whole.
             no_symtab = " .symtab " not in run("readelf", "-SW", src)
-            sections = ALWAYS | (PLT if no_symtab or any(n.endswith("@plt") for n in names) else set())
+            plt = any(n.endswith("@plt") for n in names)
+            dynsym_reduced = reduce_dynsym and no_symtab and not plt
+            sections = ALWAYS | (PLT if (no_symtab and not dynsym_reduced) or plt else set())
             sections |= CFI if dso in cfi_dsos else set()
-            reduced = reduce_elf(f.read(), set(keep), sections, None if runtime == src else r.read())
+            # .dynstr holds the names without their `@VERSION`.
+            names_kept = set(keep) | ({re.sub(r"@.*$", "", m) for m in keep} if dynsym_reduced else set())
+            reduced = reduce_elf(f.read(), names_kept, sections, None if runtime == src else r.read(), dynsym_reduced)
         with open(out, "wb") as f:
             f.write(reduced)
         print(f"{dso} <- {src}: {len(keep)} symbols kept, {os.path.getsize(out)} bytes"
               + (f", NOT FOUND: {missing}" if missing else ""))
-    kb = bids.get("[kernel.kallsyms]")
+
+
+def write_kallsyms(kb, kernel):
+    """The kallsyms extract for the kernel with build id `kb`: the symbols in `kernel` and the next."""
     if kb and kernel:
         lines = open(os.path.join(DEBUG, "[kernel.kallsyms]", kb, "kallsyms"), encoding="utf-8").read().splitlines()
         keep, take_next = set(), False

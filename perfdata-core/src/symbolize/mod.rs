@@ -2,13 +2,16 @@
 //! binaries (in perf's order: the file `.gnu_debuglink` names, the build-id cache, the Fedora and
 //! Ubuntu `/usr/lib/debug` layouts, `/usr/lib/debug/.build-id`, the path itself, all under
 //! `--symfs`, build ids checked), kernel symbols from a
-//! kallsyms file matching the kernel's build id, and `/tmp/perf-PID.map` files for JIT code;
+//! kallsyms file matching the kernel's build id, and for JIT code `/tmp/perf-PID.map` files and
+//! the functions of jitdump files (the maps [`jit::JitInjector`] makes, as `perf inject --jit`);
 //! on request, inline frames and source lines from the DWARF of the symbol files
 //! ([`Symbolizer::inlines`], [`Symbolizer::srcline`]). Results are cached per (binary, address).
 
 pub mod binary;
 pub mod elf;
 pub mod inline;
+pub mod jit;
+pub mod jitdump;
 pub mod kallsyms;
 pub mod perfmap;
 pub mod srcline;
@@ -146,16 +149,22 @@ impl SymbolTable {
     }
 }
 
-/// Demangle like perf's default (`DMGL_NO_OPTS`: C++ names without parameter lists; Rust names
-/// without the hash). Names that are not mangled come back unchanged.
+/// Demangle like perf's default (`DMGL_NO_OPTS`: C++ names without parameter lists, and so
+/// without the return types of template functions; Rust names without the hash). Names that are
+/// not mangled come back unchanged.
 pub fn demangle(name: &str) -> String {
     if let Ok(d) = rustc_demangle::try_demangle(name) {
         return format!("{d:#}");
     }
     if name.starts_with("_Z") {
         if let Ok(sym) = cpp_demangle::Symbol::new(name) {
-            let opts = cpp_demangle::DemangleOptions::new().no_params();
-            if let Ok(d) = sym.demangle(&opts) {
+            let opts = cpp_demangle::DemangleOptions::new().no_params().no_return_type();
+            if let Ok(mut d) = sym.demangle(&opts) {
+                // An empty trailing argument pack: cpp_demangle writes `Run<Phase, >`, libiberty
+                // takes its `, ` back (`Run<Phase>`, and `X<Y<Z>>` without its usual `> >`).
+                while let Some(i) = d.find(", >") {
+                    d.replace_range(i..i + 2, "");
+                }
                 return d;
             }
         }
@@ -172,6 +181,9 @@ pub struct SymbolizeOptions {
     pub buildid_dir: Option<PathBuf>,
     /// A kallsyms file for the kernel (`--kallsyms`), used without build-id check.
     pub kallsyms: Option<PathBuf>,
+    /// Leave `jit-PID.dump` files alone: JIT code keeps the names perf gives it without
+    /// `perf inject --jit` (see [`jit`]).
+    pub ignore_jitdump: bool,
 }
 
 /// A resolved frame.
@@ -549,6 +561,11 @@ impl Symbolizer {
         if let Some(s) = self.cache.get(&key) {
             return Frame { symbol: s.clone(), dso };
         }
+        if let Some(code) = &map.jit {
+            let symbol: Option<Rc<str>> = jit::symbol_at(code, key.1).map(|n| Rc::from(demangle(n)));
+            self.cache.insert(key, symbol.clone());
+            return Frame { symbol, dso };
+        }
         let source = if kernel {
             self.load_kernel_symbols();
             self.kernel.clone()
@@ -582,5 +599,33 @@ pub fn running_kernel_build_id(notes: &[u8]) -> Option<Vec<u8>> {
             return rest.get(name_end..name_end.checked_add(descsz)?).map(<[u8]>::to_vec);
         }
         rest = rest.get(desc_end..)?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `c++filt -p` (libiberty without DMGL_PARAMS, as perf demangles): a template function's
+    /// return type goes with its parameters, an empty trailing pack leaves no `, `.
+    #[test]
+    fn template_functions_without_return_types() {
+        for (mangled, want) in [
+            (
+                "_ZN2v88internal12DeserializerINS0_7IsolateEE22ReadSingleBytecodeDataINS0_24SlotAccessorForRootSlotsEEEihT_",
+                "v8::internal::Deserializer<v8::internal::Isolate>::ReadSingleBytecodeData<v8::internal::SlotAccessorForRootSlots>",
+            ),
+            (
+                "_ZN2v88internal12_GLOBAL__N_119HandleApiCallHelperILb0EEENS0_11MaybeHandleINS0_6ObjectEEEPNS0_7IsolateENS0_6HandleINS0_10HeapObjectEEENS8_INS0_20FunctionTemplateInfoEEENS8_IS4_EEPmi",
+                "v8::internal::(anonymous namespace)::HandleApiCallHelper<false>",
+            ),
+            ("_ZN4node5StartEiPPc", "node::Start"),
+            (
+                "_ZN2v88internal8compiler12PipelineImpl3RunINS1_17GraphBuilderPhaseEJEEEDaDpOT0_",
+                "v8::internal::compiler::PipelineImpl::Run<v8::internal::compiler::GraphBuilderPhase>",
+            ),
+        ] {
+            assert_eq!(demangle(mangled), want);
+        }
     }
 }

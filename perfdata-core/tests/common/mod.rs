@@ -22,6 +22,7 @@ pub fn folded_symbols() -> perfdata_core::symbolize::SymbolizeOptions {
         symfs: Some(dir.join("root")),
         buildid_dir: Some(dir.join("no-buildid-cache")),
         kallsyms: Some(dir.join("kallsyms-4a5a9b0affb66c437abcd455d2738af879985fa9")),
+        ..Default::default()
     }
 }
 
@@ -81,4 +82,18 @@ pub fn corpus_dump_path(file: &Path) -> PathBuf {
     let sub = file.parent().and_then(|p| p.file_name()).unwrap().to_string_lossy().into_owned();
     let name = file.file_name().unwrap().to_string_lossy().into_owned();
     repo().join("testdata/corpus-perf").join(sub).join(format!("{name}.dump"))
+}
+
+/// Copy the directory tree `from` to `to` (files and directories; a test's scratch copy of a
+/// committed symfs root).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
 }

@@ -51,7 +51,8 @@ _Colors = Literal[
 
 class _FoldOptions(TypedDict, total=False):
     """How stacks are folded (the options of ``perfdata folded``; see ``PerfData.folded``).
-    Defaults: compat 'stackcollapse-pl', root 'comm', flags False, the rest None (the tool's)."""
+    Defaults: compat 'stackcollapse-pl', root 'comm', jitdump True, other flags False, the rest
+    None (the tool's)."""
 
     compat: _Compat
     weight: Optional[Literal["samples", "period"]]
@@ -73,6 +74,7 @@ class _FoldOptions(TypedDict, total=False):
     symfs: Optional[_Path]
     buildid_dir: Optional[_Path]
     kallsyms: Optional[_Path]
+    jitdump: bool
 
 class _GraphOptions(_FoldOptions, total=False):
     """How stacks are folded, and how the graph looks (defaults: colors 'hot', not inverted,
