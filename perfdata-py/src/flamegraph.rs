@@ -17,7 +17,7 @@ use pyo3::types::{PyDict, PyString};
 use std::path::PathBuf;
 
 /// The keyword arguments that say how stacks are folded.
-pub const FOLD_KEYS: [&str; 20] = [
+pub const FOLD_KEYS: [&str; 21] = [
     "compat",
     "weight",
     "root",
