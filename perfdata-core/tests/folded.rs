@@ -5,6 +5,9 @@
 //! tables perf used, reduced to the symbols it printed, and the kernel's kallsyms limited to the
 //! symbols hit; the real ~/.debug is never consulted.
 
+mod common;
+
+use common::copy_tree;
 use std::path::PathBuf;
 
 use perfdata_core::folded::{folded, Compat, EventFilter, FoldedOptions, Root, Unknown, Weight};
@@ -68,19 +71,6 @@ fn fp_perf_script_py() {
 #[test]
 fn fp_stackcollapse_pl() {
     check("fp.data", Compat::StackcollapsePl, "folded-stackcollapse-pl");
-}
-
-fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
 }
 
 /// A binary stripped of its symbols whose `.gnu_debuglink` names a debug file in a `.debug`

@@ -65,3 +65,17 @@ pub fn corpus_dump_path(file: &Path) -> PathBuf {
     let name = file.file_name().unwrap().to_string_lossy().into_owned();
     repo().join("testdata/corpus-perf").join(sub).join(format!("{name}.dump"))
 }
+
+/// Copy the directory tree `from` into `to` (made if missing).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
