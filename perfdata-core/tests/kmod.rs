@@ -20,33 +20,29 @@ fn testdata() -> PathBuf {
 
 /// How perf found (or not) `kmod-demo.ko`.
 #[derive(Clone, Copy)]
-enum Ko {
+enum Ko<'a> {
     /// Not at all: module symbols come from kallsyms alone.
     None,
-    /// At its /lib/modules path under `--symfs`.
-    Path,
+    /// At its /lib/modules path under `--symfs` (this root, from [`symfs_with_ko`]).
+    Path(&'a std::path::Path),
     /// In the build-id cache.
     BuildIdCache,
 }
 
-/// testdata/folded/root with testdata/kmod/root (the `.ko`) added, made once per process.
+/// testdata/folded/root with testdata/kmod/root (the `.ko`) added, in a temporary directory.
 fn symfs_with_ko() -> PathBuf {
-    static ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    ROOT.get_or_init(|| {
-        let root = std::env::temp_dir().join(format!("perfdata-kmod-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        copy_tree(&testdata().join("folded/root"), &root);
-        copy_tree(&testdata().join("kmod/root"), &root);
-        root
-    })
-    .clone()
+    let root = std::env::temp_dir().join(format!("perfdata-kmod-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    copy_tree(&testdata().join("folded/root"), &root);
+    copy_tree(&testdata().join("kmod/root"), &root);
+    root
 }
 
-fn fold(name: &str, ko: Ko, opts: FoldedOptions) -> String {
+fn fold(name: &str, ko: Ko<'_>, opts: FoldedOptions) -> String {
     let td = testdata();
     let (symfs, buildid_dir) = match ko {
         Ko::None => (td.join("folded/root"), td.join("folded/no-buildid-cache")),
-        Ko::Path => (symfs_with_ko(), td.join("folded/no-buildid-cache")),
+        Ko::Path(root) => (root.to_path_buf(), td.join("folded/no-buildid-cache")),
         Ko::BuildIdCache => (td.join("folded/root"), td.join("kmod/buildid")),
     };
     let opts = FoldedOptions {
@@ -61,7 +57,7 @@ fn fold(name: &str, ko: Ko, opts: FoldedOptions) -> String {
     folded(&file, &opts).unwrap().to_folded_string()
 }
 
-fn check(name: &str, ko: Ko, opts: FoldedOptions, output: &str) {
+fn check(name: &str, ko: Ko<'_>, opts: FoldedOptions, output: &str) {
     let ours = fold(name, ko, opts);
     let want = std::fs::read_to_string(testdata().join("kmod").join(output)).unwrap();
     if ours != want {
@@ -121,11 +117,13 @@ fn kallsyms_module_symbols() {
 /// symbols after the first added to the same tree.
 #[test]
 fn module_file_at_its_path() {
+    let root = symfs_with_ko();
     for name in ["kmod.data", "kmod-buildid.data"] {
-        check(name, Ko::Path, py(), &format!("{name}.ko.folded-perf-script-py"));
-        check(name, Ko::Path, pl(), &format!("{name}.ko.folded-stackcollapse-pl"));
+        check(name, Ko::Path(&root), py(), &format!("{name}.ko.folded-perf-script-py"));
+        check(name, Ko::Path(&root), pl(), &format!("{name}.ko.folded-stackcollapse-pl"));
     }
-    check("kmod.data", Ko::Path, pl_addrs(), "kmod.data.ko.folded-stackcollapse-pl-addrs");
+    check("kmod.data", Ko::Path(&root), pl_addrs(), "kmod.data.ko.folded-stackcollapse-pl-addrs");
+    std::fs::remove_dir_all(&root).unwrap();
 }
 
 /// The BUILD_ID entry names the dso (perf prints the module's path) and finds its file in the
