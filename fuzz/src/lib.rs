@@ -14,7 +14,7 @@ use perfdata_core::process::JitSymbol;
 use perfdata_core::reader::Reader;
 use perfdata_core::record::RecordKind;
 use perfdata_core::symbolize::jitdump::{JitDump, JitRecordKind};
-use perfdata_core::symbolize::{demangle, elf::ElfSymbols, kallsyms, perfmap, running_kernel_build_id};
+use perfdata_core::symbolize::{demangle, elf::ElfSymbols, kallsyms, kmod, perfmap, running_kernel_build_id};
 use perfdata_core::symbolize::{jit, SymbolTable, SymbolizeOptions};
 use perfdata_core::tracepoint::{Format, Tracepoints, TracingData, Value};
 use perfdata_core::write::{conv_feature, write_file};
@@ -291,7 +291,28 @@ pub fn symbols(data: &[u8]) {
             addrs.extend([a, a.wrapping_add(1), a.wrapping_sub(1)]);
         }
     }
-    look_up(&kallsyms::parse(&text), &addrs);
+    let ks = kallsyms::parse(&text);
+    look_up(&ks.kernel, &addrs);
+    let _ = ks.kernel_extent();
+    // The module symbols into one module's tree, as perf's split does, then the input read as
+    // that module's file; lookups at map starts 0 and the first address.
+    let mut module = kmod::ModuleDso::new("[m]".into(), "/m.ko".into(), None);
+    for m in ks.modules.iter().take(4096) {
+        module.tree.insert(m.sym.clone());
+    }
+    module.tree.fixup_end();
+    module.tree.fixup_duplicate();
+    let _ = module.add_file(data);
+    for &a in &addrs {
+        for start in [0, addrs.first().copied().unwrap_or(0)] {
+            if let Some(s) = module.find(start, a) {
+                let _ = demangle(&s.name);
+            }
+        }
+    }
+    for line in text.lines().take(64) {
+        let _ = kmod::kmod_name(line);
+    }
     look_up(&perfmap::parse(&text), &addrs);
     if let Some(elf) = ElfSymbols::parse(data) {
         let _ = (&elf.build_id, elf.has_symtab);

@@ -225,6 +225,15 @@ pub fn feature_build_ids(file: &PerfFile) -> HashMap<String, Vec<u8>> {
     out
 }
 
+/// The symbolizer for `file`, with its build ids.
+fn symbolizer(file: &PerfFile, opts: &FoldedOptions) -> Symbolizer {
+    let mut sym = Symbolizer::new(opts.symbolize.clone(), feature_build_ids(file));
+    if let Some(Ok(b)) = file.features().build_ids() {
+        sym.set_kernel_build_ids(&b.entries);
+    }
+    sym
+}
+
 /// inferno's `tidy_generic`: `;` → `:`, and the argument list cut at the first `(` at bracket depth
 /// 0 that does not open a Go method (`pkg.(*T).m`) or `(anonymous namespace)`.
 fn tidy_generic(name: &str) -> String {
@@ -438,6 +447,15 @@ impl Folder<'_> {
         stack.extend(self.seqs.get(at..at.saturating_add(n)).unwrap_or(&[]));
     }
 
+    /// If perf loaded the kernel's or a module's symbols since the symbolizer's kernel generation
+    /// was `before`, forget the kernel frames resolved so far: they may resolve differently now.
+    fn kernel_symbols_changed(&mut self, before: u64) {
+        if self.sym.kernel_generation() != before {
+            let g = self.gens.entry(u32::MAX).or_insert(0);
+            *g = g.wrapping_add(1);
+        }
+    }
+
     /// Format a frame that has a name (pieces at Java's `->` first to last, the way the collapser
     /// pushes them); `dso`: its module, `None` for a frame perf prints `(inlined)` instead;
     /// `line`: the source line to append ([`FoldedOptions::srcline`]).
@@ -454,6 +472,9 @@ impl Folder<'_> {
         if pl && n.starts_with('(') {
             return;
         }
+        // perf script prints names as C strings: a kallsyms module symbol's `\0[module]` tail
+        // shows only through perf's Python binding (stackcollapse.py).
+        let n = if pl { n.split('\0').next().unwrap_or(n) } else { n };
         let fixed = if pl { fix_partially_demangled_rust(n) } else { None };
         let n = fixed.as_deref().unwrap_or(n);
         let pieces: Vec<&str> = if pl { n.split("->").collect() } else { vec![n] };
@@ -486,10 +507,16 @@ impl Folder<'_> {
         let (_, _, kernel, comm_is_java, unwound, addr) = key;
         let o = self.opts;
         let pl = o.compat == Compat::StackcollapsePl;
-        let map = self.machine.find_map(pid, addr, kernel);
-        // perf script prints a frame's address relative to its map (kernel maps are identity maps).
-        let pc = map.map_or(addr, |m| if m.is_kernel() { addr } else { m.map_ip(addr) });
-        let f = self.sym.resolve(map, addr);
+        // perf script prints a user frame's address relative to its map, a kernel-mode one as it is.
+        let (f, pc, map) = if kernel {
+            let generation = self.sym.kernel_generation();
+            let f = self.sym.resolve_kernel(&self.machine, addr);
+            self.kernel_symbols_changed(generation);
+            (f, addr, None)
+        } else {
+            let map = self.machine.find_map(pid, addr, false);
+            (self.sym.resolve(map, addr), map.map_or(addr, |m| m.map_ip(addr)), map)
+        };
         let dso: &str = &f.dso;
         let mut out = Vec::new();
         let inlines = match (o.inline && unwound, map) {
@@ -627,6 +654,8 @@ enum Item {
         tid: u32,
         /// The sample's cpumode is kernel.
         kernel: bool,
+        /// The sample's ip, which perf resolves before its callchain.
+        ip: Option<u64>,
         weight: u64,
         /// Its callchain is `Batch::ips[start..start + len]`; `None`: no callchain.
         chain: Option<(u32, u32)>,
@@ -673,7 +702,7 @@ fn read_items(
     let mut dwarf = dwarf_unwinder(file).map(|unwinder| DwarfUnwind {
         unwinder,
         machine: Machine::new(),
-        sym: Symbolizer::new(opts.symbolize.clone(), feature_build_ids(file)),
+        sym: symbolizer(file, opts),
         modules: ModuleCache::default(),
     });
     let max_items = if dwarf.is_some() { BATCH_ITEMS_UNWOUND } else { BATCH_ITEMS };
@@ -700,14 +729,15 @@ fn read_items(
             batch.items.push(Item::Machine(Box::new(e)));
         });
         let RecordKind::Sample(s) = &r.kind else { continue };
-        let (pid, tid) = (s.pid().unwrap_or(u32::MAX), s.tid().unwrap_or(u32::MAX));
-        if opts.pid.is_some_and(|p| p != pid) || opts.tid.is_some_and(|t| t != tid) {
-            continue;
-        }
         if let Some((start, end)) = opts.time {
             if s.time().is_some_and(|t| t < start || t > end) {
                 continue;
             }
+        }
+        let kernel = r.header.cpumode() == CpuMode::Kernel;
+        let (pid, tid) = (s.pid().unwrap_or(u32::MAX), s.tid().unwrap_or(u32::MAX));
+        if opts.pid.is_some_and(|p| p != pid) || opts.tid.is_some_and(|t| t != tid) {
+            continue;
         }
         // perf script prints trace text after a tracepoint's event name, which stackcollapse-perf.pl's
         // period/event pattern never matches: weight 1, no event filtering.
@@ -734,8 +764,7 @@ fn read_items(
             }
             (u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(len).unwrap_or(0))
         });
-        let kernel = r.header.cpumode() == CpuMode::Kernel;
-        batch.items.push(Item::Sample { pid, tid, kernel, weight, chain, unwound });
+        batch.items.push(Item::Sample { pid, tid, kernel, ip: s.ip(), weight, chain, unwound });
         let full = batch.items.len() >= max_items || batch.ips.len() >= BATCH_IPS;
         if full && tx.send(Ok(std::mem::replace(&mut batch, spent.try_recv().unwrap_or_default()))).is_err() {
             return jit.diagnostics().to_vec();
@@ -751,7 +780,7 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
     let pl = opts.compat == Compat::StackcollapsePl;
     let mut f = Folder {
         opts,
-        sym: Symbolizer::new(opts.symbolize.clone(), feature_build_ids(file)),
+        sym: symbolizer(file, opts),
         machine: Machine::new(),
         labels: Labels::default(),
         frames: FastMap::default(),
@@ -760,6 +789,8 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
         gens: FastMap::default(),
         roots: FastMap::default(),
     };
+    // perf script has printed a sample.
+    let mut printed = false;
     // Distinct stacks with their weights, and the index of each.
     let mut stacks: Vec<(Box<[u32]>, u64)> = Vec::new();
     let mut stack_ids: FastMap<Box<[u32]>, u32> = FastMap::default();
@@ -776,43 +807,56 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
         for batch in rx {
             let mut batch = batch?;
             for item in batch.items.drain(..) {
-                let (pid, tid, kernel, weight, chain, unwound) = match item {
+                let (pid, tid, kernel, ip, weight, chain, unwound) = match item {
                     Item::Machine(e) => {
                         invalidate(&mut f, &e);
                         f.machine.apply(*e);
                         continue;
                     }
-                    Item::Sample { pid, tid, kernel, weight, chain, unwound } => {
-                        (pid, tid, kernel, weight, chain, unwound)
+                    Item::Sample { pid, tid, kernel, ip, weight, chain, unwound } => {
+                        (pid, tid, kernel, ip, weight, chain, unwound)
                     }
                 };
                 let (root, comm, java) = f.root(pid, tid);
+                // perf resolves the sample's ip first (`machine__resolve`): in the kernel, that
+                // lookup may be the one that loads the kernel's or a module's symbols.
+                if let (true, Some(ip)) = (kernel, ip) {
+                    stack.clear();
+                    f.frame(pid, true, false, ip, java, &mut stack);
+                }
                 if opts.comm.as_ref().is_some_and(|c| **c != *comm) {
                     continue;
                 }
                 stack.clear();
-                match chain {
-                    Some((start, len)) => {
-                        let (start, len) = (start as usize, len as usize);
-                        let ips = batch.ips.get(start..start.saturating_add(len)).unwrap_or(&[]);
-                        let complete = walk_chain(ips.iter().copied(), kernel, |kernel, ip| {
-                            f.frame(pid, kernel, false, ip, java, &mut stack)
-                        });
-                        if complete {
-                            let user = start.saturating_add(len);
-                            for &ip in batch.ips.get(user..user.saturating_add(unwound as usize)).unwrap_or(&[]) {
-                                f.frame(pid, false, true, ip, java, &mut stack);
-                            }
-                        } else {
-                            stack.clear();
+                if let Some((start, len)) = chain {
+                    let (start, len) = (start as usize, len as usize);
+                    let ips = batch.ips.get(start..start.saturating_add(len)).unwrap_or(&[]);
+                    let complete = walk_chain(ips.iter().copied(), kernel, |kernel, ip| {
+                        f.frame(pid, kernel, false, ip, java, &mut stack)
+                    });
+                    if complete {
+                        let user = start.saturating_add(len);
+                        for &ip in batch.ips.get(user..user.saturating_add(unwound as usize)).unwrap_or(&[]) {
+                            f.frame(pid, false, true, ip, java, &mut stack);
                         }
+                    } else {
+                        stack.clear();
                     }
-                    // A sample without a callchain: stackcollapse-perf.pl drops it (perf script
-                    // prints it on one line, never ended by a blank one; inferno-collapse-perf
-                    // instead takes that line's frame); perf 6.1 hands stackcollapse.py an empty
-                    // callchain, so it counts under its comm alone.
-                    None if pl => continue,
-                    None => {}
+                }
+                // perf script prints the sample now, and printing its first one loads the
+                // kernel's symbols ([`Symbolizer::sample_printed`]).
+                if pl && !printed {
+                    printed = true;
+                    let generation = f.sym.kernel_generation();
+                    f.sym.sample_printed(&f.machine);
+                    f.kernel_symbols_changed(generation);
+                }
+                // A sample without a callchain: stackcollapse-perf.pl drops it (perf script
+                // prints it on one line, never ended by a blank one; inferno-collapse-perf
+                // instead takes that line's frame); perf 6.1 hands stackcollapse.py an empty
+                // callchain, so it counts under its comm alone.
+                if chain.is_none() && pl {
+                    continue;
                 }
                 // An empty stack: stackcollapse-perf.pl sees no frame lines and stores nothing;
                 // stackcollapse.py still counts the sample under its comm.
@@ -882,6 +926,7 @@ fn walk_chain(chain: impl Iterator<Item = u64>, mut kernel: bool, mut frame: imp
 fn invalidate(f: &mut Folder, event: &MachineEvent) {
     let space = match event {
         MachineEvent::Map { pid, .. } => *pid,
+        MachineEvent::KernelMap { .. } => u32::MAX,
         MachineEvent::Comm { pid, tid, exec, .. } => {
             f.roots.retain(|(_, t), _| t != tid);
             if !exec {

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::record::{Mmap2Id, Record, RecordKind};
+use crate::record::{CpuMode, Mmap2Id, Record, RecordKind};
 
 /// One mapping of a file (or anonymous memory) into an address space.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,6 +71,37 @@ impl Map {
     pub fn is_kernel(&self) -> bool {
         self.filename.starts_with("[kernel.kallsyms]")
     }
+
+    /// The map perf 6.1 makes of a kernel MMAP/MMAP2 record (`machine__process_kernel_mmap_event`),
+    /// with what it is. A file name starting with `[kernel.kallsyms` is the kernel image, an
+    /// identity map (`[0, 0)` meaning everything); one starting with `/` or `[` a module, at page
+    /// offset 0 whatever the record says; other names make no map.
+    pub fn from_kernel_mmap(start: u64, len: u64, pgoff: u64, filename: String) -> Option<(KernelMap, Map)> {
+        if filename.starts_with("[kernel.kallsyms") {
+            let end = if start == 0 && len == 0 { u64::MAX } else { start.wrapping_add(len) };
+            return Some((
+                KernelMap::Image,
+                Map { start, end, pgoff, filename, build_id: None, identity: true, jit: None },
+            ));
+        }
+        if filename.starts_with('/') || filename.starts_with('[') {
+            let end = start.wrapping_add(len);
+            return Some((
+                KernelMap::Module,
+                Map { start, end, pgoff: 0, filename, build_id: None, identity: false, jit: None },
+            ));
+        }
+        None
+    }
+}
+
+/// What a kernel map is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelMap {
+    /// The kernel image (`[kernel.kallsyms]_text`).
+    Image,
+    /// A module (or another file perf treats as one).
+    Module,
 }
 
 /// A thread as perf knows it.
@@ -192,11 +223,18 @@ pub enum MachineEvent {
         /// The thread.
         tid: u32,
     },
-    /// MMAP/MMAP2 (pid `u32::MAX`: a kernel map).
+    /// MMAP/MMAP2 of a process.
     Map {
         /// The process.
         pid: u32,
         /// The map as perf makes it.
+        map: Map,
+    },
+    /// MMAP/MMAP2 with the kernel's cpumode (perf's test, whatever the pid).
+    KernelMap {
+        /// The kernel image or a module.
+        kind: KernelMap,
+        /// The map as perf makes it ([`Map::from_kernel_mmap`]).
         map: Map,
     },
 }
@@ -213,6 +251,19 @@ impl MachineEvent {
             },
             RecordKind::Fork(f) => MachineEvent::Fork { pid: f.pid, ppid: f.ppid, tid: f.tid, ptid: f.ptid },
             RecordKind::Exit(e) => MachineEvent::Exit { tid: e.tid },
+            RecordKind::Mmap(m) if record.header.cpumode() == CpuMode::Kernel => {
+                let filename = String::from_utf8_lossy(m.filename).into_owned();
+                let (kind, map) = Map::from_kernel_mmap(m.addr, m.len, m.pgoff, filename)?;
+                MachineEvent::KernelMap { kind, map }
+            }
+            RecordKind::Mmap2(m) if record.header.cpumode() == CpuMode::Kernel => {
+                let filename = String::from_utf8_lossy(m.filename).into_owned();
+                let (kind, mut map) = Map::from_kernel_mmap(m.addr, m.len, m.pgoff, filename)?;
+                if let Mmap2Id::BuildId { build_id, .. } = m.id {
+                    map.build_id = Some(build_id.to_vec());
+                }
+                MachineEvent::KernelMap { kind, map }
+            }
             RecordKind::Mmap(m) => {
                 let filename = String::from_utf8_lossy(m.filename).into_owned();
                 // MMAP has no prot: perf takes every non-data mapping as executable.
@@ -237,7 +288,10 @@ impl MachineEvent {
 pub struct Machine {
     threads: HashMap<u32, Thread>,
     processes: HashMap<u32, Maps>,
+    /// Kernel modules.
     kernel: Maps,
+    /// The kernel image, as the last kernel MMAP for it placed it.
+    kernel_image: Option<Map>,
 }
 
 impl Machine {
@@ -272,15 +326,10 @@ impl Machine {
                     t.exited = true;
                 }
             }
-            MachineEvent::Map { pid, map } => self.add_map(pid, map),
-        }
-    }
-
-    fn add_map(&mut self, pid: u32, map: Map) {
-        if pid == u32::MAX {
-            self.kernel.insert(map);
-        } else {
-            self.processes.entry(pid).or_default().insert(map);
+            MachineEvent::Map { pid, map } => self.processes.entry(pid).or_default().insert(map),
+            // perf moves its one kernel map (`machine__update_kernel_mmap`).
+            MachineEvent::KernelMap { kind: KernelMap::Image, map } => self.kernel_image = Some(map),
+            MachineEvent::KernelMap { kind: KernelMap::Module, map } => self.kernel.insert(map),
         }
     }
 
@@ -303,20 +352,22 @@ impl Machine {
         self.processes.get(&pid)
     }
 
-    /// The kernel maps (pid -1): the kernel image and modules.
+    /// The kernel modules' maps.
     pub fn kernel_maps(&self) -> &Maps {
         &self.kernel
     }
 
-    /// The map holding `addr` for a user (`kernel == false`) or kernel address of process `pid`.
+    /// The kernel image's map, as its MMAP record placed it (perf moves it to its symbols once
+    /// they are loaded: [`crate::symbolize::Symbolizer::resolve_kernel`]).
+    pub fn kernel_image(&self) -> Option<&Map> {
+        self.kernel_image.as_ref()
+    }
+
+    /// The map holding `addr` for a user (`kernel == false`) or kernel address of process `pid`:
+    /// for the kernel, a module's map, else the kernel image's as its MMAP record placed it.
     pub fn find_map(&self, pid: u32, addr: u64, kernel: bool) -> Option<&Map> {
         if kernel {
-            // The kernel image MMAP covers only up to the end of text; perf extends it to the next map.
-            if let Some(m) = self.kernel.find(addr) {
-                return Some(m);
-            }
-            let k = self.kernel.iter().find(|m| m.is_kernel())?;
-            (addr >= k.start).then_some(k)
+            self.kernel.find(addr).or_else(|| self.kernel_image.as_ref().filter(|k| k.start <= addr && addr < k.end))
         } else {
             self.processes.get(&pid)?.find(addr)
         }
@@ -347,6 +398,45 @@ mod tests {
         );
         assert_eq!(maps.find(0x3fff).map(|m| m.filename.as_str()), Some("a"));
         assert!(maps.find(0x5000).is_none());
+    }
+
+    fn kernel_map(m: &mut Machine, start: u64, len: u64, name: &str) {
+        if let Some((kind, map)) = Map::from_kernel_mmap(start, len, 0, name.into()) {
+            m.apply(MachineEvent::KernelMap { kind, map });
+        }
+    }
+
+    const K: u64 = 0xffff_ffff_8100_0000;
+
+    /// Kernel MMAP records perf would not write: none panics, and each lands where perf's
+    /// `machine__process_kernel_mmap_event` puts it.
+    #[test]
+    fn odd_kernel_mmaps() {
+        let mut m = Machine::new();
+        kernel_map(&mut m, K, 0x10_0000, "[kernel.kallsyms]_text");
+        // Unnamed, or named neither `/…` nor `[…]`: no map.
+        kernel_map(&mut m, K + 0x1000, 0x1000, "");
+        kernel_map(&mut m, K + 0x1000, 0x1000, "foo.ko");
+        assert!(m.kernel_maps().is_empty());
+        assert_eq!(m.find_map(0, K + 0x1000, true).map(|m| m.filename.as_str()), Some("[kernel.kallsyms]_text"));
+        // Zero length: a module map that holds no address.
+        kernel_map(&mut m, K + 0x2000, 0, "[zero]");
+        assert_eq!(m.kernel_maps().len(), 1);
+        assert_eq!(m.find_map(0, K + 0x2000, true).map(|m| m.filename.as_str()), Some("[kernel.kallsyms]_text"));
+        // Inside the kernel image: the module answers for its range.
+        kernel_map(&mut m, K + 0x4000, 0x1000, "/lib/modules/x/over.ko");
+        assert_eq!(m.find_map(0, K + 0x4800, true).map(|m| m.filename.as_str()), Some("/lib/modules/x/over.ko"));
+        assert_eq!(m.find_map(0, K + 0x5000, true).map(|m| m.filename.as_str()), Some("[kernel.kallsyms]_text"));
+        // Past the end of the address space: the end wraps, no address is inside.
+        kernel_map(&mut m, u64::MAX - 0xfff, 0x2000, "[wrap]");
+        assert!(m.find_map(0, u64::MAX, true).is_none());
+        // A second kernel image record moves the kernel map; [0, 0) is everything.
+        kernel_map(&mut m, 0, 0, "[kernel.kallsyms]_stext");
+        assert_eq!(m.kernel_image().map(|k| (k.start, k.end)), Some((0, u64::MAX)));
+        assert_eq!(m.find_map(0, 0x1234, true).map(|m| m.filename.as_str()), Some("[kernel.kallsyms]_stext"));
+        // Module maps ignore the record's page offset.
+        let (_, map) = Map::from_kernel_mmap(K, 0x1000, 0x40, "[m]".into()).unwrap();
+        assert_eq!((map.pgoff, map.map_ip(K + 0x10)), (0, 0x10));
     }
 
     #[test]

@@ -7,6 +7,9 @@
 //!
 //! Compressed data is written decompressed (the records of a COMPRESSED payload take its place).
 //! The layout follows perf's: header, id arrays, attrs, data, feature table, feature payloads.
+//!
+//! [`write_file_edited`] also lets a caller change records and feature sections on the way (test
+//! fixtures derived from real recordings: perfdata-core/examples/kmod_fixture.rs).
 
 use crate::attr::{branch_sample_type, read_format as rf, sample_type as st, EventAttr};
 use crate::error::{Error, Position, Result};
@@ -271,7 +274,6 @@ fn conv_cpu_map(c: &mut Conv<'_, '_>) -> Result<()> {
 #[allow(clippy::too_many_arguments)]
 fn conv_record(
     bytes: &[u8],
-    payload: &[u8],
     pos: Position,
     from: Endian,
     to: Endian,
@@ -489,7 +491,6 @@ fn conv_record(
         conv_sample_id(&mut tc, owner.map_or(0, |e| e.attr.sample_type))?;
         tc.rest();
     }
-    out.extend_from_slice(payload);
     Ok(())
 }
 
@@ -659,6 +660,31 @@ fn conv_topology_rest(mut c: Conv<'_, '_>, nr_cpus: u32) -> Result<()> {
 /// the reader reports as malformed are left out, and a feature section that does not parse is copied
 /// unconverted (its byte order then differs from the file's).
 pub fn write_file(file: &PerfFile<'_>, to: Endian) -> Result<Vec<u8>> {
+    write_file_edited(file, to, &mut NoEdit)
+}
+
+/// Changes [`write_file_edited`] makes on the way. Both methods see bytes already in the output's
+/// byte order and may change them freely: keeping sizes and layouts right is the editor's job.
+pub trait Edit {
+    /// `bytes` holds `record` re-encoded (header included, out-of-band payload excluded); clear
+    /// it to drop the record, append whole records to insert them after it.
+    fn record(&mut self, record: &crate::Record<'_>, bytes: &mut Vec<u8>) {
+        let _ = (record, bytes);
+    }
+
+    /// `payload` is the section of feature `bit`, re-encoded.
+    fn feature(&mut self, bit: u32, payload: &mut Vec<u8>) {
+        let _ = (bit, payload);
+    }
+}
+
+/// The [`Edit`] that changes nothing.
+struct NoEdit;
+
+impl Edit for NoEdit {}
+
+/// [`write_file`], with `edit` applied to every record and feature section.
+pub fn write_file_edited(file: &PerfFile<'_>, to: Endian, edit: &mut dyn Edit) -> Result<Vec<u8>> {
     let from = file.endian();
     let h = file.header();
     let mut out = Vec::with_capacity(file.bytes().len() + 4096);
@@ -717,7 +743,16 @@ pub fn write_file(file: &PerfFile<'_>, to: Endian) -> Result<Vec<u8>> {
             crate::RecordKind::Auxtrace(a) => a.data,
             _ => &[],
         };
-        conv_record(rec.bytes, payload, rec.pos, from, to, rec.event, first.as_ref(), nr_cpus, &mut out)?;
+        let mut bytes = Vec::with_capacity(rec.bytes.len());
+        conv_record(rec.bytes, rec.pos, from, to, rec.event, first.as_ref(), nr_cpus, &mut bytes)?;
+        edit.record(&rec, &mut bytes);
+        // The payload stays right after its record (and goes with it when the record is dropped).
+        if !bytes.is_empty() {
+            let header_end = rec.bytes.len().min(bytes.len());
+            out.extend_from_slice(bytes.get(..header_end).unwrap_or(&[]));
+            out.extend_from_slice(payload);
+            out.extend_from_slice(bytes.get(header_end..).unwrap_or(&[]));
+        }
     }
     let data_size = out.len() as u64 - data_off;
     if pipe {
@@ -734,6 +769,7 @@ pub fn write_file(file: &PerfFile<'_>, to: Endian) -> Result<Vec<u8>> {
                     payload = d.to_vec();
                 }
             }
+            edit.feature(bit, &mut payload);
             (bit, payload)
         })
         .collect();

@@ -92,13 +92,7 @@ fn collect<'d, 'f>(file: &'f object::File<'d>, symbols: impl Iterator<Item = obj
         if !exec || name.is_empty() {
             continue;
         }
-        let binding = if s.is_weak() {
-            Binding::Weak
-        } else if s.is_global() {
-            Binding::Global
-        } else {
-            Binding::Local
-        };
+        let binding = binding(&s);
         out.push(Sym {
             start: s.address(),
             end: s.address().saturating_add(s.size()),
@@ -110,6 +104,17 @@ fn collect<'d, 'f>(file: &'f object::File<'d>, symbols: impl Iterator<Item = obj
 }
 
 pub use super::Binding;
+
+/// An ELF symbol's binding.
+pub(crate) fn binding(s: &object::Symbol<'_, '_>) -> Binding {
+    if s.is_weak() {
+        Binding::Weak
+    } else if s.is_global() {
+        Binding::Global
+    } else {
+        Binding::Local
+    }
+}
 
 /// perf 6.1's `dso__synthesize_plt_symbols`: one `NAME@plt` symbol per `.rela.plt`/`.rel.plt` entry
 /// (in relocation order, names from the `.dynsym` it links to, demangled), laid out after the `.plt`

@@ -2,10 +2,11 @@
 //! binaries (in perf's order: the file `.gnu_debuglink` names, the build-id cache, the Fedora and
 //! Ubuntu `/usr/lib/debug` layouts, `/usr/lib/debug/.build-id`, the path itself, all under
 //! `--symfs`, build ids checked), kernel symbols from a
-//! kallsyms file matching the kernel's build id, and for JIT code `/tmp/perf-PID.map` files and
-//! the functions of jitdump files (the maps [`jit::JitInjector`] makes, as `perf inject --jit`);
-//! on request, inline frames and source lines from the DWARF of the symbol files
-//! ([`Symbolizer::inlines`], [`Symbolizer::srcline`]). Results are cached per (binary, address).
+//! kallsyms file matching the kernel's build id, kernel modules from their files and kallsyms
+//! ([`kmod`]), and for JIT code `/tmp/perf-PID.map` files and the functions of jitdump files (the
+//! maps [`jit::JitInjector`] makes, as `perf inject --jit`); on request, inline frames and source
+//! lines from the DWARF of the symbol files ([`Symbolizer::inlines`], [`Symbolizer::srcline`]).
+//! Results for user binaries are cached per (binary, address).
 
 pub mod binary;
 pub mod elf;
@@ -13,7 +14,9 @@ pub mod inline;
 pub mod jit;
 pub mod jitdump;
 pub mod kallsyms;
+pub mod kmod;
 pub mod perfmap;
+pub mod rbtree;
 pub mod srcline;
 
 pub use binary::Binary;
@@ -24,7 +27,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use crate::process::Map;
+use crate::feature::BuildId;
+use crate::process::{Machine, Map};
 
 /// ELF symbol binding, used to choose among symbols starting at the same address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +64,12 @@ fn underscores(s: &str) -> usize {
     s.bytes().take_while(|&b| b == b'_').count()
 }
 
+/// The name as perf's C string functions see it: up to a NUL (kallsyms module symbols keep their
+/// `\0[module]` tail, see [`kallsyms`]).
+fn c_name(s: &str) -> &str {
+    s.split('\0').next().unwrap_or(s)
+}
+
 /// `roundup(addr, 4096)`.
 fn roundup_page(addr: u64) -> u64 {
     addr.checked_add(4095).map_or(addr, |a| a & !4095)
@@ -83,7 +93,7 @@ fn better(a: &Sym, b: &Sym) -> bool {
     if ua != ub {
         return ua < ub;
     }
-    a.name.len() >= b.name.len()
+    c_name(&a.name).len() >= c_name(&b.name).len()
 }
 
 impl SymbolTable {
@@ -129,6 +139,21 @@ impl SymbolTable {
         }
         self.syms.sort_by_key(|s| s.start);
         self.syms.dedup_by_key(|s| s.start);
+    }
+
+    /// The first symbol.
+    pub fn first(&self) -> Option<&Sym> {
+        self.syms.first()
+    }
+
+    /// The last symbol.
+    pub fn last(&self) -> Option<&Sym> {
+        self.syms.last()
+    }
+
+    /// The symbols by start.
+    pub fn iter(&self) -> impl Iterator<Item = &Sym> {
+        self.syms.iter()
     }
 
     /// The symbol whose `[start, end)` holds `addr`.
@@ -189,7 +214,8 @@ pub struct SymbolizeOptions {
 /// A resolved frame.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Frame {
-    /// Demangled symbol name, `None` when unresolved.
+    /// Demangled symbol name (kernel names as they are), `None` when unresolved. A kallsyms
+    /// module symbol keeps its module after a NUL (see [`kallsyms::ModuleSym::sym`]).
     pub symbol: Option<Rc<str>>,
     /// perf's dso name for the map (`[kernel.kallsyms]`, a path, `[unknown]` without a map).
     pub dso: Rc<str>,
@@ -202,13 +228,30 @@ enum Source {
     None,
 }
 
+/// The kernel's and its modules' symbols, as perf's kernel dso and module dsos hold them over
+/// time (see [`kmod`]).
+#[derive(Default)]
+struct KernelState {
+    /// The kallsyms file, read once (`Some(None)`: unreadable).
+    kallsyms: Option<Option<Rc<kallsyms::Kallsyms>>>,
+    /// perf has loaded the kernel dso (an address was looked up in the kernel map): the module
+    /// symbols went to their modules, and the map spans the kernel's symbols.
+    loaded: bool,
+    /// Module dsos by name (`[name]`).
+    modules: HashMap<String, kmod::ModuleDso>,
+    /// Kernel-mode BUILD_ID entries of modules, in file order: (dso name, file name, build id).
+    module_build_ids: Vec<(String, String, Vec<u8>)>,
+    /// Changes whenever a kernel address may resolve differently than before.
+    generation: u64,
+}
+
 /// The symbolizer with its caches.
 pub struct Symbolizer {
     opts: SymbolizeOptions,
     build_ids: HashMap<String, Vec<u8>>,
     kernel_build_id: Option<Vec<u8>>,
     sources: HashMap<String, Rc<Source>>,
-    kernel: Option<Rc<Source>>,
+    kernel: KernelState,
     cache: HashMap<(Rc<str>, u64), Option<Rc<str>>, ahash::RandomState>,
     dso_names: HashMap<String, Rc<str>, ahash::RandomState>,
     /// Every file opened, by path (`None`: not a readable ELF file), so each is mapped once.
@@ -256,7 +299,7 @@ impl Symbolizer {
             build_ids,
             kernel_build_id,
             sources: HashMap::new(),
-            kernel: None,
+            kernel: KernelState::default(),
             cache: HashMap::default(),
             dso_names: HashMap::default(),
             binaries: HashMap::new(),
@@ -332,7 +375,7 @@ impl Symbolizer {
         }
     }
 
-    fn load_kernel(&self) -> Source {
+    fn load_kernel(&self) -> Option<kallsyms::Kallsyms> {
         let text = if let Some(p) = &self.opts.kallsyms {
             std::fs::read_to_string(p).ok()
         } else {
@@ -349,7 +392,7 @@ impl Symbolizer {
                 (Some(hex(&running)) == bid).then(|| std::fs::read_to_string("/proc/kallsyms").ok()).flatten()
             })
         };
-        text.map_or(Source::None, |t| Source::Absolute(kallsyms::parse(&t)))
+        text.map(|t| kallsyms::parse(&t))
     }
 
     fn load_elf(&mut self, map: &Map) -> Source {
@@ -535,8 +578,25 @@ impl Symbolizer {
 
     /// Read the kernel's symbols now rather than at the first kernel address.
     pub fn load_kernel_symbols(&mut self) {
-        if self.kernel.is_none() {
-            self.kernel = Some(Rc::new(self.load_kernel()));
+        self.kallsyms();
+    }
+
+    fn kallsyms(&mut self) -> Option<Rc<kallsyms::Kallsyms>> {
+        if self.kernel.kallsyms.is_none() {
+            self.kernel.kallsyms = Some(self.load_kernel().map(Rc::new));
+        }
+        self.kernel.kallsyms.clone().flatten()
+    }
+
+    /// Take the kernel-mode module entries of the BUILD_ID feature (host entries with the kernel's
+    /// cpumode whose name is a module's): perf names such a module's dso by the entry's file name
+    /// and checks its files against the entry's build id.
+    pub fn set_kernel_build_ids(&mut self, entries: &[BuildId]) {
+        for e in entries {
+            let (name, module) = kmod::kmod_name(&e.filename);
+            if e.pid == crate::feature::build_id::HOST_KERNEL_ID && matches!(e.cpumode(), 1 | 4) && module {
+                self.kernel.module_build_ids.push((name, e.filename.clone(), e.build_id.clone()));
+            }
         }
     }
 
@@ -550,14 +610,151 @@ impl Symbolizer {
         s
     }
 
-    /// Resolve `addr` in `map` (`None`: no map holds the address).
+    /// Changes whenever a kernel address may resolve differently than before (perf loaded the
+    /// kernel's or a module's symbols): results of [`Symbolizer::resolve_kernel`] can be kept
+    /// while this stays the same.
+    pub fn kernel_generation(&self) -> u64 {
+        self.kernel.generation
+    }
+
+    /// Where perf's kernel map lies: as its MMAP record placed it until perf loads its symbols,
+    /// then from the first kernel symbol to the end of the last (`map__fixup_start`/`_end`).
+    fn in_kernel_map(&mut self, image: &Map, addr: u64) -> bool {
+        let extent = if self.kernel.loaded { self.kallsyms().and_then(|k| k.kernel_extent()) } else { None };
+        let (start, end) = extent.unwrap_or((image.start, image.end));
+        start <= addr && addr < end
+    }
+
+    /// The module dso named `name` (`[name]`), made like perf's `machine__findnew_module_dso`
+    /// (from the BUILD_ID entry of that name if any) for the map `map`.
+    fn module_dso(&mut self, name: &str, map: &Map) -> &mut kmod::ModuleDso {
+        let entries = &self.kernel.module_build_ids;
+        self.kernel.modules.entry(name.to_string()).or_insert_with(|| {
+            let entry = entries.iter().find(|(n, _, _)| n == name);
+            let (printed, long) = match entry {
+                Some((_, file, _)) => (file.clone(), file.clone()),
+                None => (name.to_string(), map.filename.clone()),
+            };
+            let bid = map.build_id.clone().or_else(|| entry.map(|(_, _, b)| b.clone()));
+            kmod::ModuleDso::new(Rc::from(printed), long, bid)
+        })
+    }
+
+    /// perf's `dso__load` for a module: the first of the build-id cache's `elf` and `debug` (by
+    /// its build id) and the file at its name under `--symfs` that is an ELF file with a symbol
+    /// table (and the module's build id, when it has one).
+    fn load_module(&mut self, name: &str) {
+        let Some(dso) = self.kernel.modules.get(name) else { return };
+        let (bid, long) = (dso.build_id.clone(), dso.long_name.clone());
+        let mut candidates = Vec::new();
+        if let Some(b) = &bid {
+            candidates.extend(self.buildid_cache_file(b, "elf"));
+            candidates.extend(self.buildid_cache_file(b, "debug"));
+        }
+        // perf decompresses `.gz`/`.xz` modules to read them; those are left out.
+        if long.starts_with('/') && !long.ends_with(".gz") && !long.ends_with(".xz") {
+            candidates.push(self.under_symfs(&long));
+        }
+        let mut found = None;
+        for c in candidates {
+            let Ok(data) = std::fs::read(&c) else { continue };
+            let Ok(file) = object::File::parse(&*data) else { continue };
+            let file_bid = object::Object::build_id(&file).ok().flatten();
+            let bid_ok = bid.is_none() || file_bid == bid.as_deref();
+            if bid_ok && object::Object::symbol_table(&file).is_some() {
+                found = Some(data);
+                break;
+            }
+        }
+        if let Some(dso) = self.kernel.modules.get_mut(name) {
+            dso.loaded = true;
+            if let Some(data) = found {
+                dso.add_file(&data);
+            }
+        }
+        self.kernel.generation = self.kernel.generation.wrapping_add(1);
+    }
+
+    /// perf's `dso__load` of the kernel with a kallsyms file (`__dso__load_kallsyms`,
+    /// `maps__split_kallsyms`): each module symbol moves into the module of its name if that has a
+    /// map; if the module is loaded already, the first symbol of each run is dropped instead.
+    fn load_kernel_dso(&mut self, machine: &Machine) {
+        self.kernel.loaded = true;
+        self.kernel.generation = self.kernel.generation.wrapping_add(1);
+        let Some(ks) = self.kallsyms() else { return };
+        // perf's `maps__find_by_name`: the first module map of that name by address.
+        let mut current: Option<(String, Map)> = None;
+        for ms in &ks.modules {
+            if ms.run_start {
+                current = None;
+                let map = machine.kernel_maps().iter().find(|m| kmod::kmod_name(&m.filename).0 == ms.module).cloned();
+                let Some(map) = map else { continue };
+                let loaded = self.module_dso(&ms.module, &map).loaded;
+                current = Some((ms.module.clone(), map));
+                if loaded {
+                    continue;
+                }
+            }
+            let Some((name, map)) = &current else { continue };
+            let dso = self.module_dso(name, map);
+            let off = |a: u64| a.wrapping_sub(map.start).wrapping_add(dso.text_offset);
+            let mut sym = ms.sym.clone();
+            (sym.start, sym.end) = (off(sym.start), off(sym.end));
+            dso.tree.insert(sym);
+        }
+    }
+
+    /// What perf 6.1's `perf script` does for the kernel when it prints its first sample: it
+    /// loads the kernel's symbols (splitting off the module symbols) if it has not yet. Its text
+    /// output shows it (a module looked up first, at the first sample's ip, keeps its first
+    /// kallsyms symbol when a user-mode sample came before), its Python scripts' does not; the
+    /// call is presumably the check for a kernel address by which it prints frame addresses
+    /// (`machine__kernel_ip`, which loads the kernel map to learn where the kernel starts).
+    pub fn sample_printed(&mut self, machine: &Machine) {
+        if !self.kernel.loaded && machine.kernel_image().is_some() {
+            self.load_kernel_dso(machine);
+        }
+    }
+
+    /// Resolve a kernel-mode address the way perf 6.1 does (`thread__find_map` with the kernel's
+    /// maps, `map__load`, `map__find_symbol`): in a module's map, from the module's symbols; in
+    /// the kernel map, from kallsyms; elsewhere `[unknown]`. The first address in a map loads its
+    /// dso, which changes later answers ([`Symbolizer::kernel_generation`]). Kernel names are not
+    /// demangled.
+    pub fn resolve_kernel(&mut self, machine: &Machine, addr: u64) -> Frame {
+        if let Some(map) = machine.kernel_maps().find(addr) {
+            let name = kmod::kmod_name(&map.filename).0;
+            if !self.module_dso(&name, map).loaded {
+                self.load_module(&name);
+            }
+            let dso = self.module_dso(&name, map);
+            let symbol = dso.find(map.start, addr).map(|s| Rc::from(s.name.as_str()));
+            return Frame { symbol, dso: dso.name.clone() };
+        }
+        let in_kernel = machine.kernel_image().is_some_and(|k| self.in_kernel_map(k, addr));
+        if !in_kernel {
+            return Frame { symbol: None, dso: self.dso_name("[unknown]") };
+        }
+        if !self.kernel.loaded {
+            self.load_kernel_dso(machine);
+        }
+        let symbol = self.kallsyms().and_then(|k| k.kernel.find(addr).map(|s| Rc::from(s.name.as_str())));
+        Frame { symbol, dso: self.dso_name("[kernel.kallsyms]") }
+    }
+
+    /// Resolve `addr` in the process map `map` (`None`: no map holds the address). Kernel-mode
+    /// addresses go through [`Symbolizer::resolve_kernel`]; given the kernel image's map, this
+    /// answers from kallsyms alone.
     pub fn resolve(&mut self, map: Option<&Map>, addr: u64) -> Frame {
         let Some(map) = map else {
             return Frame { symbol: None, dso: self.dso_name("[unknown]") };
         };
-        let kernel = map.is_kernel();
-        let dso = if kernel { self.dso_name("[kernel.kallsyms]") } else { self.dso_name(&map.filename) };
-        let key = (dso.clone(), if kernel { addr } else { map.map_ip(addr) });
+        if map.is_kernel() {
+            let symbol = self.kallsyms().and_then(|k| k.kernel.find(addr).map(|s| Rc::from(s.name.as_str())));
+            return Frame { symbol, dso: self.dso_name("[kernel.kallsyms]") };
+        }
+        let dso = self.dso_name(&map.filename);
+        let key = (dso.clone(), map.map_ip(addr));
         if let Some(s) = self.cache.get(&key) {
             return Frame { symbol: s.clone(), dso };
         }
@@ -566,12 +763,7 @@ impl Symbolizer {
             self.cache.insert(key, symbol.clone());
             return Frame { symbol, dso };
         }
-        let source = if kernel {
-            self.load_kernel_symbols();
-            self.kernel.clone()
-        } else {
-            Some(self.source(map))
-        };
+        let source = Some(self.source(map));
         let name = match source.as_deref() {
             Some(Source::Absolute(t)) => t.find(addr).map(|s| s.name.clone()),
             Some(Source::Elf(e, plt)) => {

@@ -84,16 +84,16 @@ pub fn corpus_dump_path(file: &Path) -> PathBuf {
     repo().join("testdata/corpus-perf").join(sub).join(format!("{name}.dump"))
 }
 
-/// Copy the directory tree `from` to `to` (files and directories; a test's scratch copy of a
-/// committed symfs root).
+/// Copy the directory tree `from` into `to` (made if missing).
 pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap() {
         let e = e.unwrap();
+        let target = to.join(e.file_name());
         if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &to.join(e.file_name()));
+            copy_tree(&e.path(), &target);
         } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+            std::fs::copy(e.path(), target).unwrap();
         }
     }
 }
