@@ -398,6 +398,11 @@ struct Folder<'o> {
     front: Vec<Option<(FrameKey, FrameLabels)>>,
     /// (pid, tid) → (root label, the thread's comm, comm starts with `java`).
     roots: FastMap<(u32, u32), (u32, std::rc::Rc<str>, bool)>,
+    /// Scratch for [`Folder::resolve`], and the empty inline/source-line lists it hands out
+    /// (an empty `Rc<[T]>` is still an allocation; unknown and garbage addresses make most misses).
+    scratch: Vec<u32>,
+    no_inlines: std::rc::Rc<[crate::symbolize::InlineFrame]>,
+    no_lines: std::rc::Rc<[SrcLine]>,
 }
 
 impl Folder<'_> {
@@ -444,7 +449,12 @@ impl Folder<'_> {
             }
         };
         let (at, n) = (at as usize, n as usize);
-        stack.extend(self.seqs.get(at..at.saturating_add(n)).unwrap_or(&[]));
+        // Most frames are one label: a push, not a memcpy call.
+        if n == 1 {
+            stack.extend(self.seqs.get(at).copied());
+        } else {
+            stack.extend_from_slice(self.seqs.get(at..at.saturating_add(n)).unwrap_or(&[]));
+        }
     }
 
     /// If perf loaded the kernel's or a module's symbols since the symbolizer's kernel generation
@@ -518,16 +528,17 @@ impl Folder<'_> {
             (self.sym.resolve(map, addr), map.map_or(addr, |m| m.map_ip(addr)), map)
         };
         let dso: &str = &f.dso;
-        let mut out = Vec::new();
+        let mut out = std::mem::take(&mut self.scratch);
+        out.clear();
         let inlines = match (o.inline && unwound, map) {
             (true, Some(m)) => self.sym.inlines(m, addr, &f),
-            _ => std::rc::Rc::from(Vec::new()),
+            _ => self.no_inlines.clone(),
         };
         // The source line perf prints under the frame, or under each frame of its inline list.
         let (line, inline_lines) = match map {
             Some(m) if o.srcline && !inlines.is_empty() => (None, self.sym.inline_srclines(m, addr, &f)),
-            _ if o.srcline => (self.sym.srcline(map, addr), std::rc::Rc::from(Vec::new())),
-            _ => (None, std::rc::Rc::from(Vec::new())),
+            _ if o.srcline => (self.sym.srcline(map, addr), self.no_lines.clone()),
+            _ => (None, self.no_lines.clone()),
         };
         match f.symbol.as_deref() {
             // perf script prints the inline list in place of the frame, innermost first.
@@ -563,6 +574,7 @@ impl Folder<'_> {
         let labels = (at, u32::try_from(out.len()).unwrap_or(0));
         self.seqs.extend(out.iter().rev());
         self.frames.insert(key, labels);
+        self.scratch = out;
         labels
     }
 }
@@ -788,6 +800,9 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
         front: vec![None; FRONT_SLOTS],
         gens: FastMap::default(),
         roots: FastMap::default(),
+        scratch: Vec::new(),
+        no_inlines: std::rc::Rc::from(Vec::new()),
+        no_lines: std::rc::Rc::from(Vec::new()),
     };
     // perf script has printed a sample.
     let mut printed = false;

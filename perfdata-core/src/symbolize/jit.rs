@@ -137,6 +137,10 @@ impl JitInjector {
     /// Take one record (in time order): `apply` gets, in order, the JIT code maps due by its
     /// time, then the record's own change to the machine unless perf inject drops it.
     pub fn record(&mut self, record: &Record, apply: &mut dyn FnMut(MachineEvent)) {
+        // Nearly every record: a sample with nothing pending to release before it.
+        if self.pending.is_empty() && matches!(record.kind, RecordKind::Sample(_)) {
+            return;
+        }
         let time = record.time();
         if let Some(t) = time {
             self.release(t, apply);
