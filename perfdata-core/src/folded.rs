@@ -390,6 +390,10 @@ struct Folder<'o> {
     /// The generation of each address space's maps (part of [`FrameKey`]): bumped when its maps
     /// change, which orphans its cached frames.
     gens: FastMap<u32, u32>,
+    /// `gens` of the kernel's space (`u32::MAX`) and of the current sample's process, looked up
+    /// once per sample rather than per frame.
+    kernel_gen: u32,
+    user_gen: u32,
     /// The label sequences of [`Folder::frames`], leaf-most first.
     seqs: Vec<u32>,
     /// A direct-mapped cache in front of [`Folder::frames`]: that map has an entry per distinct
@@ -432,7 +436,7 @@ impl Folder<'_> {
     /// only frames perf 6.1 adds inline frames to (`unwind_entry`; `add_callchain_ip` does not).
     fn frame(&mut self, pid: u32, kernel: bool, unwound: bool, addr: u64, comm_is_java: bool, stack: &mut Vec<u32>) {
         let space = if kernel { u32::MAX } else { pid };
-        let gen = self.gens.get(&space).copied().unwrap_or(0);
+        let gen = if kernel { self.kernel_gen } else { self.user_gen };
         let key = (space, gen, kernel, comm_is_java, unwound, addr);
         let slot = front_slot(&key);
         let (at, n) = match self.front.get(slot) {
@@ -457,12 +461,26 @@ impl Folder<'_> {
         }
     }
 
+    /// Orphan the cached frames of an address space (`u32::MAX`: the kernel's).
+    fn bump_gen(&mut self, space: u32) {
+        let g = self.gens.entry(space).or_insert(0);
+        *g = g.wrapping_add(1);
+        let g = *g;
+        if space == u32::MAX {
+            self.kernel_gen = g;
+        }
+    }
+
+    /// The generation of `pid`'s address space, for the frames of its next sample.
+    fn enter_process(&mut self, pid: u32) {
+        self.user_gen = self.gens.get(&pid).copied().unwrap_or(0);
+    }
+
     /// If perf loaded the kernel's or a module's symbols since the symbolizer's kernel generation
     /// was `before`, forget the kernel frames resolved so far: they may resolve differently now.
     fn kernel_symbols_changed(&mut self, before: u64) {
         if self.sym.kernel_generation() != before {
-            let g = self.gens.entry(u32::MAX).or_insert(0);
-            *g = g.wrapping_add(1);
+            self.bump_gen(u32::MAX);
         }
     }
 
@@ -799,6 +817,8 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
         seqs: Vec::new(),
         front: vec![None; FRONT_SLOTS],
         gens: FastMap::default(),
+        kernel_gen: 0,
+        user_gen: 0,
         roots: FastMap::default(),
         scratch: Vec::new(),
         no_inlines: std::rc::Rc::from(Vec::new()),
@@ -833,6 +853,7 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
                     }
                 };
                 let (root, comm, java) = f.root(pid, tid);
+                f.enter_process(pid);
                 // perf resolves the sample's ip first (`machine__resolve`): in the kernel, that
                 // lookup may be the one that loads the kernel's or a module's symbols.
                 if let (true, Some(ip)) = (kernel, ip) {
@@ -955,8 +976,7 @@ fn invalidate(f: &mut Folder, event: &MachineEvent) {
         }
         MachineEvent::Exit { .. } => return,
     };
-    let g = f.gens.entry(space).or_insert(0);
-    *g = g.wrapping_add(1);
+    f.bump_gen(space);
 }
 
 #[cfg(test)]
