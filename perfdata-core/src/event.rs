@@ -32,7 +32,7 @@ impl Event {
         let layout = SampleLayout::new(&attr);
         let sample_context =
             SampleContext { branch_counters: attr.branch_sample_type & branch_sample_type::COUNTERS != 0 };
-        let sample_plan = crate::sample::sample_plan(&attr, sample_context);
+        let sample_plan = crate::sample::sample_plan(&attr, sample_context, layout.fixed_size);
         Event { index, attr, ids, name: None, layout, sample_context, sample_plan }
     }
 

@@ -683,11 +683,12 @@ impl SamplePlan {
     pub const WALK: u16 = u16::MAX - 1;
 }
 
-/// The variable part of an attr's samples (see [`SamplePlan`]). Computed once per event.
-pub fn sample_plan(attr: &EventAttr, ctx: SampleContext) -> SamplePlan {
+/// The variable part of an attr's samples (see [`SamplePlan`]), which start after `fixed_size`
+/// bytes of fixed fields ([`crate::attr::SampleLayout::fixed_size`]). Computed once per event.
+pub fn sample_plan(attr: &EventAttr, ctx: SampleContext, fixed_size: usize) -> SamplePlan {
     let steps = sample_steps(attr, ctx);
     let mut at = [SamplePlan::ABSENT; V_FIELDS];
-    let mut known = Some(crate::attr::SampleLayout::new(attr).fixed_size);
+    let mut known = Some(fixed_size);
     for step in &steps {
         if let Some(slot) = at.get_mut(usize::from(step.slot)) {
             *slot =

@@ -46,21 +46,7 @@ fn check_in(name: &str, opts: FoldedOptions, suffix: &str, root: &std::path::Pat
     let td = testdata();
     let ours = fold_in(name, opts, root);
     let want = std::fs::read_to_string(td.join(format!("{name}.{suffix}"))).unwrap();
-    if ours != want {
-        let o: Vec<_> = ours.lines().collect();
-        let w: Vec<_> = want.lines().collect();
-        for l in &w {
-            if !o.contains(l) {
-                eprintln!("perf only: {l}");
-            }
-        }
-        for l in &o {
-            if !w.contains(l) {
-                eprintln!("ours only: {l}");
-            }
-        }
-        panic!("{name} {suffix} differs");
-    }
+    common::assert_same_lines(&ours, &want, &format!("{name} {suffix}"));
 }
 
 #[test]

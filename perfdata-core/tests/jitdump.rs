@@ -69,27 +69,13 @@ fn perf_output(name: &str) -> String {
     common::read_output(&dir().join(name)).unwrap_or_else(|| panic!("{name}(.zst) missing"))
 }
 
-fn same(ours: &str, want: &str, what: &str) {
-    if ours == want {
-        return;
-    }
-    let (o, w): (Vec<_>, Vec<_>) = (ours.lines().collect(), want.lines().collect());
-    for l in w.iter().filter(|l| !o.contains(l)) {
-        eprintln!("perf only: {l}");
-    }
-    for l in o.iter().filter(|l| !w.contains(l)) {
-        eprintln!("ours only: {l}");
-    }
-    panic!("{what} differs from perf");
-}
-
 /// The recording as made, with the dump: perf's output after `perf inject --jit`.
 #[test]
 fn original_recording_with_the_dump_folds_as_perf_after_inject() {
     for (opts, suffix) in flavours() {
         let ours = fold("rec.data", &opts, &dir().join("root"), false, false);
         assert_eq!(ours.diagnostics, Vec::<String>::new());
-        same(&ours.to_folded_string(), &perf_output(&format!("rec.jit.data.{suffix}")), suffix);
+        common::assert_same_lines(&ours.to_folded_string(), &perf_output(&format!("rec.jit.data.{suffix}")), suffix);
     }
     // Not vacuous: without inject perf names none of the JIT code.
     let plain = perf_output("rec.data.folded-stackcollapse-pl");
@@ -101,7 +87,7 @@ fn original_recording_with_the_dump_folds_as_perf_after_inject() {
 fn injected_recording_folds_as_perf() {
     for (opts, suffix) in flavours() {
         let ours = fold("rec.jit.data", &opts, &dir().join("root"), true, false);
-        same(&ours.to_folded_string(), &perf_output(&format!("rec.jit.data.{suffix}")), suffix);
+        common::assert_same_lines(&ours.to_folded_string(), &perf_output(&format!("rec.jit.data.{suffix}")), suffix);
     }
     // Without the cache the jitted-*.so are nowhere: their frames stay unnamed, as for perf.
     let ours = fold("rec.jit.data", &flavours()[1].0, &dir().join("root"), false, false);
@@ -113,7 +99,7 @@ fn injected_recording_folds_as_perf() {
 fn ignoring_the_dump_folds_as_perf_without_inject() {
     for (opts, suffix) in flavours().into_iter().take(2) {
         let ours = fold("rec.data", &opts, &dir().join("root"), false, true);
-        same(&ours.to_folded_string(), &perf_output(&format!("rec.data.{suffix}")), suffix);
+        common::assert_same_lines(&ours.to_folded_string(), &perf_output(&format!("rec.data.{suffix}")), suffix);
     }
 }
 
@@ -134,13 +120,13 @@ fn synthetic_dump_folds_as_perf_after_inject() {
         let want = perf_output(&format!("synth.jit.data.{suffix}"));
         let ours = fold("synth.data", &opts, &root, false, false);
         assert_eq!(ours.diagnostics, Vec::<String>::new());
-        same(&ours.to_folded_string(), &want, &format!("synth.data {suffix}"));
+        common::assert_same_lines(&ours.to_folded_string(), &want, &format!("synth.data {suffix}"));
         let injected = fold("synth.jit.data", &opts, &root, false, false);
-        same(&injected.to_folded_string(), &want, &format!("synth.jit.data {suffix}"));
+        common::assert_same_lines(&injected.to_folded_string(), &want, &format!("synth.jit.data {suffix}"));
     }
     for (opts, suffix) in flavours().into_iter().take(2) {
         let ours = fold("synth.data", &opts, &root, false, true);
-        same(&ours.to_folded_string(), &perf_output(&format!("synth.data.{suffix}")), suffix);
+        common::assert_same_lines(&ours.to_folded_string(), &perf_output(&format!("synth.data.{suffix}")), suffix);
     }
 }
 
@@ -206,7 +192,7 @@ fn missing_or_unusable_dump_leaves_the_jit_code_unnamed() {
     ] {
         let root = Root::with_dump(tag, dump.as_deref());
         let ours = fold("rec.data", opts, &root.0, false, false);
-        same(&ours.to_folded_string(), &want, tag);
+        common::assert_same_lines(&ours.to_folded_string(), &want, tag);
         assert_eq!(ours.diagnostics.len(), 1, "{tag}: {:?}", ours.diagnostics);
         assert!(ours.diagnostics[0].contains(says) && ours.diagnostics[0].contains("jit-"), "{:?}", ours.diagnostics);
     }
@@ -232,7 +218,7 @@ fn truncated_dump_gives_the_complete_records() {
         for cut in [boundary + 1, boundary + 15, boundary + 16, (boundary + next) / 2, next - 1] {
             let root = Root::with_dump("cut", Some(&full[..cut]));
             let part = fold("rec.data", opts, &root.0, false, false);
-            same(&part.to_folded_string(), &whole.to_folded_string(), &format!("cut at {cut}"));
+            common::assert_same_lines(&part.to_folded_string(), &whole.to_folded_string(), &format!("cut at {cut}"));
             assert_eq!(part.diagnostics.len(), 1, "cut at {cut}: {:?}", part.diagnostics);
             assert!(part.diagnostics[0].contains(&format!("{boundary:#x}")), "{:?}", part.diagnostics);
         }
@@ -272,7 +258,7 @@ fn big_endian_dump_folds_the_same() {
     for (opts, suffix) in flavours() {
         let ours = fold("rec.data", &opts, &root.0, false, false);
         assert_eq!(ours.diagnostics, Vec::<String>::new());
-        same(&ours.to_folded_string(), &perf_output(&format!("rec.jit.data.{suffix}")), suffix);
+        common::assert_same_lines(&ours.to_folded_string(), &perf_output(&format!("rec.jit.data.{suffix}")), suffix);
     }
 }
 

@@ -61,16 +61,7 @@ fn fold(name: &str, ko: Ko<'_>, opts: FoldedOptions) -> String {
 fn check(name: &str, ko: Ko<'_>, opts: FoldedOptions, output: &str) {
     let ours = fold(name, ko, opts);
     let want = std::fs::read_to_string(testdata().join("kmod").join(output)).unwrap();
-    if ours != want {
-        let (o, w): (Vec<_>, Vec<_>) = (ours.lines().collect(), want.lines().collect());
-        for l in w.iter().filter(|l| !o.contains(l)) {
-            eprintln!("perf only: {l:?}");
-        }
-        for l in o.iter().filter(|l| !w.contains(l)) {
-            eprintln!("ours only: {l:?}");
-        }
-        panic!("{output} differs");
-    }
+    common::assert_same_lines(&ours, &want, output);
 }
 
 fn py() -> FoldedOptions {

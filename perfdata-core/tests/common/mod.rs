@@ -97,3 +97,19 @@ pub fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Fail with `what` when two folded outputs differ, after printing the lines only one of them has
+/// (`want` is perf's side).
+pub fn assert_same_lines(ours: &str, want: &str, what: &str) {
+    if ours == want {
+        return;
+    }
+    let (o, w): (Vec<_>, Vec<_>) = (ours.lines().collect(), want.lines().collect());
+    for l in w.iter().filter(|l| !o.contains(l)) {
+        eprintln!("perf only: {l:?}");
+    }
+    for l in o.iter().filter(|l| !w.contains(l)) {
+        eprintln!("ours only: {l:?}");
+    }
+    panic!("{what} differs from perf");
+}
