@@ -1,0 +1,1 @@
+//! Exports to the formats of other tools (pprof, speedscope, Chrome trace, Parquet).

@@ -1,0 +1,1 @@
+//! Latency analyses: block I/O latency, wakeup (run-queue) latency and off-CPU time.

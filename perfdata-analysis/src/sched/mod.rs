@@ -1,0 +1,1 @@
+//! Scheduler analyses: `perf sched map`, `latency` and `timehist`.
