@@ -6,16 +6,16 @@
 //! record in both orders with every field touched, every tracepoint sample decoded and rendered
 //! (`perfdata script`), the header summary (`perfdata info`), folded stacks, the writer.
 
+use perfdata_analysis::folded::{folded, Compat, EventFilter, FoldedOptions, Root, Unknown, Weight};
+use perfdata_analysis::symbolize::{demangle, elf::ElfSymbols, kallsyms, kmod, perfmap, running_kernel_build_id};
+use perfdata_analysis::symbolize::{jit, SymbolTable, SymbolizeOptions};
 use perfdata_core::attr::{sample_type as st, EventAttr};
 use perfdata_core::feature::{FeatureSection, Features};
-use perfdata_core::folded::{folded, Compat, EventFilter, FoldedOptions, Root, Unknown, Weight};
 use perfdata_core::header::{FileHeader, Format as FileFormat, Section};
+use perfdata_core::jitdump::{JitDump, JitRecordKind};
 use perfdata_core::process::JitSymbol;
 use perfdata_core::reader::Reader;
 use perfdata_core::record::RecordKind;
-use perfdata_core::symbolize::jitdump::{JitDump, JitRecordKind};
-use perfdata_core::symbolize::{demangle, elf::ElfSymbols, kallsyms, kmod, perfmap, running_kernel_build_id};
-use perfdata_core::symbolize::{jit, SymbolTable, SymbolizeOptions};
 use perfdata_core::tracepoint::{Format, Tracepoints, TracingData, Value};
 use perfdata_core::write::{conv_feature, write_file};
 use perfdata_core::{Endian, HeaderInfo, Order, PerfFile, Position};
@@ -474,7 +474,7 @@ pub fn drive_folded(file: &PerfFile<'_>) {
             let _ = f.to_folded_string();
         }
     }
-    let _ = perfdata_core::folded::feature_build_ids(file);
+    let _ = perfdata_analysis::folded::feature_build_ids(file);
 }
 
 /// Every tracepoint format of `tp` over `raw`, and the lookups by id and name.

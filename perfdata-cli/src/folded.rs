@@ -1,9 +1,9 @@
 //! `perfdata folded` (Brendan Gregg's folded stacks) and `perfdata flamegraph` (SVG, differential).
 
 use clap::{Args, ValueEnum};
-use perfdata_core::flamegraph::{self, FlameGraphOptions};
-use perfdata_core::folded::{folded, Compat, EventFilter, FoldedOptions, FoldedStacks, Root, Unknown, Weight};
-use perfdata_core::symbolize::SymbolizeOptions;
+use perfdata_analysis::flamegraph::{self, FlameGraphOptions};
+use perfdata_analysis::folded::{folded, Compat, EventFilter, FoldedOptions, FoldedStacks, Root, Unknown, Weight};
+use perfdata_analysis::symbolize::SymbolizeOptions;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -9,6 +9,7 @@ pub const DEFAULT_MAX_DECOMPRESSED: usize = 16 << 20;
 
 /// A streaming zstd decoder that appends each compressed payload's output to a buffer.
 pub struct Decompressor {
+    #[cfg(feature = "zstd")]
     dec: zstd::stream::raw::Decoder<'static>,
     /// Upper bound of bytes one payload may produce.
     pub max_output: usize,
@@ -22,6 +23,15 @@ impl std::fmt::Debug for Decompressor {
 
 impl Decompressor {
     /// A decoder allowing up to `max_output` bytes per payload.
+    #[cfg(not(feature = "zstd"))]
+    pub fn new(_max_output: usize) -> Result<Self> {
+        Err(Error::Unsupported(
+            "compressed records (perf record -z): perfdata-core was built without its `zstd` feature".into(),
+        ))
+    }
+
+    /// A decoder allowing up to `max_output` bytes per payload.
+    #[cfg(feature = "zstd")]
     pub fn new(max_output: usize) -> Result<Self> {
         let dec = zstd::stream::raw::Decoder::new()
             .map_err(|e| Error::Decompress { pos: Position::default(), detail: e.to_string() })?;
@@ -30,6 +40,14 @@ impl Decompressor {
 
     /// Decompress `payload`, appending to `out`. Stops with an error when the output would exceed the
     /// cap (a decompression bomb or a corrupt stream).
+    #[cfg(not(feature = "zstd"))]
+    pub fn feed(&mut self, _payload: &[u8], _out: &mut Vec<u8>, pos: Position) -> Result<()> {
+        Err(Error::Decompress { pos, detail: "built without the zstd feature".into() })
+    }
+
+    /// Decompress `payload`, appending to `out`. Stops with an error when the output would exceed the
+    /// cap (a decompression bomb or a corrupt stream).
+    #[cfg(feature = "zstd")]
     pub fn feed(&mut self, payload: &[u8], out: &mut Vec<u8>, pos: Position) -> Result<()> {
         use zstd::stream::raw::{InBuffer, Operation, OutBuffer};
         let mut input = InBuffer::around(payload);

@@ -1,5 +1,6 @@
 //! `struct perf_file_header` (perf's header.h), the pipe header, and the feature section table.
 
+pub use crate::abi::feature;
 use crate::error::{Error, Position, Result};
 use crate::reader::{Endian, Reader};
 
@@ -235,81 +236,5 @@ impl FileHeader {
                 endian.put_u64(out, w);
             }
         }
-    }
-}
-
-/// Feature bit numbers (perf's `HEADER_*` enum in header.h).
-pub mod feature {
-    #![allow(missing_docs)]
-    pub const TRACING_DATA: u32 = 1;
-    pub const BUILD_ID: u32 = 2;
-    pub const HOSTNAME: u32 = 3;
-    pub const OSRELEASE: u32 = 4;
-    pub const VERSION: u32 = 5;
-    pub const ARCH: u32 = 6;
-    pub const NRCPUS: u32 = 7;
-    pub const CPUDESC: u32 = 8;
-    pub const CPUID: u32 = 9;
-    pub const TOTAL_MEM: u32 = 10;
-    pub const CMDLINE: u32 = 11;
-    pub const EVENT_DESC: u32 = 12;
-    pub const CPU_TOPOLOGY: u32 = 13;
-    pub const NUMA_TOPOLOGY: u32 = 14;
-    pub const BRANCH_STACK: u32 = 15;
-    pub const PMU_MAPPINGS: u32 = 16;
-    pub const GROUP_DESC: u32 = 17;
-    pub const AUXTRACE: u32 = 18;
-    pub const STAT: u32 = 19;
-    pub const CACHE: u32 = 20;
-    pub const SAMPLE_TIME: u32 = 21;
-    pub const MEM_TOPOLOGY: u32 = 22;
-    pub const CLOCKID: u32 = 23;
-    pub const DIR_FORMAT: u32 = 24;
-    pub const BPF_PROG_INFO: u32 = 25;
-    pub const BPF_BTF: u32 = 26;
-    pub const COMPRESSED: u32 = 27;
-    pub const CPU_PMU_CAPS: u32 = 28;
-    pub const CLOCK_DATA: u32 = 29;
-    pub const HYBRID_TOPOLOGY: u32 = 30;
-    pub const PMU_CAPS: u32 = 31;
-    pub const CPU_DOMAIN_INFO: u32 = 32;
-
-    /// perf's name of a feature bit (`None` for bits it does not define).
-    pub fn name(bit: u32) -> Option<&'static str> {
-        Some(match bit {
-            1 => "TRACING_DATA",
-            2 => "BUILD_ID",
-            3 => "HOSTNAME",
-            4 => "OSRELEASE",
-            5 => "VERSION",
-            6 => "ARCH",
-            7 => "NRCPUS",
-            8 => "CPUDESC",
-            9 => "CPUID",
-            10 => "TOTAL_MEM",
-            11 => "CMDLINE",
-            12 => "EVENT_DESC",
-            13 => "CPU_TOPOLOGY",
-            14 => "NUMA_TOPOLOGY",
-            15 => "BRANCH_STACK",
-            16 => "PMU_MAPPINGS",
-            17 => "GROUP_DESC",
-            18 => "AUXTRACE",
-            19 => "STAT",
-            20 => "CACHE",
-            21 => "SAMPLE_TIME",
-            22 => "MEM_TOPOLOGY",
-            23 => "CLOCKID",
-            24 => "DIR_FORMAT",
-            25 => "BPF_PROG_INFO",
-            26 => "BPF_BTF",
-            27 => "COMPRESSED",
-            28 => "CPU_PMU_CAPS",
-            29 => "CLOCK_DATA",
-            30 => "HYBRID_TOPOLOGY",
-            31 => "PMU_CAPS",
-            32 => "CPU_DOMAIN_INFO",
-            _ => return None,
-        })
     }
 }

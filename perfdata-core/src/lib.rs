@@ -25,17 +25,16 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
 
+pub mod abi;
 pub mod attr;
 pub mod compress;
 pub mod error;
 pub mod event;
 pub mod feature;
 pub mod file;
-#[cfg(feature = "flamegraph")]
-pub mod flamegraph;
-pub mod folded;
 pub mod header;
 pub mod info;
+pub mod jitdump;
 #[cfg(feature = "json")]
 pub mod json;
 pub mod names;
@@ -45,9 +44,8 @@ pub mod record;
 pub mod records;
 pub mod sample;
 pub mod stream;
-pub mod symbolize;
 pub mod tracepoint;
-pub mod unwind;
+#[cfg(feature = "write")]
 pub mod write;
 
 pub use attr::{EventAttr, SampleLayout};

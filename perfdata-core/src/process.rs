@@ -22,14 +22,14 @@ pub struct Map {
     pub build_id: Option<Vec<u8>>,
     /// Addresses are not file-relative (anonymous memory, JIT code): perf's `identity__map_ip`.
     pub identity: bool,
-    /// For a map of JIT code made from a jitdump file ([`crate::symbolize::jit`]): the function
+    /// For a map of JIT code made from a jitdump file (`perfdata_symbolize::jit`): the function
     /// the `jitted-PID-N.so` file `perf inject --jit` would write for it holds. `None` for maps
     /// from MMAP/MMAP2 records.
     pub jit: Option<Arc<JitSymbol>>,
 }
 
 /// The one function symbol of a `jitted-PID-N.so` file: `name`, `size` bytes from file offset
-/// [`crate::symbolize::jit::ELF_TEXT_OFFSET`] (the maps of the file start there).
+/// `perfdata_symbolize::jit::ELF_TEXT_OFFSET` (the maps of the file start there).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JitSymbol {
     /// The name from the JIT_CODE_LOAD record.
@@ -358,7 +358,7 @@ impl Machine {
     }
 
     /// The kernel image's map, as its MMAP record placed it (perf moves it to its symbols once
-    /// they are loaded: [`crate::symbolize::Symbolizer::resolve_kernel`]).
+    /// they are loaded: `perfdata_symbolize::Symbolizer::resolve_kernel`).
     pub fn kernel_image(&self) -> Option<&Map> {
         self.kernel_image.as_ref()
     }

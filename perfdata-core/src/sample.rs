@@ -1,5 +1,6 @@
 //! PERF_RECORD_SAMPLE: every field in the kernel's emit order (`perf_output_sample`), borrowed.
 
+pub use crate::abi::{aarch64_reg_name, x86_64_reg_name};
 use crate::attr::{branch_sample_type, read_format as rf, sample_type as st, EventAttr};
 use crate::error::Result;
 use crate::reader::{Endian, Reader, U64s};
@@ -231,34 +232,6 @@ impl Regs<'_> {
         let idx = (self.mask & ((1u64 << reg) - 1)).count_ones() as usize;
         self.values.get(idx)
     }
-}
-
-/// Register names of x86_64 (`arch/x86/include/uapi/asm/perf_regs.h`) by bit number.
-pub fn x86_64_reg_name(bit: u32) -> Option<&'static str> {
-    const N: [&str; 24] = [
-        "ax", "bx", "cx", "dx", "si", "di", "bp", "sp", "ip", "flags", "cs", "ss", "ds", "es", "fs", "gs", "r8", "r9",
-        "r10", "r11", "r12", "r13", "r14", "r15",
-    ];
-    const XMM: [&str; 16] = [
-        "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12",
-        "xmm13", "xmm14", "xmm15",
-    ];
-    match bit {
-        0..=23 => N.get(bit as usize).copied(),
-        // XMM registers take two bits each from 32.
-        32..=63 if bit.is_multiple_of(2) => XMM.get(((bit - 32) / 2) as usize).copied(),
-        _ => None,
-    }
-}
-
-/// Register names of aarch64 (`arch/arm64/include/uapi/asm/perf_regs.h`) by bit number.
-pub fn aarch64_reg_name(bit: u32) -> Option<&'static str> {
-    const N: [&str; 34] = [
-        "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13", "x14", "x15", "x16",
-        "x17", "x18", "x19", "x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27", "x28", "x29", "lr", "sp", "pc",
-        "vg",
-    ];
-    N.get(bit as usize).copied()
 }
 
 /// User stack dump (PERF_SAMPLE_STACK_USER).

@@ -2,14 +2,14 @@
 //! `write_folded()` / `flamegraph()`, `perfdata.flamegraph_diff()` and the `FlameGraph` object.
 //!
 //! The options are those of `perfdata folded` (perfdata-cli/src/folded.rs), taken as keyword
-//! arguments and turned into `perfdata_core::folded::FoldedOptions`; the work
-//! (`perfdata_core::folded::folded`, `perfdata_core::flamegraph`) runs without the GIL.
+//! arguments and turned into `perfdata_analysis::folded::FoldedOptions`; the work
+//! (`perfdata_analysis::folded::folded`, `perfdata_analysis::flamegraph`) runs without the GIL.
 
 use crate::error;
 use crate::event::Event;
-use perfdata_core::flamegraph::{self, FlameGraphOptions};
-use perfdata_core::folded::{folded, Compat, EventFilter, FoldedOptions, FoldedStacks, Root, Unknown, Weight};
-use perfdata_core::symbolize::SymbolizeOptions;
+use perfdata_analysis::flamegraph::{self, FlameGraphOptions};
+use perfdata_analysis::folded::{folded, Compat, EventFilter, FoldedOptions, FoldedStacks, Root, Unknown, Weight};
+use perfdata_analysis::symbolize::SymbolizeOptions;
 use perfdata_core::PerfFile;
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;

@@ -102,7 +102,7 @@ impl PerfData {
         py: Python<'_>,
         options: Option<&Bound<'_, PyDict>>,
         also: &[&str],
-    ) -> PyResult<(perfdata_core::folded::FoldedStacks, flame::Fold)> {
+    ) -> PyResult<(perfdata_analysis::folded::FoldedStacks, flame::Fold)> {
         flame::check_keys(options, also)?;
         let fold = flame::fold_options(options)?;
         let stacks = flame::fold(py, &*self.file()?, &fold.options)?;

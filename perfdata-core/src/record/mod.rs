@@ -7,6 +7,7 @@
 mod kernel;
 mod user;
 
+pub use crate::abi::{misc, record_type};
 pub use kernel::*;
 pub use user::*;
 
@@ -95,134 +96,6 @@ impl CpuMode {
             4 => CpuMode::GuestKernel,
             5 => CpuMode::GuestUser,
             n => CpuMode::Other(n as u8),
-        }
-    }
-}
-
-/// `misc` bits with a meaning for some record types.
-pub mod misc {
-    #![allow(missing_docs)]
-    pub const PROC_MAP_PARSE_TIMEOUT: u16 = 1 << 12;
-    pub const MMAP_DATA: u16 = 1 << 13;
-    pub const COMM_EXEC: u16 = 1 << 13;
-    pub const FORK_EXEC: u16 = 1 << 13;
-    pub const SWITCH_OUT: u16 = 1 << 13;
-    pub const EXACT_IP: u16 = 1 << 14;
-    pub const SWITCH_OUT_PREEMPT: u16 = 1 << 14;
-    pub const MMAP_BUILD_ID: u16 = 1 << 14;
-    pub const BUILD_ID_SIZE: u16 = 1 << 15;
-    pub const LOST_SAMPLES_BPF: u16 = 1 << 15;
-}
-
-/// Record type numbers (`PERF_RECORD_*`).
-pub mod record_type {
-    #![allow(missing_docs)]
-    pub const MMAP: u32 = 1;
-    pub const LOST: u32 = 2;
-    pub const COMM: u32 = 3;
-    pub const EXIT: u32 = 4;
-    pub const THROTTLE: u32 = 5;
-    pub const UNTHROTTLE: u32 = 6;
-    pub const FORK: u32 = 7;
-    pub const READ: u32 = 8;
-    pub const SAMPLE: u32 = 9;
-    pub const MMAP2: u32 = 10;
-    pub const AUX: u32 = 11;
-    pub const ITRACE_START: u32 = 12;
-    pub const LOST_SAMPLES: u32 = 13;
-    pub const SWITCH: u32 = 14;
-    pub const SWITCH_CPU_WIDE: u32 = 15;
-    pub const NAMESPACES: u32 = 16;
-    pub const KSYMBOL: u32 = 17;
-    pub const BPF_EVENT: u32 = 18;
-    pub const CGROUP: u32 = 19;
-    pub const TEXT_POKE: u32 = 20;
-    pub const AUX_OUTPUT_HW_ID: u32 = 21;
-    pub const CALLCHAIN_DEFERRED: u32 = 22;
-    pub const HEADER_ATTR: u32 = 64;
-    pub const HEADER_EVENT_TYPE: u32 = 65;
-    pub const HEADER_TRACING_DATA: u32 = 66;
-    pub const HEADER_BUILD_ID: u32 = 67;
-    pub const FINISHED_ROUND: u32 = 68;
-    pub const ID_INDEX: u32 = 69;
-    pub const AUXTRACE_INFO: u32 = 70;
-    pub const AUXTRACE: u32 = 71;
-    pub const AUXTRACE_ERROR: u32 = 72;
-    pub const THREAD_MAP: u32 = 73;
-    pub const CPU_MAP: u32 = 74;
-    pub const STAT_CONFIG: u32 = 75;
-    pub const STAT: u32 = 76;
-    pub const STAT_ROUND: u32 = 77;
-    pub const EVENT_UPDATE: u32 = 78;
-    pub const TIME_CONV: u32 = 79;
-    pub const HEADER_FEATURE: u32 = 80;
-    pub const COMPRESSED: u32 = 81;
-    pub const FINISHED_INIT: u32 = 82;
-    pub const COMPRESSED2: u32 = 83;
-    pub const BPF_METADATA: u32 = 84;
-    pub const SCHEDSTAT_CPU: u32 = 85;
-    pub const SCHEDSTAT_DOMAIN: u32 = 86;
-
-    /// First type number of perf's user records; kernel records are below it.
-    pub const USER_START: u32 = 64;
-
-    /// perf's name without `PERF_RECORD_` (`None` for unknown types).
-    pub fn name(t: u32) -> Option<&'static str> {
-        Some(match t {
-            1 => "MMAP",
-            2 => "LOST",
-            3 => "COMM",
-            4 => "EXIT",
-            5 => "THROTTLE",
-            6 => "UNTHROTTLE",
-            7 => "FORK",
-            8 => "READ",
-            9 => "SAMPLE",
-            10 => "MMAP2",
-            11 => "AUX",
-            12 => "ITRACE_START",
-            13 => "LOST_SAMPLES",
-            14 => "SWITCH",
-            15 => "SWITCH_CPU_WIDE",
-            16 => "NAMESPACES",
-            17 => "KSYMBOL",
-            18 => "BPF_EVENT",
-            19 => "CGROUP",
-            20 => "TEXT_POKE",
-            21 => "AUX_OUTPUT_HW_ID",
-            22 => "CALLCHAIN_DEFERRED",
-            64 => "HEADER_ATTR",
-            65 => "HEADER_EVENT_TYPE",
-            66 => "HEADER_TRACING_DATA",
-            67 => "HEADER_BUILD_ID",
-            68 => "FINISHED_ROUND",
-            69 => "ID_INDEX",
-            70 => "AUXTRACE_INFO",
-            71 => "AUXTRACE",
-            72 => "AUXTRACE_ERROR",
-            73 => "THREAD_MAP",
-            74 => "CPU_MAP",
-            75 => "STAT_CONFIG",
-            76 => "STAT",
-            77 => "STAT_ROUND",
-            78 => "EVENT_UPDATE",
-            79 => "TIME_CONV",
-            80 => "HEADER_FEATURE",
-            81 => "COMPRESSED",
-            82 => "FINISHED_INIT",
-            83 => "COMPRESSED2",
-            84 => "BPF_METADATA",
-            85 => "SCHEDSTAT_CPU",
-            86 => "SCHEDSTAT_DOMAIN",
-            _ => return None,
-        })
-    }
-
-    /// perf's name, or `UNKNOWN_<n>`.
-    pub fn display_name(t: u32) -> std::borrow::Cow<'static, str> {
-        match name(t) {
-            Some(n) => n.into(),
-            None => format!("UNKNOWN_{t}").into(),
         }
     }
 }

@@ -13,19 +13,6 @@ pub fn testdata() -> PathBuf {
     repo().join("testdata")
 }
 
-/// Where the folded-stack, unwinding and source-line tests find binaries and kernel symbols
-/// (testdata/folded: a `--symfs` root of stand-ins and debug files, no build-id cache, the
-/// recording kernel's kallsyms), never this machine's.
-pub fn folded_symbols() -> perfdata_core::symbolize::SymbolizeOptions {
-    let dir = testdata().join("folded");
-    perfdata_core::symbolize::SymbolizeOptions {
-        symfs: Some(dir.join("root")),
-        buildid_dir: Some(dir.join("no-buildid-cache")),
-        kallsyms: Some(dir.join("kallsyms-4a5a9b0affb66c437abcd455d2738af879985fa9")),
-        ..Default::default()
-    }
-}
-
 /// `../shared/corpus` beside the repository, when present.
 pub fn shared_corpus() -> Option<PathBuf> {
     let p = repo().parent()?.join("shared/corpus");

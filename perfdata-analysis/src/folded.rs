@@ -4,7 +4,7 @@
 //! Semantics: analysis-semantics.md §1.
 //!
 //! ```no_run
-//! use perfdata_core::folded::{folded, FoldedOptions};
+//! use perfdata_analysis::folded::{folded, FoldedOptions};
 //! let file = perfdata_core::PerfFile::open("perf.data")?;
 //! let stacks = folded(&file, &FoldedOptions::default())?;
 //! print!("{}", stacks.to_folded_string());
@@ -16,17 +16,17 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::attr::EventType;
-use crate::file::PerfFile;
-use crate::process::{Machine, MachineEvent};
-use crate::reader::Reader;
-use crate::record::{BuildIdRecord, CpuMode, RecordKind};
-use crate::records::Order;
-use crate::sample::{Sample, PERF_CONTEXT_MAX};
-use crate::symbolize::jit::JitInjector;
-use crate::symbolize::{SrcLine, SymbolizeOptions, Symbolizer};
-use crate::unwind::{Arch, ModuleCache, ProcessSpace, UnwindOptions, Unwinder};
-use crate::Result;
+use perfdata_core::attr::EventType;
+use perfdata_core::file::PerfFile;
+use perfdata_core::process::{Machine, MachineEvent};
+use perfdata_core::reader::Reader;
+use perfdata_core::record::{BuildIdRecord, CpuMode, RecordKind};
+use perfdata_core::records::Order;
+use perfdata_core::sample::{Sample, PERF_CONTEXT_MAX};
+use perfdata_core::Result;
+use perfdata_symbolize::jit::JitInjector;
+use perfdata_symbolize::unwind::{Arch, ModuleCache, ProcessSpace, UnwindOptions, Unwinder};
+use perfdata_symbolize::{SrcLine, SymbolizeOptions, Symbolizer};
 
 /// Which tool's output to reproduce; [`FoldedOptions::compat`] gives its default options.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -111,7 +111,7 @@ pub struct FoldedOptions {
     /// off: `--no-inline`): a user frame unwound from the stack dump (`--call-graph dwarf`; perf
     /// 6.1 adds none to `-g` callchains) whose address lies in inlined code becomes the chain of
     /// functions `addr2line -i -f` reports there, and a function's DWARF name replaces its
-    /// symbol-table name when the two differ (see [`crate::symbolize::inline`]).
+    /// symbol-table name when the two differ (see [`perfdata_symbolize::inline`]).
     pub inline: bool,
     /// Append `_[i]` to the frames perf marks `(inlined)` (with [`FoldedOptions::inline`];
     /// neither collapser does: perf script prints no module for them).
@@ -204,7 +204,7 @@ pub fn feature_build_ids(file: &PerfFile) -> HashMap<String, Vec<u8>> {
     let Some((data, pos)) = file.feature_data(2) else { return out };
     let mut r = Reader::new(data, file.endian(), pos, "build_id feature");
     while r.remaining() >= 8 {
-        let Ok(hdr) = crate::record::RecordHeader::parse(
+        let Ok(hdr) = perfdata_core::record::RecordHeader::parse(
             data.get(data.len().saturating_sub(r.remaining())..).unwrap_or(&[]),
             file.endian(),
             pos,
@@ -405,7 +405,7 @@ struct Folder<'o> {
     /// Scratch for [`Folder::resolve`], and the empty inline/source-line lists it hands out
     /// (an empty `Rc<[T]>` is still an allocation; unknown and garbage addresses make most misses).
     scratch: Vec<u32>,
-    no_inlines: std::rc::Rc<[crate::symbolize::InlineFrame]>,
+    no_inlines: std::rc::Rc<[perfdata_symbolize::InlineFrame]>,
     no_lines: std::rc::Rc<[SrcLine]>,
 }
 
@@ -646,14 +646,14 @@ fn tidy_java_py(s: &str) -> String {
 /// recording's architecture (ARCH feature, else this machine's, as perf's `perf_env__arch`) is
 /// one the unwinder knows.
 fn dwarf_unwinder(file: &PerfFile) -> Option<Unwinder> {
-    use crate::attr::sample_type::{REGS_USER, STACK_USER};
+    use perfdata_core::attr::sample_type::{REGS_USER, STACK_USER};
     let both = REGS_USER | STACK_USER;
     if !file.events().iter().any(|e| e.attr.sample_type & both == both) {
         return None;
     }
     let uname = file.features().arch().and_then(|a| a.ok()).unwrap_or_else(|| std::env::consts::ARCH.to_string());
     let arch = Arch::from_uname(&uname)?;
-    Some(Unwinder::new(arch, file.endian() == crate::Endian::Little, UnwindOptions::default()))
+    Some(Unwinder::new(arch, file.endian() == perfdata_core::Endian::Little, UnwindOptions::default()))
 }
 
 /// What the reading thread keeps to unwind `--call-graph dwarf` stacks: its own copy of the

@@ -4,7 +4,7 @@
 //! Layout: linux `tools/perf/Documentation/jitdump-specification.txt`, `tools/perf/util/jitdump.h`.
 //!
 //! ```no_run
-//! use perfdata_core::symbolize::jitdump::{JitDump, JitRecordKind};
+//! use perfdata_core::jitdump::{JitDump, JitRecordKind};
 //! let bytes = std::fs::read("jit-1234.dump")?;
 //! let dump = JitDump::parse(&bytes)?;
 //! for record in dump.records() {

@@ -4,15 +4,16 @@
 //! kallsyms with module symbols, and `kmod-demo.ko` found at its path or by its build id.
 //! User frames come from testdata/folded's extract, as in tests/folded.rs.
 
+#[path = "../../perfdata-core/tests/common/mod.rs"]
 mod common;
 
 use common::copy_tree;
 use std::path::PathBuf;
 
-use perfdata_core::folded::{folded, Compat, FoldedOptions, Root, Unknown};
+use perfdata_analysis::folded::{folded, Compat, FoldedOptions, Root, Unknown};
 use perfdata_core::process::{Machine, MachineEvent, Map};
-use perfdata_core::symbolize::{SymbolizeOptions, Symbolizer};
 use perfdata_core::PerfFile;
+use perfdata_symbolize::{SymbolizeOptions, Symbolizer};
 
 fn testdata() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata")

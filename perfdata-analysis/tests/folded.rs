@@ -5,13 +5,14 @@
 //! tables perf used, reduced to the symbols it printed, and the kernel's kallsyms limited to the
 //! symbols hit; the real ~/.debug is never consulted.
 
+#[path = "../../perfdata-core/tests/common/mod.rs"]
 mod common;
 
 use std::path::PathBuf;
 
-use perfdata_core::folded::{folded, Compat, EventFilter, FoldedOptions, Root, Unknown, Weight};
-use perfdata_core::symbolize::SymbolizeOptions;
+use perfdata_analysis::folded::{folded, Compat, EventFilter, FoldedOptions, Root, Unknown, Weight};
 use perfdata_core::PerfFile;
+use perfdata_symbolize::SymbolizeOptions;
 
 fn testdata() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata")

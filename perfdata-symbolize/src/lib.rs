@@ -1,3 +1,5 @@
+//! # perfdata-symbolize
+//!
 //! Address → function name, the way perf resolves them: ELF symbol tables found like perf finds
 //! binaries (in perf's order: the file `.gnu_debuglink` names, the build-id cache, the Fedora and
 //! Ubuntu `/usr/lib/debug` layouts, `/usr/lib/debug/.build-id`, the path itself, all under
@@ -8,16 +10,20 @@
 //! lines from the DWARF of the symbol files ([`Symbolizer::inlines`], [`Symbolizer::srcline`]).
 //! Results for user binaries are cached per (binary, address).
 
+#![warn(missing_docs)]
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
+
 pub mod binary;
 pub mod elf;
 pub mod inline;
 pub mod jit;
-pub mod jitdump;
 pub mod kallsyms;
 pub mod kmod;
 pub mod perfmap;
 pub mod rbtree;
 pub mod srcline;
+pub mod unwind;
 
 pub use binary::Binary;
 pub use inline::InlineFrame;
@@ -27,8 +33,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use crate::feature::BuildId;
-use crate::process::{Machine, Map};
+use perfdata_core::feature::BuildId;
+use perfdata_core::process::{Machine, Map};
 
 /// ELF symbol binding, used to choose among symbols starting at the same address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -594,7 +600,7 @@ impl Symbolizer {
     pub fn set_kernel_build_ids(&mut self, entries: &[BuildId]) {
         for e in entries {
             let (name, module) = kmod::kmod_name(&e.filename);
-            if e.pid == crate::feature::build_id::HOST_KERNEL_ID && matches!(e.cpumode(), 1 | 4) && module {
+            if e.pid == perfdata_core::feature::build_id::HOST_KERNEL_ID && matches!(e.cpumode(), 1 | 4) && module {
                 self.kernel.module_build_ids.push((name, e.filename.clone(), e.build_id.clone()));
             }
         }

@@ -18,7 +18,7 @@ use gimli::{
 
 use super::regs::Arch;
 use super::Fail;
-use crate::symbolize::Binary;
+use crate::Binary;
 
 type Slice<'a> = EndianSlice<'a, RunTimeEndian>;
 

@@ -352,7 +352,7 @@ impl SymTree {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::symbolize::Binding;
+    use crate::Binding;
 
     fn sym(start: u64, end: u64, name: &str) -> Sym {
         Sym { start, end, name: name.into(), binding: Binding::Global }

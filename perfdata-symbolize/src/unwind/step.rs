@@ -180,7 +180,7 @@ impl Walk<'_, '_> {
         }
     }
 
-    fn cfi_for(&mut self, b: &Rc<crate::symbolize::Binary>) -> Rc<Cfi> {
+    fn cfi_for(&mut self, b: &Rc<crate::Binary>) -> Rc<Cfi> {
         let key = Rc::as_ptr(b) as usize;
         let arch = self.arch;
         self.cfi.entry(key).or_insert_with(|| Rc::new(Cfi::new(b.clone(), arch))).clone()
@@ -479,7 +479,7 @@ impl Walk<'_, '_> {
 }
 
 /// The load bias of `m`'s binary from the map itself (used outside perf's compatibility rules).
-fn true_bias(m: &super::Module, b: &crate::symbolize::Binary) -> u64 {
+fn true_bias(m: &super::Module, b: &crate::Binary) -> u64 {
     m.start.wrapping_sub(b.offset_to_vaddr(m.pgoff))
 }
 

@@ -1,6 +1,6 @@
 //! `perf inject --jit`, done while reading: JIT code named by jitdump files.
 //!
-//! A JIT agent writes `jit-PID.dump` ([`super::jitdump`]) and maps it `PROT_EXEC` once, so that the
+//! A JIT agent writes `jit-PID.dump` ([`perfdata_core::jitdump`]) and maps it `PROT_EXEC` once, so that the
 //! recording holds an MMAP/MMAP2 of it (the marker). `perf inject --jit` then reads the dump at the
 //! path in that record and, for every JIT_CODE_LOAD (and JIT_CODE_MOVE), writes an ELF file
 //! `DIR/jitted-PID-INDEX.so` (DIR: the dump's directory) holding the code and one symbol, and an
@@ -36,11 +36,11 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::jitdump::{flags, JitDump, JitRecordKind, PREFIX_SIZE};
 use super::SymbolizeOptions;
-use crate::event::Event;
-use crate::process::{JitSymbol, MachineEvent, Map};
-use crate::record::{Record, RecordKind, TimeConvRecord};
+use perfdata_core::event::Event;
+use perfdata_core::jitdump::{flags, JitDump, JitRecordKind, PREFIX_SIZE};
+use perfdata_core::process::{JitSymbol, MachineEvent, Map};
+use perfdata_core::record::{Record, RecordKind, TimeConvRecord};
 
 /// `GEN_ELF_TEXT_OFFSET` of perf's genelf.c on 64-bit hosts: where the code starts in a
 /// `jitted-*.so` file, and the `pgoff` of its maps.

@@ -5,8 +5,8 @@
 use std::rc::Rc;
 
 use super::*;
-use crate::reader::U64s;
-use crate::Endian;
+use perfdata_core::reader::U64s;
+use perfdata_core::Endian;
 
 const LOAD: u64 = 0x40_0000;
 const HDR: u64 = 0x100;
@@ -184,7 +184,7 @@ fn x86_sample() -> ((u64, Vec<u8>), Vec<u8>) {
 }
 
 fn run(arch: Arch, opts: UnwindOptions, r: &(u64, Vec<u8>), stack: &[u8], sp: &mut Space) -> Unwound {
-    let regs = crate::sample::Regs { abi: 2, mask: r.0, values: U64s::new(&r.1, Endian::Little) };
+    let regs = perfdata_core::sample::Regs { abi: 2, mask: r.0, values: U64s::new(&r.1, Endian::Little) };
     let st = StackUser { size: stack.len() as u64, data: stack, dyn_size: Some(stack.len() as u64) };
     Unwinder::new(arch, true, opts).unwind(Some(regs), Some(st), sp)
 }
@@ -248,10 +248,10 @@ fn nothing_without_registers_or_stack() {
     let (r, stack) = x86_sample();
     let mut sp = space(x86_binary(), None);
     let mut u = Unwinder::new(Arch::X86_64, true, UnwindOptions::default());
-    let regs = crate::sample::Regs { abi: 0, mask: r.0, values: U64s::EMPTY };
+    let regs = perfdata_core::sample::Regs { abi: 0, mask: r.0, values: U64s::EMPTY };
     let st = StackUser { size: 256, data: &stack, dyn_size: Some(256) };
     assert_eq!(u.unwind(Some(regs), Some(st), &mut sp).stop, Stop::NoRegs);
-    let regs = crate::sample::Regs { abi: 2, mask: r.0, values: U64s::new(&r.1, Endian::Little) };
+    let regs = perfdata_core::sample::Regs { abi: 2, mask: r.0, values: U64s::new(&r.1, Endian::Little) };
     let st = StackUser { size: 256, data: &stack, dyn_size: Some(0) };
     assert_eq!(u.unwind(Some(regs), Some(st), &mut sp).stop, Stop::NoStack);
     // dyn_size larger than the data is clamped.

@@ -25,17 +25,20 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use perfdata_core::folded::{folded, Compat, FoldedOptions};
+use perfdata_analysis::folded::{folded, Compat, FoldedOptions};
 use perfdata_core::process::Machine;
 use perfdata_core::record::RecordKind;
 use perfdata_core::sample::{Regs, StackUser};
-use perfdata_core::symbolize::Symbolizer;
-use perfdata_core::unwind::{Arch, ModuleCache, ProcessSpace, UnwindOptions, Unwinder};
 use perfdata_core::{Order, PerfFile};
+use perfdata_symbolize::unwind::{Arch, ModuleCache, ProcessSpace, UnwindOptions, Unwinder};
+use perfdata_symbolize::Symbolizer;
 
+#[path = "../../perfdata-core/tests/common/mod.rs"]
 mod common;
+mod symfs;
 
-use common::{folded_symbols as symbolize, testdata};
+use common::testdata;
+use symfs::folded_symbols as symbolize;
 
 fn ours(name: &str, compat: Compat) -> String {
     let opts = FoldedOptions { symbolize: symbolize(), ..FoldedOptions::compat(compat) };
@@ -174,7 +177,7 @@ fn damaged_stacks_and_registers_never_panic() {
     };
     for name in ["dwarf.data", "python.data"] {
         let file = PerfFile::open(testdata().join(name)).unwrap();
-        let mut sym = Symbolizer::new(symbolize(), perfdata_core::folded::feature_build_ids(&file));
+        let mut sym = Symbolizer::new(symbolize(), perfdata_analysis::folded::feature_build_ids(&file));
         let opts = UnwindOptions { max_stack: 40, ..Default::default() };
         let mut unwinder = Unwinder::new(Arch::X86_64, true, opts);
         let mut machine = Machine::new();
@@ -217,19 +220,16 @@ fn damaged_stacks_and_registers_never_panic() {
 /// file cut short must give fewer or no inline frames and source lines, never a panic.
 #[test]
 fn damaged_debug_info_never_panics() {
-    use perfdata_core::symbolize::inline::DebugInfo;
-    use perfdata_core::symbolize::Binary;
+    use perfdata_symbolize::inline::DebugInfo;
+    use perfdata_symbolize::Binary;
     let path = testdata().join("folded/root/usr/lib/debug/.build-id/7e/bc65e52f2bbea498b4040fa92f7238377aaba9.debug");
     let good = std::fs::read(&path).unwrap();
     let addrs = [0x1bccb_u64, 0x1a303, 0x148c8, 0x16231, 0, u64::MAX];
     let intact = DebugInfo::load(&Binary::from_vec(path.clone(), good.clone()).unwrap());
     assert_eq!(intact.records(0x1bccb), ["_dl_start_final", "_dl_start"]);
     // The lines perf printed under those two frames (dwarf.data.script-srcline).
-    let lines: Vec<String> = intact
-        .addr2line(0x1bccb)
-        .iter()
-        .map(|r| perfdata_core::symbolize::SrcLine::from_record(r).to_string())
-        .collect();
+    let lines: Vec<String> =
+        intact.addr2line(0x1bccb).iter().map(|r| perfdata_symbolize::SrcLine::from_record(r).to_string()).collect();
     assert_eq!(lines, ["rtld.c:497", "rtld.c:584"]);
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     for round in 0..60 {
@@ -248,8 +248,8 @@ fn damaged_debug_info_never_panics() {
         if let Some(b) = Binary::from_vec(path.clone(), bytes) {
             let info = DebugInfo::load(&b);
             for a in addrs {
-                assert!(info.records(a).len() <= perfdata_core::symbolize::inline::MAX_INLINE_NEST + 1);
-                assert!(info.addr2line(a).len() <= perfdata_core::symbolize::inline::MAX_INLINE_NEST + 1);
+                assert!(info.records(a).len() <= perfdata_symbolize::inline::MAX_INLINE_NEST + 1);
+                assert!(info.addr2line(a).len() <= perfdata_symbolize::inline::MAX_INLINE_NEST + 1);
             }
         }
     }

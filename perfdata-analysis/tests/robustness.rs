@@ -4,12 +4,13 @@
 //! decodes and renders every tracepoint sample (`perfdata script`), builds the header summary
 //! (`perfdata info`) and folds the stacks (symbolized against an empty directory only).
 
+#[path = "../../perfdata-core/tests/common/mod.rs"]
 mod common;
 
-use perfdata_core::folded::{folded, Compat, FoldedOptions};
-use perfdata_core::symbolize::SymbolizeOptions;
+use perfdata_analysis::folded::{folded, Compat, FoldedOptions};
 use perfdata_core::tracepoint::Tracepoints;
 use perfdata_core::{HeaderInfo, Order, PerfFile, RecordKind};
+use perfdata_symbolize::SymbolizeOptions;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
@@ -81,7 +82,6 @@ fn drain_inner(data: &[u8]) -> (usize, usize) {
                         let _ = s.regs_user().map(|r| r.iter().count());
                         let _ = s.callchain_contexts();
                     }
-                    #[cfg(feature = "json")]
                     let _ = perfdata_core::json::record_json(&r);
                     if let (RecordKind::HeaderTracingData(t), None) = (&r.kind, &tp) {
                         tp = Tracepoints::from_record(t, r.pos).ok();
@@ -90,7 +90,6 @@ fn drain_inner(data: &[u8]) -> (usize, usize) {
                         if let (Some(fmt), Some(raw)) = (tp.format_for(&ev.attr), s.raw()) {
                             let _ = tp.render_bytes(fmt, raw);
                             let _ = fmt.decode(raw);
-                            #[cfg(feature = "json")]
                             let _ = fmt.fields_json(raw);
                         }
                     }

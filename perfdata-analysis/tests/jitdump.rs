@@ -11,13 +11,14 @@
 //! different. Symbols of node and libc come from root/ (reduced copies, see ../make-extract.py),
 //! the dump from root/ at the path of its MMAP2.
 
+#[path = "../../perfdata-core/tests/common/mod.rs"]
 mod common;
 
 use std::path::{Path, PathBuf};
 
-use perfdata_core::folded::{folded, Compat, FoldedOptions, FoldedStacks, Unknown};
-use perfdata_core::symbolize::SymbolizeOptions;
+use perfdata_analysis::folded::{folded, Compat, FoldedOptions, FoldedStacks, Unknown};
 use perfdata_core::PerfFile;
+use perfdata_symbolize::SymbolizeOptions;
 
 fn dir() -> PathBuf {
     common::repo().join("testdata/folded/jitdump")

@@ -27,9 +27,9 @@ use std::rc::Rc;
 
 pub use regs::{Arch, UserRegs};
 
-use crate::process::Maps;
-use crate::sample::{Regs, StackUser};
-use crate::symbolize::{Binary, Symbolizer};
+use crate::{Binary, Symbolizer};
+use perfdata_core::process::Maps;
+use perfdata_core::sample::{Regs, StackUser};
 
 /// Why a lookup or a step failed (libunwind's negative return values).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! `sample_regs_user`) against DWARF register numbers (the numbers CFI uses, which are also
 //! libunwind's `UNW_*` numbers on both architectures).
 
-use crate::sample::Regs;
+use perfdata_core::sample::Regs;
 
 /// The architecture whose registers and CFI conventions apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,8 +26,8 @@ impl Arch {
     /// From an ELF `e_machine`.
     pub fn from_elf_machine(machine: u16) -> Option<Arch> {
         match machine {
-            crate::symbolize::binary::machine::X86_64 => Some(Arch::X86_64),
-            crate::symbolize::binary::machine::AARCH64 => Some(Arch::Aarch64),
+            crate::binary::machine::X86_64 => Some(Arch::X86_64),
+            crate::binary::machine::AARCH64 => Some(Arch::Aarch64),
             _ => None,
         }
     }
@@ -141,15 +141,15 @@ mod tests {
         assert_eq!(a.perf_bit(15), Some(23));
         assert_eq!(a.perf_bit(16), Some(a.perf_ip_bit()));
         assert_eq!(a.perf_bit(17), None);
-        assert_eq!(crate::sample::x86_64_reg_name(a.perf_bit(1).unwrap_or(99)), Some("dx"));
+        assert_eq!(perfdata_core::sample::x86_64_reg_name(a.perf_bit(1).unwrap_or(99)), Some("dx"));
     }
 
     #[test]
     fn aarch64_numbers_are_shared() {
         let a = Arch::Aarch64;
-        assert_eq!(crate::sample::aarch64_reg_name(a.perf_bit(30).unwrap_or(99)), Some("lr"));
-        assert_eq!(crate::sample::aarch64_reg_name(a.perf_sp_bit()), Some("sp"));
-        assert_eq!(crate::sample::aarch64_reg_name(a.perf_ip_bit()), Some("pc"));
+        assert_eq!(perfdata_core::sample::aarch64_reg_name(a.perf_bit(30).unwrap_or(99)), Some("lr"));
+        assert_eq!(perfdata_core::sample::aarch64_reg_name(a.perf_sp_bit()), Some("sp"));
+        assert_eq!(perfdata_core::sample::aarch64_reg_name(a.perf_ip_bit()), Some("pc"));
         assert_eq!(a.perf_bit(33), None);
     }
 }

@@ -4,6 +4,7 @@
 //! orders, tracepoint rendering, header summary, folded stacks, feature parsers, the writer, the
 //! symbol parsers).
 
+#[path = "../../perfdata-core/tests/common/mod.rs"]
 mod common;
 
 #[path = "../../fuzz/src/lib.rs"]

@@ -18,18 +18,21 @@
 
 use std::collections::BTreeMap;
 
-use perfdata_core::folded::{folded, Compat, FoldedOptions};
+use perfdata_analysis::folded::{folded, Compat, FoldedOptions};
 use perfdata_core::process::Machine;
 use perfdata_core::record::{CpuMode, RecordKind};
 use perfdata_core::sample::PERF_CONTEXT_MAX;
-use perfdata_core::symbolize::Symbolizer;
-use perfdata_core::unwind::{Arch, ModuleCache, ProcessSpace, UnwindOptions, Unwinder};
 use perfdata_core::{Order, PerfFile};
+use perfdata_symbolize::unwind::{Arch, ModuleCache, ProcessSpace, UnwindOptions, Unwinder};
+use perfdata_symbolize::Symbolizer;
 use regex::Regex;
 
+#[path = "../../perfdata-core/tests/common/mod.rs"]
 mod common;
+mod symfs;
 
-use common::{folded_symbols as symbolize, testdata};
+use common::testdata;
+use symfs::folded_symbols as symbolize;
 
 fn read(name: &str) -> String {
     let path = testdata().join(name);
@@ -78,7 +81,7 @@ fn printed_samples(text: &str) -> Vec<Vec<Printed>> {
 /// `inline` (perf's default).
 fn our_samples(name: &str, inline: bool) -> Vec<Vec<Printed>> {
     let file = PerfFile::open(testdata().join(name)).unwrap();
-    let build_ids = perfdata_core::folded::feature_build_ids(&file);
+    let build_ids = perfdata_analysis::folded::feature_build_ids(&file);
     let mut sym = Symbolizer::new(symbolize(), build_ids.clone());
     let mut unwind_sym = Symbolizer::new(symbolize(), build_ids);
     let mut unwinder = Unwinder::new(Arch::X86_64, true, UnwindOptions::default());

@@ -3,8 +3,8 @@
 //! (difffolded.pl + `flamegraph.pl --negate`).
 //!
 //! ```no_run
-//! use perfdata_core::flamegraph::{svg, FlameGraphOptions};
-//! use perfdata_core::folded::{folded, FoldedOptions};
+//! use perfdata_analysis::flamegraph::{svg, FlameGraphOptions};
+//! use perfdata_analysis::folded::{folded, FoldedOptions};
 //! let file = perfdata_core::PerfFile::open("perf.data")?;
 //! let stacks = folded(&file, &FoldedOptions::default())?;
 //! std::fs::write("flame.svg", svg(&stacks, &FlameGraphOptions::default())?)?;
@@ -12,8 +12,8 @@
 //! ```
 
 use crate::folded::FoldedStacks;
-use crate::{Error, Result};
 use inferno::flamegraph::{self, color::Palette, Direction};
+use perfdata_core::{Error, Result};
 
 /// How the graph looks.
 #[derive(Clone, Debug)]
