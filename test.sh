@@ -9,6 +9,17 @@ cargo clippy --workspace --all-targets --release -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 cargo test --workspace --release
 
+# perfdata-core as a downstream user gets it without default features: its own workspace (no feature
+# of ours leaks in), a `for` loop counting what perf report --stats counts, and none of the analysis
+# dependencies in its tree.
+cargo fmt --manifest-path downstream-test/Cargo.toml -- --check
+CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}" cargo test --release --quiet --manifest-path downstream-test/Cargo.toml
+core_tree=$(cargo tree --manifest-path downstream-test/Cargo.toml -e normal --prefix none)
+if grep -E '^(gimli|object|addr2line|flate2|rustc-demangle|cpp_demangle|inferno|zstd|serde) ' <<<"$core_tree"; then
+	echo "perfdata-core without default features pulls in the dependencies above" >&2
+	exit 1
+fi
+
 # Python bindings (perfdata-py, its own cargo workspace): format and lint them, build them into a venv
 # inside the repo (.venv) with maturin, and run their pytest suite (pyarrow, pandas, polars, DuckDB and
 # the notebook runner are installed so that none of those tests is skipped).

@@ -9,7 +9,7 @@ use crate::feature;
 use crate::header::{feature as feat, FileHeader, Format, Section, PIPE_HEADER_SIZE};
 use crate::reader::{Endian, Reader};
 use crate::record::{decode, record_type as rt, RecordKind};
-use crate::records::{Order, ReadOptions, Records};
+use crate::records::{Order, ReadOptions, Records, Store};
 use crate::stream::{Frames, Input};
 use std::io::Read;
 use std::path::Path;
@@ -43,6 +43,8 @@ pub struct PerfFile<'d> {
     pipe_features: Vec<(u32, Vec<u8>)>,
     diagnostics: Vec<String>,
     path: Option<std::path::PathBuf>,
+    /// What records from the std iterator borrow beyond the mapped bytes (see [`Records`]).
+    store: Store,
 }
 
 impl std::fmt::Debug for PerfFile<'_> {
@@ -124,6 +126,7 @@ impl PerfFile<'static> {
             pipe_features: Vec::new(),
             diagnostics: Vec::new(),
             path: None,
+            store: Store::default(),
         })
     }
 
@@ -190,6 +193,7 @@ impl<'d> PerfFile<'d> {
             pipe_features,
             diagnostics,
             path: None,
+            store: Store::default(),
         };
         f.apply_event_desc();
         Ok(f)
@@ -288,6 +292,24 @@ impl<'d> PerfFile<'d> {
         feature::compressed(d, self.header.endian, pos).ok()
     }
 
+    /// The samples in time order, as a std iterator with event/time/pid/tid/CPU filters
+    /// (see [`crate::typed`]).
+    pub fn samples(&self) -> Result<crate::typed::Samples<'_>> {
+        Ok(crate::typed::Samples::new(self.records(Order::Time)?))
+    }
+
+    /// The samples of the tracepoint event `event` (`"sched:sched_switch"`) in time order, with
+    /// their fields decoded by name from the recording's own format (see [`crate::typed`]). An
+    /// error names what is missing: the tracing data, or the event.
+    pub fn tracepoints(&self, event: &str) -> Result<crate::typed::TracepointSamples<'_>> {
+        crate::typed::TracepointSamples::new(self, event)
+    }
+
+    /// What records from the std iterator borrow beyond the input bytes.
+    pub(crate) fn store(&self) -> &Store {
+        &self.store
+    }
+
     /// Iterate records in `order`.
     pub fn records(&self, order: Order) -> Result<Records<'_>> {
         self.records_with(ReadOptions { order, ..ReadOptions::default() })
@@ -305,10 +327,10 @@ impl<'d> PerfFile<'d> {
         let mut slices = vec![data];
         let h = &self.header;
         let max_dec = self.compression().map_or(DEFAULT_MAX_DECOMPRESSED, |c| (c.mmap_len as usize).max(1 << 20));
-        let mut events = self.events.clone();
+        let mut events = &self.events;
         match h.format {
             Format::Pipe => {
-                events = EventList::default();
+                events = self.store.keep_events(EventList::default());
                 let stream = self.stream.lock().map_err(|_| Error::Unsupported("stream lock poisoned".into()))?.take();
                 match stream {
                     Some(reader) => inputs.push(Input::Stream {
@@ -354,7 +376,7 @@ impl<'d> PerfFile<'d> {
             Backing::Mapped(m) => Some(m),
             _ => None,
         }));
-        let mut recs = Records::new(frames, slices, events, h.endian, opts).with_maps(maps);
+        let mut recs = Records::new(frames, slices, events, &self.store, h.endian, opts).with_maps(maps);
         if h.format == Format::File && h.data.end().is_some_and(|e| e > data.len() as u64) {
             recs.note(format!(
                 "data section ends at {} but the file has only {} bytes: reading what is there",

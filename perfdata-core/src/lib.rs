@@ -1,26 +1,49 @@
 //! # perfdata-core
 //!
 //! A complete, exact, zero-copy reader of Linux `perf.data` files: file, pipe, directory and
-//! compressed data, either byte order, every record type and sample field.
+//! compressed data, either byte order, every record type and sample field. The format only:
+//! symbolization and unwinding are in `perfdata-symbolize`, folded stacks, flame graphs and the
+//! scheduler/latency analyses in `perfdata-analysis`.
 //!
 //! ```no_run
-//! use perfdata_core::{PerfFile, Order, RecordKind};
+//! use perfdata_core::{Order, PerfFile, RecordKind};
 //! # fn main() -> perfdata_core::Result<()> {
 //! let file = PerfFile::open("perf.data")?;
 //! for event in file.events() {
 //!     println!("{}: sample_type {:#x}", event.display_name(), event.attr.sample_type);
 //! }
-//! let mut records = file.records(Order::Time)?;
-//! while let Some(record) = records.next_record() {
-//!     match record {
-//!         Ok(r) => if let RecordKind::Sample(s) = &r.kind {
-//!             println!("{:?} {:?} {:?}", s.time(), s.tid(), s.ip());
-//!         },
-//!         Err(e) => eprintln!("{e}"),
+//! for record in file.records(Order::Time)? {
+//!     let record = record?;
+//!     if let RecordKind::Sample(s) = &record.kind {
+//!         println!("{:?} {:?} {:?}", s.time(), s.tid(), s.ip());
 //!     }
+//! }
+//! // Typed: one tracepoint's samples with their fields, on CPU 0.
+//! for switch in file.tracepoints("sched:sched_switch")?.cpu(0) {
+//!     let switch = switch?;
+//!     println!("{:?} next_pid={:?}", switch.sample.time(), switch.field("next_pid"));
 //! }
 //! # Ok(()) }
 //! ```
+//!
+//! ## Map of the modules
+//!
+//! | Layer | Modules |
+//! |---|---|
+//! | ABI constants (imports nothing) | [`abi`] — record types, `misc` bits, `sample_type`, `read_format`, feature ids, register names |
+//! | Bytes | [`reader`] (endian cursor), [`header`] (file/pipe header, feature table), [`attr`] (`perf_event_attr` at every ABI size) |
+//! | Framing | [`stream`] (records out of mapped, streamed and decompressed input), [`compress`] (zstd of `perf record -z`) |
+//! | Records | [`record`] (every kernel and user record), [`sample`] (sample fields by the attr's layout), [`event`] (attrs, ids, names) |
+//! | Iteration | [`file`](mod@file) ([`PerfFile`]), [`records`] ([`Records`]: file or time order, std [`Iterator`] and lending form), [`typed`] (samples, tracepoints, filters) |
+//! | Header data | [`feature`] (every feature section), [`info`] ([`HeaderInfo`], `perf report --header-only`) |
+//! | Tracepoints | [`tracepoint`] (tracing data, formats, fields, print fmt rendering) |
+//! | Timelines | [`process`] (threads, comms and maps over time) |
+//! | Other formats | [`jitdump`] (`jit-PID.dump`) |
+//! | Views and output | `json` (feature `json`), `write` (feature `write`: perf.data from records), [`names`] |
+//!
+//! Features: `json` (serde JSON views), `zstd` (compressed records; without it they give an error
+//! naming the feature), `write` (the writer). All are on by default; with none, the dependencies
+//! are byteorder, elsa, memmap2, nom and thiserror.
 #![warn(missing_docs)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
@@ -45,6 +68,7 @@ pub mod records;
 pub mod sample;
 pub mod stream;
 pub mod tracepoint;
+pub mod typed;
 #[cfg(feature = "write")]
 pub mod write;
 
@@ -58,3 +82,4 @@ pub use reader::Endian;
 pub use record::{Record, RecordHeader, RecordKind};
 pub use records::{Order, ReadOptions, Records};
 pub use sample::Sample;
+pub use typed::{SampleRecord, Samples, TracepointSample, TracepointSamples};

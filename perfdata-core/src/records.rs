@@ -128,13 +128,45 @@ pub struct Records<'f> {
     next_release_check: usize,
     /// Calls of next_record (the page release check runs every 1024).
     calls: u64,
+    /// The file's storage for what records from the std [`Iterator`] borrow.
+    store: &'f Store,
+    /// The event list records from the std iterator refer to: the file's, or the last snapshot of
+    /// `events` taken after a record changed it.
+    events_f: &'f EventList,
+    /// The last decompressed block copied to `store` (generation, bytes).
+    block: Option<(u64, &'f [u8])>,
+}
+
+/// Storage owned by a [`crate::PerfFile`] for the bytes and event lists that records yielded by the
+/// std [`Iterator`] of [`Records`] borrow for the file's lifetime: each decompressed block (copied
+/// once), records copied out of a pipe's read buffer or the ordering arena, and the event lists
+/// learned while reading (HEADER_ATTR, EVENT_UPDATE, ID_INDEX). Mapped and borrowed input is never
+/// copied. [`Records::next_record`] (the lending form) stores nothing here.
+#[derive(Default)]
+pub(crate) struct Store {
+    bytes: elsa::sync::FrozenVec<Box<[u8]>>,
+    events: elsa::sync::FrozenVec<Box<EventList>>,
+    tracepoints: elsa::sync::FrozenVec<Box<crate::tracepoint::Tracepoints>>,
+}
+
+impl Store {
+    /// Keep an event list for the file's lifetime.
+    pub(crate) fn keep_events(&self, events: EventList) -> &EventList {
+        self.events.push_get(Box::new(events))
+    }
+
+    /// Keep parsed tracing data for the file's lifetime (typed tracepoint iterators borrow it).
+    pub(crate) fn keep_tracepoints(&self, tp: crate::tracepoint::Tracepoints) -> &crate::tracepoint::Tracepoints {
+        self.tracepoints.push_get(Box::new(tp))
+    }
 }
 
 impl<'f> Records<'f> {
     pub(crate) fn new(
         frames: Frames<'f>,
         slices: Vec<&'f [u8]>,
-        events: EventList,
+        events: &'f EventList,
+        store: &'f Store,
         endian: Endian,
         opts: ReadOptions,
     ) -> Self {
@@ -143,7 +175,7 @@ impl<'f> Records<'f> {
         Records {
             frames,
             slices,
-            events,
+            events: events.clone(),
             endian,
             opts,
             queue: Vec::new(),
@@ -163,6 +195,9 @@ impl<'f> Records<'f> {
             released: Vec::new(),
             next_release_check: RELEASE_STEP,
             calls: 0,
+            store,
+            events_f: events,
+            block: None,
         }
     }
 
@@ -195,14 +230,7 @@ impl<'f> Records<'f> {
     /// The next record, `None` at the end.
     #[allow(clippy::should_implement_trait)]
     pub fn next_record(&mut self) -> Option<Result<Record<'_>>> {
-        self.calls = self.calls.wrapping_add(1);
-        if self.calls.is_multiple_of(1024) && !self.maps.is_empty() {
-            let (file, at) = self.frames.input_position();
-            if at >= self.next_release_check || at < self.next_release_check.saturating_sub(RELEASE_STEP) {
-                self.next_release_check = at.saturating_add(RELEASE_STEP);
-                self.release_pages(file, at);
-            }
-        }
+        self.tick();
         match self.opts.order {
             // The frame is used where next_frame left it: moving it out first costs a copy that
             // stalls on the stores that just wrote it.
@@ -218,7 +246,31 @@ impl<'f> Records<'f> {
         }
     }
 
+    /// Count a call and, every 1024, drop the resident pages of mapped input already read.
+    #[inline(always)]
+    fn tick(&mut self) {
+        self.calls = self.calls.wrapping_add(1);
+        if self.calls.is_multiple_of(1024) && !self.maps.is_empty() {
+            let (file, at) = self.frames.input_position();
+            if at >= self.next_release_check || at < self.next_release_check.saturating_sub(RELEASE_STEP) {
+                self.next_release_check = at.saturating_add(RELEASE_STEP);
+                self.release_pages(file, at);
+            }
+        }
+    }
+
     fn next_ordered(&mut self) -> Option<Result<Record<'_>>> {
+        match self.position_ordered()? {
+            Err(e) => Some(Err(e)),
+            Ok(true) => self.frames_current(),
+            Ok(false) => self.queued_current(),
+        }
+    }
+
+    /// Move to the next record in time order: `Ok(true)` when it is the frame reader's current
+    /// frame, `Ok(false)` when it is `self.current`'s queued record.
+    #[inline(always)]
+    fn position_ordered(&mut self) -> Option<Result<bool>> {
         let deliver_frame = loop {
             if self.head < self.ready_end {
                 let Some(&q) = self.queue.get(self.head) else { break false };
@@ -275,10 +327,8 @@ impl<'f> Records<'f> {
         };
         if deliver_frame {
             self.current = Current::Frame;
-            self.frames_current()
-        } else {
-            self.queued_current()
         }
+        Some(Ok(deliver_frame))
     }
 
     fn frames_current(&mut self) -> Option<Result<Record<'_>>> {
@@ -288,26 +338,156 @@ impl<'f> Records<'f> {
     }
 
     fn queued_current(&mut self) -> Option<Result<Record<'_>>> {
-        let Current::Queued(q) = &self.current else {
+        let q = self.deliver_queued()?;
+        let src: &[u8] = if q.arena { &self.arena } else { self.slices.get(usize::from(q.file))? };
+        let frame = queued_at(src, q, self.endian)?;
+        Some(decode_counting(&frame, &self.events, self.endian, &self.unknown_ids))
+    }
+
+    /// `self.current`'s queued record, counted as delivered.
+    fn deliver_queued(&mut self) -> Option<Queued> {
+        let Current::Queued(q) = self.current else {
             return None;
         };
-        let src: &[u8] = if q.arena { &self.arena } else { self.slices.get(usize::from(q.file))? };
-        let rest = src.get(q.start..)?;
-        let e = self.endian;
-        let header = crate::record::RecordHeader {
-            type_: e.u32(rest.get(..4)?),
-            misc: e.u16(rest.get(4..6)?),
-            size: e.u16(rest.get(6..8)?),
-        };
-        let bytes = rest.get(..usize::from(header.size))?;
-        let frame = Frame { pos: q.pos(), header, bytes, payload: &[] };
         // A queued record's key is its timestamp (`frame_time`).
         if q.ts < self.last_delivered_ts {
             self.stats.out_of_order += 1;
         }
         self.last_delivered_ts = self.last_delivered_ts.max(q.ts);
-        Some(decode_counting(&frame, &self.events, self.endian, &self.unknown_ids))
+        Some(q)
     }
+}
+
+/// The frame of a queued record whose bytes start at `q.start` of `src`.
+fn queued_at(src: &[u8], q: Queued, e: Endian) -> Option<Frame<'_>> {
+    let rest = src.get(q.start..)?;
+    let header = crate::record::RecordHeader {
+        type_: e.u32(rest.get(..4)?),
+        misc: e.u16(rest.get(4..6)?),
+        size: e.u16(rest.get(6..8)?),
+    };
+    let bytes = rest.get(..usize::from(header.size))?;
+    Some(Frame { pos: q.pos(), header, bytes, payload: &[] })
+}
+
+/// Records as a std [`Iterator`]: each record borrows the file (`'f`), not the iterator, so records
+/// can be kept, collected or sent along while iteration goes on.
+///
+/// ```no_run
+/// # fn main() -> perfdata_core::Result<()> {
+/// let file = perfdata_core::PerfFile::open("perf.data")?;
+/// let mut samples = 0;
+/// for record in file.records(perfdata_core::Order::Time)? {
+///     let record = record?;
+///     if let perfdata_core::RecordKind::Sample(_) = record.kind {
+///         samples += 1;
+///     }
+/// }
+/// # Ok(()) }
+/// ```
+///
+/// Mapped and borrowed input (files, byte slices, directories) is never copied. Bytes that only
+/// live in the reader's buffers are kept in the file's storage for its lifetime: each decompressed
+/// block of a `-z` recording (once), and the records of a pipe stream read with
+/// [`crate::PerfFile::from_reader`]. For those two, [`Records::next_record`] (which lends each
+/// record until the next call) keeps memory bounded by the ordering window instead.
+impl<'f> Iterator for Records<'f> {
+    type Item = Result<Record<'f>>;
+
+    fn next(&mut self) -> Option<Result<Record<'f>>> {
+        self.tick();
+        let frame: Frame<'f> = match self.opts.order {
+            Order::File => {
+                if let Err(e) = self.frames.next_frame()? {
+                    return Some(Err(e));
+                }
+                let frame = self.frames.current_frame()?;
+                let learned = learn_from(&mut self.events, &frame, self.endian);
+                let frame = rebase(frame, &self.slices, self.frames.decompressed_block(), &mut self.block, self.store);
+                if learned {
+                    self.events_f = self.store.keep_events(self.events.clone());
+                }
+                frame
+            }
+            Order::Time => match self.position_ordered()? {
+                Err(e) => return Some(Err(e)),
+                Ok(true) => {
+                    let frame = self.frames.current_frame()?;
+                    let learned = learn_from(&mut self.events, &frame, self.endian);
+                    let frame =
+                        rebase(frame, &self.slices, self.frames.decompressed_block(), &mut self.block, self.store);
+                    if learned {
+                        self.events_f = self.store.keep_events(self.events.clone());
+                    }
+                    frame
+                }
+                Ok(false) => {
+                    let q = self.deliver_queued()?;
+                    if !q.arena {
+                        // In a mapped or borrowed slice: borrow it for 'f.
+                        let src: &'f [u8] = self.slices.get(usize::from(q.file)).copied()?;
+                        queued_at(src, q, self.endian)?
+                    } else {
+                        let frame = queued_at(&self.arena, q, self.endian)?;
+                        let bytes: &'f [u8] = self.store.bytes.push_get(frame.bytes.into());
+                        Frame { pos: frame.pos, header: frame.header, bytes, payload: &[] }
+                    }
+                }
+            },
+        };
+        Some(decode_counting(&frame, self.events_f, self.endian, &self.unknown_ids))
+    }
+}
+
+/// `inner`'s offset in `outer` when `inner` lies within it.
+fn offset_in(outer: &[u8], inner: &[u8]) -> Option<usize> {
+    let (o, i) = (outer.as_ptr() as usize, inner.as_ptr() as usize);
+    let off = i.checked_sub(o)?;
+    (off.checked_add(inner.len())? <= outer.len()).then_some(off)
+}
+
+/// `frame` with its bytes borrowed for `'f`: from the input slice holding them, from the stored
+/// copy of the current decompressed block (copied once per block), or copied into the store.
+fn rebase<'f>(
+    frame: Frame<'_>,
+    slices: &[&'f [u8]],
+    (dbuf, generation): (&[u8], u64),
+    block: &mut Option<(u64, &'f [u8])>,
+    store: &'f Store,
+) -> Frame<'f> {
+    let Frame { pos, header, bytes, payload } = frame;
+    let lookup = |src: &'f [u8], part: &[u8]| -> Option<&'f [u8]> {
+        if part.is_empty() {
+            return Some(&[]);
+        }
+        let off = offset_in(src, part)?;
+        src.get(off..off + part.len())
+    };
+    for &s in slices {
+        if let (Some(b), Some(p)) = (lookup(s, bytes), lookup(s, payload)) {
+            return Frame { pos, header, bytes: b, payload: p };
+        }
+    }
+    if let (true, Some(off)) = (payload.is_empty(), offset_in(dbuf, bytes)) {
+        let stored = match *block {
+            Some((g, stored)) if g == generation => stored,
+            _ => {
+                let stored: &'f [u8] = store.bytes.push_get(dbuf.into());
+                *block = Some((generation, stored));
+                stored
+            }
+        };
+        if let Some(b) = stored.get(off..off + bytes.len()) {
+            return Frame { pos, header, bytes: b, payload: &[] };
+        }
+    }
+    // A pipe stream's buffer: keep a copy of the record and its payload.
+    let mut copy = Vec::with_capacity(bytes.len() + payload.len());
+    copy.extend_from_slice(bytes);
+    copy.extend_from_slice(payload);
+    let all: &'f [u8] = store.bytes.push_get(copy.into_boxed_slice());
+    let (b, p) = all.split_at(bytes.len().min(all.len()));
+    Frame { pos, header, bytes: b, payload: p }
 }
 
 fn own(slices: &[&[u8]], arena: &mut Vec<u8>, ts: u64, frame: Frame<'_>) -> Queued {
@@ -402,10 +582,13 @@ impl Records<'_> {
 /// Update the event list from records that define events (pipe mode) or name them, before the
 /// record itself is decoded against it.
 #[inline]
-fn learn_from(events: &mut EventList, frame: &Frame<'_>, endian: Endian) {
-    if matches!(frame.header.type_, rt::HEADER_ATTR | rt::EVENT_UPDATE | rt::ID_INDEX) {
+/// Learn from a record that describes events; true when it was one.
+fn learn_from(events: &mut EventList, frame: &Frame<'_>, endian: Endian) -> bool {
+    let learns = matches!(frame.header.type_, rt::HEADER_ATTR | rt::EVENT_UPDATE | rt::ID_INDEX);
+    if learns {
         learn_from_frame(events, *frame, endian);
     }
+    learns
 }
 
 #[inline(never)]
@@ -511,8 +694,10 @@ impl<'f> Records<'f> {
         }
         // SAFETY: the map is read-only and file-backed (MAP_SHARED, PROT_READ): MADV_DONTNEED only
         // drops our resident pages; a later access reads them back from the file. No reference into
-        // [done, end) is alive: queued records there were just moved to the arena, and the lending
-        // iterator ends each record's borrow before the next call.
+        // [done, end) needs the old contents kept resident: queued records there were just moved to
+        // the arena, the lending iterator ends each record's borrow before the next call, and records
+        // from the std iterator that still borrow the range stay valid because the pages are re-read
+        // from the unchanged file on access (the map is never written, so DONTNEED cannot zero them).
         let _ = unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, done, end - done) };
         if let Some(r) = self.released.get_mut(file) {
             *r = end;

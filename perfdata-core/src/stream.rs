@@ -74,6 +74,8 @@ pub struct Frames<'d> {
     decomp: Option<Decompressor>,
     max_decompressed: usize,
     dbuf: Vec<u8>,
+    /// Bumped each time `dbuf` is refilled (the std record iterator copies each block once).
+    dgen: u64,
     dpos: usize,
     carrier: Position,
     dindex: u32,
@@ -98,6 +100,7 @@ impl<'d> Frames<'d> {
             decomp: None,
             max_decompressed,
             dbuf: Vec::new(),
+            dgen: 0,
             dpos: 0,
             carrier: Position::default(),
             dindex: 0,
@@ -178,6 +181,11 @@ impl<'d> Frames<'d> {
         }
     }
 
+    /// The decompression buffer and its generation (bumped on every refill).
+    pub(crate) fn decompressed_block(&self) -> (&[u8], u64) {
+        (&self.dbuf, self.dgen)
+    }
+
     /// The frame the last successful [`Frames::next_frame`] returned, again.
     pub fn current_frame(&self) -> Option<Frame<'_>> {
         let (loc, pos, header) = (self.last?, self.last_pos, self.last_header?);
@@ -246,6 +254,7 @@ impl<'d> Frames<'d> {
             bytes.get(8..).unwrap_or(&[])
         };
         let res = dec.feed(payload, &mut self.dbuf, pos);
+        self.dgen = self.dgen.wrapping_add(1);
         self.decomp = Some(dec);
         res?;
         self.carrier = pos;

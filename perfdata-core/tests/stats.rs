@@ -3,47 +3,9 @@
 
 mod common;
 
+use common::{parse_stats, perf_name};
 use perfdata_core::{Order, PerfFile, ReadOptions, RecordKind};
 use std::collections::BTreeMap;
-
-/// perf's aggregated counts by perf's type name, and SAMPLE counts by event name.
-fn parse_stats(text: &str) -> (BTreeMap<String, u64>, BTreeMap<String, u64>) {
-    let (mut types, mut events) = (BTreeMap::new(), BTreeMap::new());
-    let mut section: Option<String> = None;
-    for line in text.lines() {
-        let t = line.trim();
-        if let Some(name) = t.strip_suffix(" stats:") {
-            if name != "Aggregated" {
-                section = Some(name.to_string());
-            }
-            continue;
-        }
-        let Some((name, rest)) = t.split_once(" events:") else { continue };
-        let n: u64 = rest.split_whitespace().next().unwrap().parse().unwrap();
-        match &section {
-            None if name != "TOTAL" => {
-                types.insert(name.to_string(), n);
-            }
-            Some(ev) if name == "SAMPLE" => {
-                events.insert(ev.clone(), n);
-            }
-            _ => {}
-        }
-    }
-    (types, events)
-}
-
-/// perf's short names of user record types (`perf_event__name`).
-fn perf_name(ours: &str) -> String {
-    match ours {
-        "HEADER_ATTR" => "ATTR".into(),
-        "HEADER_EVENT_TYPE" => "EVENT_TYPE".into(),
-        "HEADER_TRACING_DATA" => "TRACING_DATA".into(),
-        "HEADER_BUILD_ID" => "BUILD_ID".into(),
-        "HEADER_FEATURE" => "FEATURE".into(),
-        n => n.into(),
-    }
-}
 
 #[test]
 fn counts_equal_perf_report_stats() {

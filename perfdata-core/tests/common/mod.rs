@@ -100,3 +100,42 @@ pub fn assert_same_lines(ours: &str, want: &str, what: &str) {
     }
     panic!("{what} differs from perf");
 }
+
+/// perf's aggregated counts by perf's type name, and SAMPLE counts by event name.
+pub fn parse_stats(text: &str) -> (std::collections::BTreeMap<String, u64>, std::collections::BTreeMap<String, u64>) {
+    let (mut types, mut events) = (std::collections::BTreeMap::new(), std::collections::BTreeMap::new());
+    let mut section: Option<String> = None;
+    for line in text.lines() {
+        let t = line.trim();
+        if let Some(name) = t.strip_suffix(" stats:") {
+            if name != "Aggregated" {
+                section = Some(name.to_string());
+            }
+            continue;
+        }
+        let Some((name, rest)) = t.split_once(" events:") else { continue };
+        let n: u64 = rest.split_whitespace().next().unwrap().parse().unwrap();
+        match &section {
+            None if name != "TOTAL" => {
+                types.insert(name.to_string(), n);
+            }
+            Some(ev) if name == "SAMPLE" => {
+                events.insert(ev.clone(), n);
+            }
+            _ => {}
+        }
+    }
+    (types, events)
+}
+
+/// perf's short names of user record types (`perf_event__name`).
+pub fn perf_name(ours: &str) -> String {
+    match ours {
+        "HEADER_ATTR" => "ATTR".into(),
+        "HEADER_EVENT_TYPE" => "EVENT_TYPE".into(),
+        "HEADER_TRACING_DATA" => "TRACING_DATA".into(),
+        "HEADER_BUILD_ID" => "BUILD_ID".into(),
+        "HEADER_FEATURE" => "FEATURE".into(),
+        n => n.into(),
+    }
+}

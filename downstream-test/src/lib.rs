@@ -1,0 +1,1 @@
+//! Nothing but a test (tests/stats.rs): perfdata-core as a dependency without default features.
