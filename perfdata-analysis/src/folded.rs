@@ -17,10 +17,10 @@
 use std::collections::{BTreeMap, HashMap};
 
 use perfdata_core::attr::EventType;
+use perfdata_core::feature::BuildId;
 use perfdata_core::file::PerfFile;
 use perfdata_core::process::{Machine, MachineEvent};
-use perfdata_core::reader::Reader;
-use perfdata_core::record::{BuildIdRecord, CpuMode, RecordKind};
+use perfdata_core::record::{CpuMode, RecordKind};
 use perfdata_core::records::Order;
 use perfdata_core::sample::{Sample, PERF_CONTEXT_MAX};
 use perfdata_core::Result;
@@ -198,39 +198,25 @@ impl FoldedStacks {
     }
 }
 
-/// Build ids by file name from the BUILD_ID feature (bit 2).
+/// Build ids by file name from the BUILD_ID feature (empty when the file has none or it does not
+/// parse).
 pub fn feature_build_ids(file: &PerfFile) -> HashMap<String, Vec<u8>> {
-    let mut out = HashMap::new();
-    let Some((data, pos)) = file.feature_data(2) else { return out };
-    let mut r = Reader::new(data, file.endian(), pos, "build_id feature");
-    while r.remaining() >= 8 {
-        let Ok(hdr) = perfdata_core::record::RecordHeader::parse(
-            data.get(data.len().saturating_sub(r.remaining())..).unwrap_or(&[]),
-            file.endian(),
-            pos,
-        ) else {
-            break;
-        };
-        let size = usize::from(hdr.size);
-        if size < 8 || r.skip(8).is_err() {
-            break;
-        }
-        let Ok(body) = r.bytes(size.saturating_sub(8)) else { break };
-        let mut br = Reader::new(body, file.endian(), pos, "build_id entry");
-        if let Ok(b) = BuildIdRecord::parse(&mut br, hdr.misc) {
-            let name = String::from_utf8_lossy(b.filename).into_owned();
-            out.insert(name, b.build_id.to_vec());
-        }
-    }
-    out
+    build_id_map(&build_id_entries(file))
+}
+
+fn build_id_entries(file: &PerfFile) -> Vec<BuildId> {
+    file.features().build_ids().and_then(Result::ok).map(|b| b.entries).unwrap_or_default()
+}
+
+fn build_id_map(entries: &[BuildId]) -> HashMap<String, Vec<u8>> {
+    entries.iter().map(|e| (e.filename.clone(), e.build_id.clone())).collect()
 }
 
 /// The symbolizer for `file`, with its build ids.
 fn symbolizer(file: &PerfFile, opts: &FoldedOptions) -> Symbolizer {
-    let mut sym = Symbolizer::new(opts.symbolize.clone(), feature_build_ids(file));
-    if let Some(Ok(b)) = file.features().build_ids() {
-        sym.set_kernel_build_ids(&b.entries);
-    }
+    let entries = build_id_entries(file);
+    let mut sym = Symbolizer::new(opts.symbolize.clone(), build_id_map(&entries));
+    sym.set_kernel_build_ids(&entries);
     sym
 }
 
@@ -350,9 +336,7 @@ impl Labels {
     }
 }
 
-/// A fast hash map for the integer keys of the frame cache and the stack counts (aHash: the
-/// default SipHash took a third of the run time).
-type FastMap<K, V> = HashMap<K, V, ahash::RandomState>;
+use perfdata_symbolize::FastMap;
 
 /// Where the labels of one resolved address sit in [`Folder::seqs`] (several when a name splits
 /// into Java inline pieces at `->`), leaf-most first.

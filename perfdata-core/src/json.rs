@@ -10,14 +10,7 @@ fn s(b: &[u8]) -> Value {
     Value::String(String::from_utf8_lossy(b).into_owned())
 }
 
-/// Lower-case hex of bytes.
-pub fn hex(b: &[u8]) -> String {
-    let mut out = String::with_capacity(b.len() * 2);
-    for x in b {
-        out.push_str(&format!("{x:02x}"));
-    }
-    out
-}
+pub use crate::names::hex;
 
 fn u64s(v: U64s<'_>) -> Value {
     Value::Array(v.iter().map(Value::from).collect())

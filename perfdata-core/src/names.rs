@@ -2,6 +2,17 @@
 
 use crate::attr::EventAttr;
 
+/// Bytes as lowercase hex, the way perf prints build ids and raw bytes.
+pub fn hex(b: &[u8]) -> String {
+    let mut out = String::with_capacity(b.len().saturating_mul(2));
+    for &x in b {
+        for nibble in [x >> 4, x & 15] {
+            out.push(char::from_digit(u32::from(nibble), 16).unwrap_or('0'));
+        }
+    }
+    out
+}
+
 const HW: [&str; 10] = [
     "cycles",
     "instructions",

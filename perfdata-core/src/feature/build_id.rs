@@ -37,13 +37,13 @@ impl BuildId {
 
     /// The build id as lowercase hex, as perf prints it.
     pub fn hex(&self) -> String {
-        self.build_id.iter().map(|b| format!("{b:02x}")).collect()
+        crate::names::hex(&self.build_id)
     }
 }
 
 #[cfg(feature = "json")]
 pub(crate) fn hex_bytes<S: serde::Serializer>(b: &[u8], s: S) -> std::result::Result<S::Ok, S::Error> {
-    s.serialize_str(&b.iter().map(|b| format!("{b:02x}")).collect::<String>())
+    s.serialize_str(&crate::names::hex(b))
 }
 
 /// The BUILD_ID section.

@@ -9,7 +9,6 @@
 //! parses every CIE, FDE, pointer encoding and instruction.
 
 use std::cell::{OnceCell, RefCell};
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use gimli::{
@@ -30,7 +29,7 @@ const MAX_INSTRUCTIONS: usize = 100_000;
 /// address unwound through takes one).
 const CACHE_MAX: usize = 1 << 18;
 
-type FastMap<K, V> = HashMap<K, V, ahash::RandomState>;
+use crate::FastMap;
 /// A register state's FDE (section, offset) and the address the program runs to.
 type StateKey = (Section, usize, u64);
 

@@ -22,7 +22,6 @@ pub mod cfi;
 pub mod regs;
 mod step;
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 pub use regs::{Arch, UserRegs};
@@ -105,7 +104,7 @@ const RECENT: usize = 4;
 /// orphans the slots of their earlier stamps).
 const MODULE_CACHE_MAX: usize = 1 << 20;
 
-type FastMap<K, V> = HashMap<K, V, ahash::RandomState>;
+use crate::FastMap;
 
 impl AddressSpace for ProcessSpace<'_> {
     fn module(&mut self, addr: u64) -> Option<Module> {
