@@ -389,8 +389,8 @@ pub fn drive(file: &PerfFile<'_>) -> usize {
                 Ok(r) => {
                     n += 1;
                     touch(&r);
-                    if let (RecordKind::HeaderTracingData(t), None) = (&r.kind, &tp) {
-                        tp = Tracepoints::from_record(t, r.pos).ok();
+                    if let (Some(learned), None) = (Tracepoints::carried_by(&r), &tp) {
+                        tp = learned.ok();
                     }
                     if let (Some(tp), RecordKind::Sample(s), Some(ev)) = (&tp, &r.kind, r.event) {
                         let _ = tp.format_by_id(ev.attr.config as u32);

@@ -399,9 +399,7 @@ impl Folder<'_> {
         if let Some((id, comm, java)) = self.roots.get(&(pid, tid)) {
             return (*id, comm.clone(), *java);
         }
-        // perf's idle thread is called swapper without any COMM record.
-        let comm =
-            if tid == 0 && self.machine.thread(0).is_none() { "swapper".to_string() } else { self.machine.comm(tid) };
+        let comm = self.machine.comm(tid);
         let mut label = comm.replace(' ', "_");
         match self.opts.root {
             Root::CommPid => label.push_str(&format!("-{pid}")),

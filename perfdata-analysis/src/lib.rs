@@ -13,6 +13,7 @@ pub mod flamegraph;
 pub mod folded;
 pub mod latency;
 pub mod sched;
+pub mod script;
 
 /// The format crate, re-exported so that one dependency is enough.
 pub use perfdata_core as core;

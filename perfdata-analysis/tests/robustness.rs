@@ -83,8 +83,8 @@ fn drain_inner(data: &[u8]) -> (usize, usize) {
                         let _ = s.callchain_contexts();
                     }
                     let _ = perfdata_core::json::record_json(&r);
-                    if let (RecordKind::HeaderTracingData(t), None) = (&r.kind, &tp) {
-                        tp = Tracepoints::from_record(t, r.pos).ok();
+                    if let (Some(learned), None) = (Tracepoints::carried_by(&r), &tp) {
+                        tp = learned.ok();
                     }
                     if let (Some(tp), RecordKind::Sample(s), Some(ev)) = (&tp, &r.kind, r.event) {
                         if let (Some(fmt), Some(raw)) = (tp.format_for(&ev.attr), s.raw()) {

@@ -1,6 +1,7 @@
 //! `perfdata`: read perf.data files from the command line.
 
 use clap::{Parser, Subcommand, ValueEnum};
+use perfdata_analysis::script::TpState;
 use perfdata_core::{json, Order, PerfFile, RecordKind};
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
@@ -8,7 +9,6 @@ use std::process::ExitCode;
 
 mod folded;
 mod info;
-mod script;
 
 #[derive(Parser)]
 #[command(name = "perfdata", version, about = "Read Linux perf.data files: exact, fast, never crashing")]
@@ -96,7 +96,7 @@ fn main() -> ExitCode {
     let res = match cli.cmd {
         Cmd::Dump { file, json, order } => dump(&file, json, order),
         Cmd::Stats { file, json } => stats(&file, json),
-        Cmd::Script { file } => script::run(&file),
+        Cmd::Script { file } => script(&file),
         Cmd::Info { file, json } => info::run(&file, json),
         Cmd::Folded { file, fold, output } => folded::run_folded(&file, &fold, output.as_ref()),
         Cmd::Flamegraph { files, fold, graph, output } => {
@@ -123,6 +123,20 @@ fn main() -> ExitCode {
 
 type CliResult = Result<ExitCode, Box<dyn std::error::Error>>;
 
+/// A warning or a skipped record's error, on stderr.
+fn warn(message: String) {
+    eprintln!("perfdata: {message}");
+}
+
+/// Print every sample of `path` like `perf script -i path`.
+fn script(path: &str) -> CliResult {
+    let f = open(path)?;
+    let out = std::io::stdout();
+    let mut out = BufWriter::new(out.lock());
+    let ok = perfdata_analysis::script::write_script(&f, &mut out, &mut warn)?;
+    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
 fn dump(path: &str, as_json: bool, order: OrderArg) -> CliResult {
     let f = open(path)?;
     let order = match order {
@@ -133,15 +147,15 @@ fn dump(path: &str, as_json: bool, order: OrderArg) -> CliResult {
     let mut out = BufWriter::new(out.lock());
     let mut recs = f.records(order)?;
     let mut failed = false;
-    let mut tps = script::TpState::new(&f);
+    let mut tps = TpState::new(&f, &mut warn);
     while let Some(rec) = recs.next_record() {
         match rec {
             Ok(r) => {
-                tps.observe(&r);
+                tps.observe(&r, &mut warn);
                 let mut v = json::record_json(&r);
                 // Tracepoint samples: their RAW data decoded by field name.
-                if let (Some(fields), Some(m)) = (tps.fields_json(&r), v.as_object_mut()) {
-                    m.insert("fields".into(), fields);
+                if let (Some((fmt, raw)), Some(m)) = (tps.format_of(&r), v.as_object_mut()) {
+                    m.insert("fields".into(), fmt.fields_json(raw));
                 }
                 if as_json {
                     serde_json::to_writer(&mut out, &v)?;

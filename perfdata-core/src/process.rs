@@ -113,6 +113,9 @@ pub struct Thread {
     pub tid: u32,
     /// The latest comm (perf's `thread__comm_str`).
     pub comm: String,
+    /// A COMM record (or the parent's set comm at FORK) named the thread; else `comm` is perf's
+    /// `:TID` placeholder (perf's `comm_set`).
+    pub comm_set: bool,
     /// An EXIT record was seen.
     pub exited: bool,
 }
@@ -283,6 +286,11 @@ impl MachineEvent {
     }
 }
 
+/// perf's comm of a thread no COMM named (`thread__new`: `:%d` of the tid as an int).
+fn placeholder(tid: u32) -> String {
+    format!(":{}", tid as i32)
+}
+
 /// The state of the machine (host) at the time of the last record fed.
 #[derive(Clone, Debug, Default)]
 pub struct Machine {
@@ -295,9 +303,12 @@ pub struct Machine {
 }
 
 impl Machine {
-    /// An empty machine.
+    /// A machine that knows only the idle thread, called `swapper` as perf registers it
+    /// (`perf_session__register_idle_thread`) before any record.
     pub fn new() -> Self {
-        Self::default()
+        let mut m = Self::default();
+        m.threads.insert(0, Thread { pid: 0, tid: 0, comm: "swapper".into(), comm_set: true, exited: false });
+        m
     }
 
     /// Apply one record (COMM, FORK, EXIT, MMAP, MMAP2; others are ignored).
@@ -310,11 +321,18 @@ impl Machine {
     /// Apply one owned change (what [`Machine::update`] takes from a record).
     pub fn apply(&mut self, event: MachineEvent) {
         match event {
-            MachineEvent::Comm { pid, tid, comm, .. } => self.findnew(pid, tid).comm = comm,
+            MachineEvent::Comm { pid, tid, comm, .. } => {
+                let t = self.findnew(pid, tid);
+                t.comm = comm;
+                t.comm_set = true;
+            }
             MachineEvent::Fork { pid, ppid, tid, ptid } => {
-                let parent_comm = self.threads.get(&ptid).map(|t| t.comm.clone());
-                let comm = parent_comm.unwrap_or_else(|| format!(":{pid}"));
-                self.threads.insert(tid, Thread { pid, tid, comm, exited: false });
+                // perf's thread__fork: a new thread (replacing any with the same tid) copies the
+                // parent's comm when the parent's was set, else keeps thread__new's `:TID`.
+                let parent_comm = self.threads.get(&ptid).filter(|t| t.comm_set).map(|t| t.comm.clone());
+                let comm_set = parent_comm.is_some();
+                let comm = parent_comm.unwrap_or_else(|| placeholder(tid));
+                self.threads.insert(tid, Thread { pid, tid, comm, comm_set, exited: false });
                 if pid != ppid && !self.processes.contains_key(&pid) {
                     if let Some(maps) = self.processes.get(&ppid).cloned() {
                         self.processes.insert(pid, maps);
@@ -334,7 +352,13 @@ impl Machine {
     }
 
     fn findnew(&mut self, pid: u32, tid: u32) -> &mut Thread {
-        self.threads.entry(tid).or_insert_with(|| Thread { pid, tid, comm: format!(":{tid}"), exited: false })
+        self.threads.entry(tid).or_insert_with(|| Thread {
+            pid,
+            tid,
+            comm: placeholder(tid),
+            comm_set: false,
+            exited: false,
+        })
     }
 
     /// The thread `tid`, if any record named it.
@@ -344,7 +368,7 @@ impl Machine {
 
     /// perf's comm for a sample of `tid`: the thread's latest comm, or `:TID` for an unknown thread.
     pub fn comm(&self, tid: u32) -> String {
-        self.threads.get(&tid).map_or_else(|| format!(":{tid}"), |t| t.comm.clone())
+        self.threads.get(&tid).map_or_else(|| placeholder(tid), |t| t.comm.clone())
     }
 
     /// The maps of process `pid`.

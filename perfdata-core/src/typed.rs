@@ -271,17 +271,14 @@ impl<'f> Iterator for TracepointSamples<'f> {
                     return (!self.seen && self.deferred).then(|| Err(self.missing()));
                 }
             };
-            let sample = match record.kind {
-                RecordKind::Sample(s) => s,
-                RecordKind::HeaderTracingData(t) if self.tracepoints.is_none() => {
-                    match Tracepoints::from_record(&t, record.pos) {
-                        Ok(tp) => self.tracepoints = Some(self.store.keep_tracepoints(tp)),
-                        Err(e) => return Some(Err(e)),
-                    }
-                    continue;
+            if self.tracepoints.is_none() {
+                match Tracepoints::carried_by(&record) {
+                    Some(Ok(tp)) => self.tracepoints = Some(self.store.keep_tracepoints(tp)),
+                    Some(Err(e)) => return Some(Err(e)),
+                    None => {}
                 }
-                _ => continue,
-            };
+            }
+            let RecordKind::Sample(sample) = record.kind else { continue };
             let (Some(event), Some(format)) = (record.event, self.resolve()) else { continue };
             if !is_event_of(&event.attr, format) {
                 continue;

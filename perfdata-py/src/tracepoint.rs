@@ -2,7 +2,7 @@
 //! values, and the tracing data a `PerfData` shares with its iterators and tables.
 
 use perfdata_core::tracepoint::{Format, Tracepoints, Value};
-use perfdata_core::{Event, PerfFile, Record, RecordKind};
+use perfdata_core::{Event, PerfFile, Record};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use pyo3::IntoPyObjectExt;
@@ -63,12 +63,7 @@ impl TpRef {
 /// The tracing data of a pipe stream, from its `HEADER_TRACING_DATA` record (None for other
 /// records). A damaged blob gives an error message instead.
 pub fn from_record(rec: &Record<'_>) -> Option<Result<Tracepoints, String>> {
-    match &rec.kind {
-        RecordKind::HeaderTracingData(t) => {
-            Some(Tracepoints::from_record(t, rec.pos).map_err(|e| format!("tracing data: {e}")))
-        }
-        _ => None,
-    }
+    Tracepoints::carried_by(rec).map(|r| r.map_err(|e| format!("tracing data: {e}")))
 }
 
 /// The tracing data of a file known before its records are read (a file's TRACING_DATA feature,

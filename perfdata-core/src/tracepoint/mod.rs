@@ -153,6 +153,16 @@ impl Tracepoints {
         Ok(None)
     }
 
+    /// The tracing data `record` carries: `Some` for a pipe's `HEADER_TRACING_DATA` record (its
+    /// blob parsed, or the error saying why not), `None` for every other record. What a reader of
+    /// pipe data calls on each record until it knows the formats.
+    pub fn carried_by(record: &crate::Record<'_>) -> Option<Result<Tracepoints>> {
+        match &record.kind {
+            crate::RecordKind::HeaderTracingData(t) => Some(Tracepoints::from_record(t, record.pos)),
+            _ => None,
+        }
+    }
+
     /// Parse the payload of a pipe's `HEADER_TRACING_DATA` record (`pos`: where the record is).
     pub fn from_record(t: &TracingDataRecord<'_>, pos: Position) -> Result<Tracepoints> {
         let pos = Position { offset: pos.offset.saturating_add(16), ..pos };

@@ -157,9 +157,11 @@ impl TpSink<'_> {
     }
 
     fn push(&mut self, rec: &Record<'_>) {
-        if let (RecordKind::HeaderTracingData(t), None) = (&rec.kind, &self.tp) {
-            self.tp = Tracepoints::from_record(t, rec.pos).ok().map(Arc::new);
-            return;
+        if self.tp.is_none() {
+            if let Some(tp) = Tracepoints::carried_by(rec) {
+                self.tp = tp.ok().map(Arc::new);
+                return;
+            }
         }
         let (RecordKind::Sample(s), Some(ev)) = (&rec.kind, rec.event) else { return };
         if !self.wanted(ev) {

@@ -1,15 +1,15 @@
-//! `perfdata script`: one line per sample in `perf script`'s default format.
+//! `perf script`'s default lines: one line per sample.
 //!
 //! Tracepoint samples print their rendered `print fmt` text exactly as perf does. Other samples get
 //! perf's default columns (comm, tid, cpu, time, period, event) and their ip in hex, but no symbols:
 //! where perf resolves a symbol and a DSO, this prints `[unknown] ([unknown])`.
 
 use perfdata_core::attr::sample_type;
-use perfdata_core::tracepoint::{Tracepoints, PERF_TYPE_TRACEPOINT};
-use perfdata_core::{Event, Order, PerfFile, Record, RecordKind};
+use perfdata_core::process::Machine;
+use perfdata_core::tracepoint::{Format, Tracepoints, PERF_TYPE_TRACEPOINT};
+use perfdata_core::{Error, Event, Order, PerfFile, Record, RecordKind};
 use std::collections::HashMap;
-use std::io::{BufWriter, Write};
-use std::process::ExitCode;
+use std::io::Write;
 
 /// Tracepoint formats known so far while reading records: a file's from the start, a pipe's from
 /// its `HEADER_TRACING_DATA` record on.
@@ -19,28 +19,29 @@ pub struct TpState {
 }
 
 impl TpState {
-    /// The file's tracing data, if it is already available.
-    pub fn new(f: &PerfFile<'_>) -> TpState {
+    /// The file's tracing data, if it is already available; a damaged blob is reported to `warn`.
+    pub fn new(f: &PerfFile<'_>, warn: &mut dyn FnMut(String)) -> TpState {
         match Tracepoints::from_file(f) {
             Ok(tp) => TpState { tp, warned: false },
             Err(e) => {
-                eprintln!("perfdata: warning: tracing data: {e}");
+                warn(format!("warning: tracing data: {e}"));
                 TpState { tp: None, warned: true }
             }
         }
     }
 
-    /// Pick up a pipe's tracing data.
-    pub fn observe(&mut self, r: &Record<'_>) {
-        if let (RecordKind::HeaderTracingData(t), None) = (&r.kind, &self.tp) {
-            match Tracepoints::from_record(t, r.pos) {
-                Ok(tp) => self.tp = Some(tp),
-                Err(e) if !self.warned => {
-                    eprintln!("perfdata: warning: tracing data: {e}");
-                    self.warned = true;
-                }
-                Err(_) => {}
+    /// Pick up a pipe's tracing data; the first damaged blob is reported to `warn`.
+    pub fn observe(&mut self, r: &Record<'_>, warn: &mut dyn FnMut(String)) {
+        if self.tp.is_some() {
+            return;
+        }
+        match Tracepoints::carried_by(r) {
+            Some(Ok(tp)) => self.tp = Some(tp),
+            Some(Err(e)) if !self.warned => {
+                warn(format!("warning: tracing data: {e}"));
+                self.warned = true;
             }
+            _ => {}
         }
     }
 
@@ -49,49 +50,10 @@ impl TpState {
         self.tp.as_ref()
     }
 
-    /// The decoded tracepoint fields (`name → value`) of a tracepoint sample.
-    pub fn fields_json(&self, r: &Record<'_>) -> Option<serde_json::Value> {
+    /// The format and RAW data of a tracepoint sample, when its format is known.
+    pub fn format_of<'r>(&self, r: &Record<'r>) -> Option<(&Format, &'r [u8])> {
         let (RecordKind::Sample(s), Some(ev)) = (&r.kind, r.event) else { return None };
-        let fmt = self.tp.as_ref()?.format_for(&ev.attr)?;
-        Some(fmt.fields_json(s.raw()?))
-    }
-}
-
-/// Comm of each thread over time, as perf's machine keeps it: COMM sets it, FORK copies the
-/// parent's (when the parent's was set), the idle task is `swapper`, unknown threads `:<tid>`.
-#[derive(Default)]
-struct Comms {
-    by_tid: HashMap<u32, String>,
-}
-
-impl Comms {
-    fn new() -> Comms {
-        let mut c = Comms::default();
-        c.by_tid.insert(0, "swapper".into());
-        c
-    }
-
-    fn observe(&mut self, r: &Record<'_>) {
-        match &r.kind {
-            RecordKind::Comm(c) => {
-                self.by_tid.insert(c.tid, String::from_utf8_lossy(c.comm).into_owned());
-            }
-            RecordKind::Fork(t) => {
-                // A new thread replaces any old one with the same tid.
-                match self.by_tid.get(&t.ptid).cloned() {
-                    Some(parent) => self.by_tid.insert(t.tid, parent),
-                    None => self.by_tid.remove(&t.tid),
-                };
-            }
-            _ => {}
-        }
-    }
-
-    fn comm(&self, tid: Option<u32>) -> String {
-        match tid {
-            Some(t) => self.by_tid.get(&t).cloned().unwrap_or_else(|| format!(":{}", t as i32)),
-            None => ":-1".into(),
-        }
+        Some((self.tp.as_ref()?.format_for(&ev.attr)?, s.raw()?))
     }
 }
 
@@ -134,20 +96,18 @@ fn event_name(ev: &Event, tp: Option<&Tracepoints>) -> String {
     }
 }
 
-/// Print every sample of `path` like `perf script -i path`.
-pub fn run(path: &str) -> super::CliResult {
-    let f = super::open(path)?;
-    let out = std::io::stdout();
-    let mut out = BufWriter::new(out.lock());
-    let ok = write_script(&f, &mut out)?;
-    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
-}
-
-/// Write the `perf script` lines of `f` to `out`; false when some records could not be read (they
-/// are reported on stderr and skipped).
-pub fn write_script(f: &PerfFile<'_>, out: &mut dyn Write) -> Result<bool, Box<dyn std::error::Error>> {
-    let mut tps = TpState::new(f);
-    let mut comms = Comms::new();
+/// Write the `perf script` lines of `f` to `out` (comms from [`Machine`], as perf's). Records that
+/// cannot be read are skipped and reported to `warn` (after `out` is flushed, so the report lands
+/// where the line would have been), as are the reader's diagnostics at the end; the result is
+/// false when any record was skipped.
+pub fn write_script(
+    f: &PerfFile<'_>,
+    out: &mut dyn Write,
+    warn: &mut dyn FnMut(String),
+) -> perfdata_core::Result<bool> {
+    let io = |source| Error::Io { what: "script output".into(), source };
+    let mut tps = TpState::new(f, warn);
+    let mut machine = Machine::new();
     let mut recs = f.records(Order::Time)?;
     let mut name_width: Option<usize> = None;
     let mut cols: HashMap<u32, Columns> = HashMap::new();
@@ -158,13 +118,13 @@ pub fn write_script(f: &PerfFile<'_>, out: &mut dyn Write) -> Result<bool, Box<d
             Ok(r) => r,
             Err(e) => {
                 failed = true;
-                out.flush()?;
-                eprintln!("perfdata: {e}");
+                out.flush().map_err(io)?;
+                warn(e.to_string());
                 continue;
             }
         };
-        tps.observe(&r);
-        comms.observe(&r);
+        tps.observe(&r, warn);
+        machine.update(&r);
         let (RecordKind::Sample(s), Some(ev)) = (&r.kind, r.event) else { continue };
         // perf sizes the event column once, from every event known at the first sample.
         let width = *name_width.get_or_insert_with(|| {
@@ -173,7 +133,8 @@ pub fn write_script(f: &PerfFile<'_>, out: &mut dyn Write) -> Result<bool, Box<d
         });
         let c = cols.get(&output_type(ev)).copied().unwrap_or(Columns { tid: true, time: true, cpu: true, ip: true });
         let callchain = c.ip && use_callchain && s.callchain().is_some();
-        let comm = comms.comm(s.tid());
+        // perf prints the comm of tid -1 for samples without one.
+        let comm = machine.comm(s.tid().unwrap_or(u32::MAX));
         let mut line = if callchain { format!("{comm} ") } else { format!("{comm:>16} ") };
         if c.tid {
             line.push_str(&format!("{:5} ", s.tid().map_or(-1, |t| t as i32)));
@@ -192,11 +153,11 @@ pub fn write_script(f: &PerfFile<'_>, out: &mut dyn Write) -> Result<bool, Box<d
         line.push_str(&format!("{:>width$}: ", event_name(ev, tps.get())));
         if tracepoint {
             // The rendered text goes out as bytes: perf copies record strings unchanged.
-            out.write_all(line.as_bytes())?;
+            out.write_all(line.as_bytes()).map_err(io)?;
             line.clear();
             if let (Some(tp), Some(raw)) = (tps.get(), s.raw()) {
                 if let Some(fmt) = tp.format_for(&ev.attr) {
-                    out.write_all(&tp.render_bytes(fmt, raw))?;
+                    out.write_all(&tp.render_bytes(fmt, raw)).map_err(io)?;
                 }
             }
         } else if c.ip {
@@ -210,11 +171,11 @@ pub fn write_script(f: &PerfFile<'_>, out: &mut dyn Write) -> Result<bool, Box<d
                 line.push_str(&format!(" {:16x} [unknown] ([unknown])", s.ip().unwrap_or(0)));
             }
         }
-        writeln!(out, "{line}")?;
+        writeln!(out, "{line}").map_err(io)?;
     }
-    out.flush()?;
+    out.flush().map_err(io)?;
     for d in f.diagnostics().iter().chain(recs.diagnostics().iter()) {
-        eprintln!("perfdata: warning: {d}");
+        warn(format!("warning: {d}"));
     }
     Ok(!failed)
 }
@@ -257,7 +218,7 @@ mod tests {
             };
             let f = PerfFile::open(&path).unwrap();
             let mut out = Vec::new();
-            assert!(write_script(&f, &mut out).unwrap(), "{name}: read errors");
+            assert!(write_script(&f, &mut out, &mut |_| {}).unwrap(), "{name}: read errors");
             let ours: Vec<&[u8]> = out.split(|&c| c == b'\n').collect();
             let perf: Vec<&[u8]> = expected.split(|&c| c == b'\n').collect();
             assert_eq!(ours.len(), perf.len(), "{name}: line count");
