@@ -6,6 +6,35 @@ use crate::record::{CpuMapData, EventUpdate, Mmap2Id, Record, RecordKind, Sample
 use crate::sample::{ReadValues, Regs, Sample};
 use serde_json::{json, Map, Value};
 
+/// A record field as JSON: integers and flags as numbers/booleans, byte strings as (lossy) text.
+trait FieldJson {
+    fn json(&self) -> Value;
+}
+
+macro_rules! field_json_via_into {
+    ($($t:ty),*) => {$(
+        impl FieldJson for $t {
+            fn json(&self) -> Value {
+                (*self).into()
+            }
+        }
+    )*};
+}
+field_json_via_into!(u8, u16, u32, u64, i32, i64, bool);
+
+impl FieldJson for &[u8] {
+    fn json(&self) -> Value {
+        s(self)
+    }
+}
+
+/// `put("name", r.name)` for each field named, the key being the field's name.
+macro_rules! fields {
+    ($put:ident, $r:ident; $($f:ident),+) => {
+        $( $put(stringify!($f), FieldJson::json(&$r.$f)); )+
+    };
+}
+
 fn s(b: &[u8]) -> Value {
     Value::String(String::from_utf8_lossy(b).into_owned())
 }
@@ -178,27 +207,10 @@ pub fn record_json(rec: &Record<'_>) -> Value {
             }
         }
         RecordKind::Mmap(r) => {
-            for (k, v) in [
-                ("pid", r.pid.into()),
-                ("tid", r.tid.into()),
-                ("addr", r.addr.into()),
-                ("len", r.len.into()),
-                ("pgoff", r.pgoff.into()),
-                ("filename", s(r.filename)),
-            ] {
-                put(k, v);
-            }
+            fields!(put, r; pid, tid, addr, len, pgoff, filename);
         }
         RecordKind::Mmap2(r) => {
-            for (k, v) in [
-                ("pid", r.pid.into()),
-                ("tid", r.tid.into()),
-                ("addr", r.addr.into()),
-                ("len", r.len.into()),
-                ("pgoff", r.pgoff.into()),
-            ] {
-                put(k, v);
-            }
+            fields!(put, r; pid, tid, addr, len, pgoff);
             match r.id {
                 Mmap2Id::Inode { maj, min, ino, ino_generation } => {
                     put("maj", maj.into());
@@ -211,56 +223,38 @@ pub fn record_json(rec: &Record<'_>) -> Value {
                     put("build_id", Value::String(hex(build_id)));
                 }
             }
-            put("prot", r.prot.into());
-            put("flags", r.flags.into());
-            put("filename", s(r.filename));
+            fields!(put, r; prot, flags, filename);
         }
         RecordKind::Comm(r) => {
-            put("pid", r.pid.into());
-            put("tid", r.tid.into());
-            put("comm", s(r.comm));
-            put("exec", r.exec.into());
+            fields!(put, r; pid, tid, comm, exec);
         }
         RecordKind::Fork(r) | RecordKind::Exit(r) => {
-            for (k, v) in [("pid", r.pid), ("ppid", r.ppid), ("tid", r.tid), ("ptid", r.ptid)] {
-                put(k, v.into());
-            }
-            put("time", r.time.into());
+            fields!(put, r; pid, ppid, tid, ptid, time);
         }
         RecordKind::Lost(r) => {
-            put("id", r.id.into());
-            put("lost", r.lost.into());
+            fields!(put, r; id, lost);
         }
         RecordKind::Throttle(r) | RecordKind::Unthrottle(r) => {
-            put("time", r.time.into());
-            put("id", r.id.into());
-            put("stream_id", r.stream_id.into());
+            fields!(put, r; time, id, stream_id);
         }
         RecordKind::Read(r) => {
-            put("pid", r.pid.into());
-            put("tid", r.tid.into());
+            fields!(put, r; pid, tid);
             put("read", read_json(&r.values));
         }
         RecordKind::Aux(r) => {
-            put("aux_offset", r.aux_offset.into());
-            put("aux_size", r.aux_size.into());
-            put("flags", r.flags.into());
+            fields!(put, r; aux_offset, aux_size, flags);
         }
         RecordKind::ItraceStart(r) => {
-            put("pid", r.pid.into());
-            put("tid", r.tid.into());
+            fields!(put, r; pid, tid);
         }
         RecordKind::LostSamples(r) => put("lost", r.lost.into()),
         RecordKind::Switch => put("out", (rec.header.misc & crate::record::misc::SWITCH_OUT != 0).into()),
         RecordKind::SwitchCpuWide(r) => {
             put("out", (rec.header.misc & crate::record::misc::SWITCH_OUT != 0).into());
-            put("next_prev_pid", r.next_prev_pid.into());
-            put("next_prev_tid", r.next_prev_tid.into());
+            fields!(put, r; next_prev_pid, next_prev_tid);
         }
         RecordKind::Namespaces(r) => {
-            put("pid", r.pid.into());
-            put("tid", r.tid.into());
-            put("nr_namespaces", r.nr_namespaces.into());
+            fields!(put, r; pid, tid, nr_namespaces);
             let ns: Vec<Value> = (0..r.link_info.len() / 2)
                 .filter_map(|i| {
                     let (dev, ino) = r.namespace(i)?;
@@ -272,21 +266,15 @@ pub fn record_json(rec: &Record<'_>) -> Value {
             put("link_info", Value::Array(ns));
         }
         RecordKind::Ksymbol(r) => {
-            put("addr", r.addr.into());
-            put("len", r.len.into());
-            put("ksym_type", r.ksym_type.into());
-            put("flags", r.flags.into());
-            put("name", s(r.name));
+            fields!(put, r; addr, len, ksym_type, flags, name);
         }
         RecordKind::BpfEvent(r) => {
             put("bpf_type", r.type_.into());
-            put("flags", r.flags.into());
-            put("id", r.id.into());
+            fields!(put, r; flags, id);
             put("tag", Value::String(hex(r.tag)));
         }
         RecordKind::Cgroup(r) => {
-            put("id", r.id.into());
-            put("path", s(r.path));
+            fields!(put, r; id, path);
         }
         RecordKind::TextPoke(r) => {
             put("addr", r.addr.into());
@@ -303,8 +291,7 @@ pub fn record_json(rec: &Record<'_>) -> Value {
             put("ids", u64s(r.ids));
         }
         RecordKind::HeaderEventType(r) => {
-            put("event_id", r.event_id.into());
-            put("name", s(r.name));
+            fields!(put, r; event_id, name);
         }
         RecordKind::HeaderTracingData(r) => put("tracing_data_size", r.size.into()),
         RecordKind::HeaderBuildId(r) => {
@@ -323,21 +310,13 @@ pub fn record_json(rec: &Record<'_>) -> Value {
             put("priv", u64s(r.priv_));
         }
         RecordKind::Auxtrace(r) => {
-            for (k, v) in [("aux_size", r.size), ("aux_offset", r.offset), ("reference", r.reference)] {
-                put(k, v.into());
-            }
-            put("idx", r.idx.into());
-            put("tid", r.tid.into());
-            put("cpu", r.cpu.into());
+            put("aux_size", r.size.into());
+            put("aux_offset", r.offset.into());
+            fields!(put, r; reference, idx, tid, cpu);
         }
         RecordKind::AuxtraceError(r) => {
             put("error_type", r.type_.into());
-            put("code", r.code.into());
-            put("cpu", r.cpu.into());
-            put("pid", r.pid.into());
-            put("tid", r.tid.into());
-            put("fmt", r.fmt.into());
-            put("ip", r.ip.into());
+            fields!(put, r; code, cpu, pid, tid, fmt, ip);
             if let Some(t) = r.time {
                 put("time", t.into());
             }
@@ -356,12 +335,7 @@ pub fn record_json(rec: &Record<'_>) -> Value {
             put("entries", Value::Array(e));
         }
         RecordKind::Stat(r) => {
-            put("id", r.id.into());
-            put("cpu", r.cpu.into());
-            put("thread", r.thread.into());
-            put("val", r.val.into());
-            put("ena", r.ena.into());
-            put("run", r.run.into());
+            fields!(put, r; id, cpu, thread, val, ena, run);
         }
         RecordKind::StatRound(r) => {
             put("round_type", r.type_.into());
@@ -379,9 +353,7 @@ pub fn record_json(rec: &Record<'_>) -> Value {
             }
         }
         RecordKind::TimeConv(r) => {
-            put("time_shift", r.time_shift.into());
-            put("time_mult", r.time_mult.into());
-            put("time_zero", r.time_zero.into());
+            fields!(put, r; time_shift, time_mult, time_zero);
             if let Some(v) = r.time_cycles {
                 put("time_cycles", v.into());
             }
@@ -409,9 +381,7 @@ pub fn record_json(rec: &Record<'_>) -> Value {
             put("entries", Value::Array(e));
         }
         RecordKind::Schedstat(r) => {
-            put("timestamp", r.timestamp.into());
-            put("cpu", r.cpu.into());
-            put("version", r.version.into());
+            fields!(put, r; timestamp, cpu, version);
             if let Some(d) = r.domain {
                 put("domain", d.into());
             }
