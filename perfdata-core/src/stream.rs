@@ -343,48 +343,14 @@ fn read_frame(input: &mut Input<'_>, endian: Endian) -> Result<Option<Framed>> {
             }
             let pos = Position { offset: start as u64, index: None, file: *file };
             let avail = data.get(start..*end).unwrap_or(&[]);
-            if avail.len() < 8 {
-                return Err(Error::Truncated {
-                    pos,
-                    what: "perf_event_header",
-                    needed: 8,
-                    available: avail.len() as u64,
-                });
+            match frame_at(avail, pos, endian, true)? {
+                Framing::Frame { header, size, extra } => {
+                    *at = start + size + extra;
+                    Ok(Some((pos, header, (start, start + size), (start + size, start + size + extra))))
+                }
+                // Not returned for complete input; ends the input if it ever were.
+                Framing::Need(_) => Ok(None),
             }
-            let header = RecordHeader::parse(avail, endian, pos)?;
-            let size = usize::from(header.size);
-            if size < 8 {
-                return Err(framing_error(pos, header, "record size below the 8-byte header"));
-            }
-            if avail.len() < size {
-                return Err(Error::Record {
-                    pos,
-                    record: rt::name(header.type_).unwrap_or("UNKNOWN"),
-                    source: Box::new(Error::Truncated {
-                        pos,
-                        what: "record",
-                        needed: size as u64,
-                        available: avail.len() as u64,
-                    }),
-                });
-            }
-            let extra = payload_len(header, avail.get(..size).unwrap_or(&[]), endian)?;
-            let rest = avail.len() - size;
-            if extra > rest as u64 {
-                return Err(Error::Record {
-                    pos,
-                    record: rt::name(header.type_).unwrap_or("UNKNOWN"),
-                    source: Box::new(Error::Truncated {
-                        pos,
-                        what: "out-of-band payload",
-                        needed: extra,
-                        available: rest as u64,
-                    }),
-                });
-            }
-            let extra = extra as usize;
-            *at = start + size + extra;
-            Ok(Some((pos, header, (start, start + size), (start + size, start + size + extra))))
         }
         Input::Stream { reader, buf, start, base, eof } => {
             // Drop consumed bytes once they dominate the buffer.
@@ -394,52 +360,69 @@ fn read_frame(input: &mut Input<'_>, endian: Endian) -> Result<Option<Framed>> {
                 *start = 0;
             }
             let pos = Position::at(*base + *start as u64);
-            fill(reader, buf, *start + 8, eof)?;
-            let avail = buf.len() - *start;
-            if avail == 0 {
-                return Ok(None);
+            let mut want = 8;
+            loop {
+                fill(reader, buf, start.saturating_add(want), eof)?;
+                let avail = buf.get(*start..).unwrap_or(&[]);
+                if avail.is_empty() {
+                    return Ok(None); // fill stopped short of 8 bytes: the stream's clean end
+                }
+                // fill stops short of `want` only at the end of the stream, so this progresses.
+                match frame_at(avail, pos, endian, *eof)? {
+                    Framing::Need(n) => want = n,
+                    Framing::Frame { header, size, extra } => {
+                        let s = *start;
+                        *start = s + size + extra;
+                        return Ok(Some((pos, header, (s, s + size), (s + size, s + size + extra))));
+                    }
+                }
             }
-            if avail < 8 {
-                return Err(Error::Truncated { pos, what: "perf_event_header", needed: 8, available: avail as u64 });
-            }
-            let header = RecordHeader::parse(buf.get(*start..).unwrap_or(&[]), endian, pos)?;
-            let size = usize::from(header.size);
-            if size < 8 {
-                return Err(framing_error(pos, header, "record size below the 8-byte header"));
-            }
-            fill(reader, buf, *start + size, eof)?;
-            if buf.len() - *start < size {
-                return Err(Error::Record {
-                    pos,
-                    record: rt::name(header.type_).unwrap_or("UNKNOWN"),
-                    source: Box::new(Error::Truncated {
-                        pos,
-                        what: "record",
-                        needed: size as u64,
-                        available: (buf.len() - *start) as u64,
-                    }),
-                });
-            }
-            let extra = payload_len(header, buf.get(*start..*start + size).unwrap_or(&[]), endian)?;
-            let want = (*start + size) as u64 + extra;
-            fill(reader, buf, usize::try_from(want).unwrap_or(usize::MAX), eof)?;
-            if (buf.len() as u64) < want {
-                return Err(Error::Record {
-                    pos,
-                    record: rt::name(header.type_).unwrap_or("UNKNOWN"),
-                    source: Box::new(Error::Truncated {
-                        pos,
-                        what: "out-of-band payload",
-                        needed: extra,
-                        available: (buf.len() - *start - size) as u64,
-                    }),
-                });
-            }
-            let s = *start;
-            *start = want as usize;
-            Ok(Some((pos, header, (s, s + size), (s + size, want as usize))))
         }
     }
+}
+
+/// What [`frame_at`] found at the start of the available bytes.
+enum Framing {
+    /// A record of `size` bytes followed by `extra` out-of-band payload bytes, all available.
+    Frame { header: RecordHeader, size: usize, extra: usize },
+    /// More bytes are needed to decide (this many from the record's start).
+    Need(usize),
+}
+
+/// Frame the record at the start of `avail`, which holds all the bytes there will be when
+/// `complete` (mapped input, or a stream at its end): the same checks and errors for both inputs.
+fn frame_at(avail: &[u8], pos: Position, endian: Endian, complete: bool) -> Result<Framing> {
+    let record_truncated = |header: RecordHeader, what, needed, available| Error::Record {
+        pos,
+        record: rt::name(header.type_).unwrap_or("UNKNOWN"),
+        source: Box::new(Error::Truncated { pos, what, needed, available }),
+    };
+    if avail.len() < 8 {
+        if !complete {
+            return Ok(Framing::Need(8));
+        }
+        return Err(Error::Truncated { pos, what: "perf_event_header", needed: 8, available: avail.len() as u64 });
+    }
+    let header = RecordHeader::parse(avail, endian, pos)?;
+    let size = usize::from(header.size);
+    if size < 8 {
+        return Err(framing_error(pos, header, "record size below the 8-byte header"));
+    }
+    let Some(rec) = avail.get(..size) else {
+        if !complete {
+            return Ok(Framing::Need(size));
+        }
+        return Err(record_truncated(header, "record", size as u64, avail.len() as u64));
+    };
+    let extra = payload_len(header, rec, endian)?;
+    let rest = (avail.len() - size) as u64;
+    if extra > rest {
+        if !complete {
+            return Ok(Framing::Need(usize::try_from(extra).unwrap_or(usize::MAX).saturating_add(size)));
+        }
+        return Err(record_truncated(header, "out-of-band payload", extra, rest));
+    }
+    Ok(Framing::Frame { header, size, extra: extra as usize })
 }
 
 /// Read from `reader` until `buf` holds `want` bytes or the stream ends. Growth follows the bytes
