@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::record::{CpuMode, Mmap2Id, Record, RecordKind};
+use crate::record::{CpuMode, Record, RecordKind};
 
 /// One mapping of a file (or anonymous memory) into an address space.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -254,31 +254,20 @@ impl MachineEvent {
             },
             RecordKind::Fork(f) => MachineEvent::Fork { pid: f.pid, ppid: f.ppid, tid: f.tid, ptid: f.ptid },
             RecordKind::Exit(e) => MachineEvent::Exit { tid: e.tid },
-            RecordKind::Mmap(m) if record.header.cpumode() == CpuMode::Kernel => {
+            RecordKind::Mmap(_) | RecordKind::Mmap2(_) => {
+                let m = record.kind.mapping()?;
                 let filename = String::from_utf8_lossy(m.filename).into_owned();
-                let (kind, map) = Map::from_kernel_mmap(m.addr, m.len, m.pgoff, filename)?;
-                MachineEvent::KernelMap { kind, map }
-            }
-            RecordKind::Mmap2(m) if record.header.cpumode() == CpuMode::Kernel => {
-                let filename = String::from_utf8_lossy(m.filename).into_owned();
-                let (kind, mut map) = Map::from_kernel_mmap(m.addr, m.len, m.pgoff, filename)?;
-                if let Mmap2Id::BuildId { build_id, .. } = m.id {
-                    map.build_id = Some(build_id.to_vec());
+                let build_id = m.build_id().map(<[u8]>::to_vec);
+                if record.header.cpumode() == CpuMode::Kernel {
+                    let (kind, mut map) = Map::from_kernel_mmap(m.addr, m.len, m.pgoff, filename)?;
+                    map.build_id = build_id;
+                    return Some(MachineEvent::KernelMap { kind, map });
                 }
-                MachineEvent::KernelMap { kind, map }
-            }
-            RecordKind::Mmap(m) => {
-                let filename = String::from_utf8_lossy(m.filename).into_owned();
                 // MMAP has no prot: perf takes every non-data mapping as executable.
-                let prot = if record.header.misc & crate::record::misc::MMAP_DATA != 0 { 0 } else { PROT_EXEC };
-                MachineEvent::Map { pid: m.pid, map: Map::from_mmap(m.pid, m.addr, m.len, m.pgoff, filename, prot, 0) }
-            }
-            RecordKind::Mmap2(m) => {
-                let filename = String::from_utf8_lossy(m.filename).into_owned();
-                let mut map = Map::from_mmap(m.pid, m.addr, m.len, m.pgoff, filename, m.prot, m.flags);
-                if let Mmap2Id::BuildId { build_id, .. } = m.id {
-                    map.build_id = Some(build_id.to_vec());
-                }
+                let data = record.header.misc & crate::record::misc::MMAP_DATA != 0;
+                let prot = m.prot.unwrap_or(if data { 0 } else { PROT_EXEC });
+                let mut map = Map::from_mmap(m.pid, m.addr, m.len, m.pgoff, filename, prot, m.flags.unwrap_or(0));
+                map.build_id = build_id;
                 MachineEvent::Map { pid: m.pid, map }
             }
             _ => return None,

@@ -65,6 +65,54 @@ pub struct Mmap2Record<'a> {
     pub filename: &'a [u8],
 }
 
+/// MMAP and MMAP2 seen alike ([`super::RecordKind::mapping`]): what both carry, and MMAP2's own
+/// fields when the record is one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mapping<'a> {
+    /// Process id.
+    pub pid: u32,
+    /// Thread id.
+    pub tid: u32,
+    /// Start address.
+    pub addr: u64,
+    /// Length in bytes.
+    pub len: u64,
+    /// File offset of `addr`.
+    pub pgoff: u64,
+    /// The mapped file's name (NUL padding removed).
+    pub filename: &'a [u8],
+    /// MMAP2 only: device/inode or build id.
+    pub id: Option<Mmap2Id<'a>>,
+    /// MMAP2 only: `PROT_*` bits.
+    pub prot: Option<u32>,
+    /// MMAP2 only: `MAP_*` flags.
+    pub flags: Option<u32>,
+}
+
+impl<'a> Mapping<'a> {
+    /// The build id an MMAP2 carries (`misc & MMAP_BUILD_ID`).
+    pub fn build_id(&self) -> Option<&'a [u8]> {
+        match self.id {
+            Some(Mmap2Id::BuildId { build_id, .. }) => Some(build_id),
+            _ => None,
+        }
+    }
+}
+
+impl<'a> From<&MmapRecord<'a>> for Mapping<'a> {
+    fn from(m: &MmapRecord<'a>) -> Self {
+        let MmapRecord { pid, tid, addr, len, pgoff, filename } = *m;
+        Mapping { pid, tid, addr, len, pgoff, filename, id: None, prot: None, flags: None }
+    }
+}
+
+impl<'a> From<&Mmap2Record<'a>> for Mapping<'a> {
+    fn from(m: &Mmap2Record<'a>) -> Self {
+        let Mmap2Record { pid, tid, addr, len, pgoff, id, prot, flags, filename } = *m;
+        Mapping { pid, tid, addr, len, pgoff, filename, id: Some(id), prot: Some(prot), flags: Some(flags) }
+    }
+}
+
 impl<'a> Mmap2Record<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>, misc: u16) -> Result<Self> {
         let (pid, tid, addr, len, pgoff) = (r.u32()?, r.u32()?, r.u64()?, r.u64()?, r.u64()?);

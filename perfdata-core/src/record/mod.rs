@@ -251,6 +251,17 @@ pub enum RecordKind<'a> {
     Unknown(&'a [u8]),
 }
 
+impl<'a> RecordKind<'a> {
+    /// An MMAP or MMAP2 record as a [`Mapping`] (MMAP2's own fields `None` for MMAP).
+    pub fn mapping(&self) -> Option<Mapping<'a>> {
+        match self {
+            RecordKind::Mmap(m) => Some(m.into()),
+            RecordKind::Mmap2(m) => Some(m.into()),
+            _ => None,
+        }
+    }
+}
+
 /// A record: where it was, its header, the event it belongs to, and its typed body.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Record<'a> {

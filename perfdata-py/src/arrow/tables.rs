@@ -501,57 +501,35 @@ impl Sink for MmapSink {
     fn push(&mut self, rec: &Record<'_>) {
         let (time, cpu) = when(rec);
         let misc = rec.header.misc;
-        match &rec.kind {
-            RecordKind::Mmap(m) => self.0.push(MmapRow {
-                type_: "MMAP",
-                time,
-                cpu,
-                misc,
-                pid: m.pid,
-                tid: m.tid,
-                addr: m.addr,
-                len: m.len,
-                pgoff: m.pgoff,
-                filename: lossy(m.filename),
-                prot: None,
-                flags: None,
-                maj: None,
-                min: None,
-                ino: None,
-                ino_generation: None,
-                build_id: None,
-            }),
-            RecordKind::Mmap2(m) => {
-                let (maj, min, ino, ino_generation, build_id) = match m.id {
-                    Mmap2Id::Inode { maj, min, ino, ino_generation } => {
-                        (Some(maj), Some(min), Some(ino), Some(ino_generation), None)
-                    }
-                    Mmap2Id::BuildId { build_id, .. } => {
-                        (None, None, None, None, Some(perfdata_core::json::hex(build_id)))
-                    }
-                };
-                self.0.push(MmapRow {
-                    type_: "MMAP2",
-                    time,
-                    cpu,
-                    misc,
-                    pid: m.pid,
-                    tid: m.tid,
-                    addr: m.addr,
-                    len: m.len,
-                    pgoff: m.pgoff,
-                    filename: lossy(m.filename),
-                    prot: Some(m.prot),
-                    flags: Some(m.flags),
-                    maj,
-                    min,
-                    ino,
-                    ino_generation,
-                    build_id,
-                })
+        let Some(m) = rec.kind.mapping() else { return };
+        let (maj, min, ino, ino_generation, build_id) = match m.id {
+            Some(Mmap2Id::Inode { maj, min, ino, ino_generation }) => {
+                (Some(maj), Some(min), Some(ino), Some(ino_generation), None)
             }
-            _ => {}
-        }
+            Some(Mmap2Id::BuildId { build_id, .. }) => {
+                (None, None, None, None, Some(perfdata_core::names::hex(build_id)))
+            }
+            None => (None, None, None, None, None),
+        };
+        self.0.push(MmapRow {
+            type_: if m.id.is_some() { "MMAP2" } else { "MMAP" },
+            time,
+            cpu,
+            misc,
+            pid: m.pid,
+            tid: m.tid,
+            addr: m.addr,
+            len: m.len,
+            pgoff: m.pgoff,
+            filename: lossy(m.filename),
+            prot: m.prot,
+            flags: m.flags,
+            maj,
+            min,
+            ino,
+            ino_generation,
+            build_id,
+        })
     }
 
     fn finish(self: Box<Self>, _: &[Event]) -> Result<Columns, ArrowError> {
