@@ -12,6 +12,7 @@ pub mod flamegraph;
 #[cfg(feature = "symbolize")]
 pub mod folded;
 pub mod latency;
+pub mod options;
 pub mod sched;
 pub mod script;
 

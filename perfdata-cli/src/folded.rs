@@ -2,7 +2,8 @@
 
 use clap::{Args, ValueEnum};
 use perfdata_analysis::flamegraph::{self, FlameGraphOptions};
-use perfdata_analysis::folded::{folded, Compat, EventFilter, FoldedOptions, FoldedStacks, Root, Unknown, Weight};
+use perfdata_analysis::folded::{folded, Compat, FoldedOptions, FoldedStacks, Root, Weight};
+use perfdata_analysis::options::{FoldRequest, TimeRange};
 use perfdata_analysis::symbolize::SymbolizeOptions;
 use std::io::Write;
 use std::path::PathBuf;
@@ -90,7 +91,7 @@ pub struct FoldArgs {
     /// Only samples in this time range, perf's `--time` syntax: `START,END` in seconds (either may
     /// be empty), e.g. `5123.25,5124`.
     #[arg(long, value_name = "START,END")]
-    time: Option<String>,
+    time: Option<TimeRange>,
     /// perf's build-id cache (default ~/.debug).
     #[arg(long, value_name = "DIR")]
     buildid_dir: Option<PathBuf>,
@@ -109,76 +110,52 @@ pub struct FoldArgs {
     no_jitdump: bool,
 }
 
-/// perf's `--time START,END` (seconds, decimal) in ns.
-fn parse_time(s: &str) -> Result<(u64, u64), String> {
-    let secs = |v: &str, default: u64| -> Result<u64, String> {
-        let v = v.trim();
-        if v.is_empty() {
-            return Ok(default);
-        }
-        let (int, frac) = v.split_once('.').unwrap_or((v, ""));
-        let bad = || format!("--time: {v:?} is not a time in seconds");
-        let int: u64 = int.parse().map_err(|_| bad())?;
-        if frac.len() > 9 || !frac.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(bad());
-        }
-        let frac: u64 = format!("{frac:0<9}").parse().map_err(|_| bad())?;
-        int.checked_mul(1_000_000_000).and_then(|n| n.checked_add(frac)).ok_or_else(bad)
-    };
-    let (a, b) = s.split_once(',').unwrap_or((s, ""));
-    Ok((secs(a, 0)?, secs(b, u64::MAX)?))
-}
-
 impl FoldArgs {
-    fn options(&self) -> Result<FoldedOptions, String> {
-        let compat = match self.compat {
-            CompatArg::StackcollapsePl => Compat::StackcollapsePl,
-            CompatArg::PerfScriptPy => Compat::PerfScriptPy,
-        };
-        let mut o = FoldedOptions::compat(compat);
-        if let Some(w) = self.weight {
-            o.weight = match w {
+    /// The request these flags state (the same type `PerfData.folded(...)`'s keywords parse into).
+    fn request(&self) -> FoldRequest {
+        FoldRequest {
+            compat: Some(match self.compat {
+                CompatArg::StackcollapsePl => Compat::StackcollapsePl,
+                CompatArg::PerfScriptPy => Compat::PerfScriptPy,
+            }),
+            weight: self.weight.map(|w| match w {
                 WeightArg::Samples => Weight::Samples,
                 WeightArg::Period => Weight::Period,
-            };
+            }),
+            root: Some(if self.no_comm {
+                Root::None
+            } else if self.tid {
+                Root::CommPidTid
+            } else if self.pid {
+                Root::CommPid
+            } else {
+                Root::Comm
+            }),
+            kernel: self.kernel || self.all,
+            jit: self.jit || self.all,
+            inline: self.inline,
+            annotate_inline: self.annotate_inline,
+            srcline: self.srcline,
+            addrs: self.addrs,
+            event: self.event_filter.clone(),
+            all_events: self.all_events,
+            tidy: self.no_tidy.then_some(false),
+            tidy_java: self.tidy_java.then_some(true),
+            pid: self.filter_pid,
+            tid: self.filter_tid,
+            comm: self.filter_comm.clone(),
+            time: self.time,
+            symbolize: SymbolizeOptions {
+                symfs: self.symfs.clone(),
+                buildid_dir: self.buildid_dir.clone(),
+                kallsyms: self.kallsyms.clone(),
+                ignore_jitdump: self.no_jitdump,
+            },
         }
-        o.root = if self.no_comm {
-            Root::None
-        } else if self.tid {
-            Root::CommPidTid
-        } else if self.pid {
-            Root::CommPid
-        } else {
-            Root::Comm
-        };
-        o.annotate_kernel = self.kernel || self.all;
-        o.annotate_jit = self.jit || self.all;
-        o.inline = self.inline || self.annotate_inline;
-        o.annotate_inline = self.annotate_inline;
-        o.srcline = self.srcline;
-        if self.addrs {
-            o.unknown = Unknown::Address;
-        }
-        if let Some(e) = &self.event_filter {
-            o.event_filter = EventFilter::Name(e.clone());
-        } else if self.all_events {
-            o.event_filter = EventFilter::All;
-        }
-        if self.no_tidy {
-            o.tidy_generic = false;
-        }
-        o.tidy_java = o.tidy_java || self.tidy_java;
-        o.pid = self.filter_pid;
-        o.tid = self.filter_tid;
-        o.comm = self.filter_comm.clone();
-        o.time = self.time.as_deref().map(parse_time).transpose()?;
-        o.symbolize = SymbolizeOptions {
-            symfs: self.symfs.clone(),
-            buildid_dir: self.buildid_dir.clone(),
-            kallsyms: self.kallsyms.clone(),
-            ignore_jitdump: self.no_jitdump,
-        };
-        Ok(o)
+    }
+
+    fn options(&self) -> Result<FoldedOptions, String> {
+        self.request().options()
     }
 
     fn fold(&self, path: &str) -> Result<FoldedStacks, Box<dyn std::error::Error>> {
@@ -191,10 +168,7 @@ impl FoldArgs {
     }
 
     fn count_name(&self) -> &'static str {
-        match (self.weight, self.compat) {
-            (Some(WeightArg::Samples), _) | (None, CompatArg::PerfScriptPy) => "samples",
-            _ => "period",
-        }
+        self.request().count_name()
     }
 }
 
@@ -273,17 +247,4 @@ pub fn run_flamegraph(
     };
     output(out, &svg)?;
     Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_time;
-
-    #[test]
-    fn perf_time_ranges() {
-        assert_eq!(parse_time("5123.25,5124"), Ok((5_123_250_000_000, 5_124_000_000_000)));
-        assert_eq!(parse_time(",1.000000001"), Ok((0, 1_000_000_001)));
-        assert_eq!(parse_time("7,"), Ok((7_000_000_000, u64::MAX)));
-        assert!(parse_time("x,1").is_err() && parse_time("1.0000000001,").is_err());
-    }
 }

@@ -8,7 +8,8 @@
 use crate::error;
 use crate::event::Event;
 use perfdata_analysis::flamegraph::{self, FlameGraphOptions};
-use perfdata_analysis::folded::{folded, Compat, EventFilter, FoldedOptions, FoldedStacks, Root, Unknown, Weight};
+use perfdata_analysis::folded::{folded, FoldedOptions, FoldedStacks, Root};
+use perfdata_analysis::options::{FoldRequest, TimeRange};
 use perfdata_analysis::symbolize::SymbolizeOptions;
 use perfdata_core::PerfFile;
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
@@ -95,74 +96,31 @@ pub fn check_keys(kw: Option<&Bound<'_, PyDict>>, also: &[&str]) -> PyResult<()>
     Ok(())
 }
 
-/// perf's `--time START,END` (seconds with up to 9 decimals, either end may be empty) in ns.
-fn perf_time_range(s: &str) -> PyResult<(u64, u64)> {
-    let secs = |v: &str, open_end: u64| -> PyResult<u64> {
-        let v = v.trim();
-        if v.is_empty() {
-            return Ok(open_end);
-        }
-        let bad = || PyValueError::new_err(format!("time: {v:?} is not a time in seconds"));
-        let (whole, frac) = v.split_once('.').unwrap_or((v, ""));
-        if frac.len() > 9 || !frac.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(bad());
-        }
-        let whole: u64 = whole.parse().map_err(|_| bad())?;
-        let frac: u64 = format!("{frac:0<9}").parse().map_err(|_| bad())?;
-        whole.checked_mul(1_000_000_000).and_then(|n| n.checked_add(frac)).ok_or_else(bad)
-    };
-    let (a, b) = s.split_once(',').unwrap_or((s, ""));
-    Ok((secs(a, 0)?, secs(b, u64::MAX)?))
-}
-
 /// `time=`: perf's "START,END" in seconds, or a (start_ns, end_ns) tuple with None for an open end.
-fn time_range(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Option<(u64, u64)>> {
+fn time_range(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Option<TimeRange>> {
     let Some(v) = get(kw, "time")?.filter(|v| !v.is_none()) else { return Ok(None) };
     if v.is_instance_of::<PyString>() {
-        return perf_time_range(&v.extract::<String>()?).map(Some);
+        let t: TimeRange = v.extract::<String>()?.parse().map_err(PyValueError::new_err)?;
+        return Ok(Some(t));
     }
     if let Ok((a, b)) = v.extract::<(Option<u64>, Option<u64>)>() {
-        return Ok(Some((a.unwrap_or(0), b.unwrap_or(u64::MAX))));
+        return Ok(Some(TimeRange { start: a.unwrap_or(0), end: b.unwrap_or(u64::MAX) }));
     }
     Err(PyTypeError::new_err("time must be perf's 'START,END' in seconds or a (start_ns, end_ns) tuple"))
 }
 
+/// A keyword parsed by the analysis crate's `FromStr` (the words the CLI accepts).
+fn parsed<T: std::str::FromStr<Err = String>>(kw: Option<&Bound<'_, PyDict>>, key: &str) -> PyResult<Option<T>> {
+    opt::<String>(kw, key)?.map(|v| v.parse().map_err(PyValueError::new_err)).transpose()
+}
+
 /// The folding options of the keyword arguments (see `PerfData.folded`).
 pub fn fold_options(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Fold> {
-    let compat = match opt::<String>(kw, "compat")?.as_deref().map(|s| s.replace('_', "-")).as_deref() {
-        None | Some("stackcollapse-pl") => Compat::StackcollapsePl,
-        Some("perf-script-py") => Compat::PerfScriptPy,
-        Some(c) => {
-            return Err(PyValueError::new_err(format!(
-                "compat must be 'stackcollapse-pl' or 'perf-script-py', not {c:?}"
-            )))
-        }
+    let root = match get(kw, "root")? {
+        None => None,
+        Some(r) if r.is_none() => Some(Root::None),
+        Some(_) => parsed::<Root>(kw, "root")?,
     };
-    let mut o = FoldedOptions::compat(compat);
-    match opt::<String>(kw, "weight")?.as_deref() {
-        None => {}
-        Some("samples") => o.weight = Weight::Samples,
-        Some("period") => o.weight = Weight::Period,
-        Some(w) => return Err(PyValueError::new_err(format!("weight must be 'samples' or 'period', not {w:?}"))),
-    }
-    o.root = match get(kw, "root")? {
-        None => Root::Comm,
-        Some(r) if r.is_none() => Root::None,
-        Some(r) => match r.extract::<String>().ok().as_deref() {
-            Some("comm") => Root::Comm,
-            Some("pid") => Root::CommPid,
-            Some("tid") => Root::CommPidTid,
-            _ => return Err(PyValueError::new_err("root must be 'comm', 'pid', 'tid' or None")),
-        },
-    };
-    o.annotate_kernel = flag(kw, "kernel")?;
-    o.annotate_jit = flag(kw, "jit")?;
-    o.annotate_inline = flag(kw, "annotate_inline")?;
-    o.inline = flag(kw, "inline")? || o.annotate_inline;
-    o.srcline = flag(kw, "srcline")?;
-    if flag(kw, "addrs")? {
-        o.unknown = Unknown::Address;
-    }
     let event = match get(kw, "event")?.filter(|e| !e.is_none()) {
         None => None,
         Some(e) => Some(match e.cast::<Event>() {
@@ -170,30 +128,33 @@ pub fn fold_options(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Fold> {
             Err(_) => e.extract::<String>().map_err(|_| PyTypeError::new_err("event must be a name or an Event"))?,
         }),
     };
-    match (event, flag(kw, "all_events")?) {
-        (Some(_), true) => return Err(PyValueError::new_err("event and all_events=True exclude each other")),
-        (Some(e), false) => o.event_filter = EventFilter::Name(e),
-        (None, true) => o.event_filter = EventFilter::All,
-        (None, false) => {}
-    }
-    if let Some(t) = opt::<bool>(kw, "tidy")? {
-        o.tidy_generic = t;
-    }
-    if let Some(t) = opt::<bool>(kw, "tidy_java")? {
-        o.tidy_java = t;
-    }
-    o.pid = opt(kw, "pid")?;
-    o.tid = opt(kw, "tid")?;
-    o.comm = opt(kw, "comm")?;
-    o.time = time_range(kw)?;
-    o.symbolize = SymbolizeOptions {
-        symfs: path(kw, "symfs")?,
-        buildid_dir: path(kw, "buildid_dir")?,
-        kallsyms: path(kw, "kallsyms")?,
-        ignore_jitdump: !opt::<bool>(kw, "jitdump")?.unwrap_or(true),
+    let request = FoldRequest {
+        compat: parsed(kw, "compat")?,
+        weight: parsed(kw, "weight")?,
+        root,
+        kernel: flag(kw, "kernel")?,
+        jit: flag(kw, "jit")?,
+        inline: flag(kw, "inline")?,
+        annotate_inline: flag(kw, "annotate_inline")?,
+        srcline: flag(kw, "srcline")?,
+        addrs: flag(kw, "addrs")?,
+        event,
+        all_events: flag(kw, "all_events")?,
+        tidy: opt(kw, "tidy")?,
+        tidy_java: opt(kw, "tidy_java")?,
+        pid: opt(kw, "pid")?,
+        tid: opt(kw, "tid")?,
+        comm: opt(kw, "comm")?,
+        time: time_range(kw)?,
+        symbolize: SymbolizeOptions {
+            symfs: path(kw, "symfs")?,
+            buildid_dir: path(kw, "buildid_dir")?,
+            kallsyms: path(kw, "kallsyms")?,
+            ignore_jitdump: !opt::<bool>(kw, "jitdump")?.unwrap_or(true),
+        },
     };
-    let count_name = if o.weight == Weight::Samples { "samples" } else { "period" };
-    Ok(Fold { options: o, count_name })
+    let options = request.options().map_err(PyValueError::new_err)?;
+    Ok(Fold { options, count_name: request.count_name() })
 }
 
 /// The graph options of the keyword arguments; `title` and `subtitle` when not given.
