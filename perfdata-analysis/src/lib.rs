@@ -1,7 +1,31 @@
 //! # perfdata-analysis
 //!
-//! Analyses over the records that `perfdata-core` reads: the scheduler analyses (`sched`), latency
-//! analyses (`latency`) and exports to other tools' formats (`export`).
+//! Analyses over the records that `perfdata-core` reads, each a function of a [`core::PerfFile`]
+//! and an options type, streaming records in time order:
+//!
+//! | Module | What | perf / tool it matches |
+//! |---|---|---|
+//! | `folded` (feature `symbolize`) | folded stacks, symbolized and unwound | `stackcollapse-perf.pl`, `perf script report stackcollapse` |
+//! | `flamegraph` (feature `flamegraph`) | flame graph and differential SVGs | `flamegraph.pl`, `difffolded.pl` |
+//! | [`script`] | `perf script`'s default lines | `perf script` |
+//! | [`sched`] | scheduler map, latency, time history | `perf sched map/latency/timehist` |
+//! | [`latency`] | block I/O, wakeup and off-CPU latency, histograms | bcc `biolatency`/`runqlat`, perf-tools `iolatency` |
+//! | [`export`] | other tools' formats | pprof, speedscope, Chrome trace, Parquet |
+//! | [`options`] | the options as the CLI and Python state them (`--time`, fold knobs) | perf's option syntax |
+//!
+//! ```no_run
+//! # #[cfg(feature = "symbolize")]
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use perfdata_analysis::{core::PerfFile, folded, FoldRequest};
+//! let file = PerfFile::open("perf.data")?;
+//! let options = FoldRequest { time: Some("5123.25,5124".parse()?), ..Default::default() }.options()?;
+//! print!("{}", folded(&file, &options)?.to_folded_string());
+//! # Ok(()) }
+//! # #[cfg(not(feature = "symbolize"))]
+//! # fn main() {}
+//! ```
+//!
+//! The symbolizer and unwinder are `perfdata-symbolize`, re-exported as `symbolize`.
 #![warn(missing_docs)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
@@ -15,6 +39,14 @@ pub mod latency;
 pub mod options;
 pub mod sched;
 pub mod script;
+
+#[cfg(feature = "flamegraph")]
+pub use flamegraph::{diff_svg, svg, FlameGraphOptions};
+#[cfg(feature = "symbolize")]
+pub use folded::{folded, FoldedOptions, FoldedStacks};
+#[cfg(feature = "symbolize")]
+pub use options::FoldRequest;
+pub use options::TimeRange;
 
 /// The format crate, re-exported so that one dependency is enough.
 pub use perfdata_core as core;

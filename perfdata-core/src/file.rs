@@ -305,6 +305,17 @@ impl<'d> PerfFile<'d> {
         crate::typed::TracepointSamples::new(self, event)
     }
 
+    /// The typed view over the feature sections (file: the section table; pipe: the HEADER_FEATURE
+    /// records before the first kernel record).
+    pub fn features(&self) -> feature::Features<'_> {
+        let sections = self
+            .feature_bits()
+            .into_iter()
+            .filter_map(|bit| self.feature_data(bit).map(|(data, pos)| feature::FeatureSection { bit, data, pos }))
+            .collect();
+        feature::Features::new(self.endian(), sections)
+    }
+
     /// What records from the std iterator borrow beyond the input bytes.
     pub(crate) fn store(&self) -> &Store {
         &self.store

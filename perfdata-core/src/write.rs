@@ -496,6 +496,8 @@ fn conv_record(
 
 /// Re-encode a feature section payload.
 /// `nr_cpus_avail` is NRCPUS's first word (CPU_TOPOLOGY's per-cpu arrays have that many entries).
+/// An internal of the byte-order conversion, public for the fuzz targets only.
+#[doc(hidden)]
 pub fn conv_feature(
     bit: u32,
     data: &[u8],

@@ -15,7 +15,7 @@
 //!   that module has a map then. Of a module already loaded, the first symbol of each run (see
 //!   [`super::kallsyms::ModuleSym::run_start`]) is dropped instead, the rest still move in.
 //!
-//! Both go into one tree per module ([`SymTree`]), where a `.ko` loaded first keeps its symbols
+//! Both go into one tree per module (`SymTree`, a red-black tree), where a `.ko` loaded first keeps its symbols
 //! beside the kallsyms ones, and kallsyms symbols moved in before the `.ko` was read sit at
 //! offsets that ignore its `.text` offset; lookups then depend on the tree's shape, reproduced.
 

@@ -21,7 +21,7 @@ pub mod jit;
 pub mod kallsyms;
 pub mod kmod;
 pub mod perfmap;
-pub mod rbtree;
+mod rbtree;
 pub mod srcline;
 pub mod unwind;
 

@@ -249,19 +249,6 @@ impl<'a> Features<'a> {
     }
 }
 
-impl<'d> crate::PerfFile<'d> {
-    /// The typed view over the feature sections (file: the section table; pipe: the HEADER_FEATURE
-    /// records before the first kernel record).
-    pub fn features(&self) -> Features<'_> {
-        let sections = self
-            .feature_bits()
-            .into_iter()
-            .filter_map(|bit| self.feature_data(bit).map(|(data, pos)| FeatureSection { bit, data, pos }))
-            .collect();
-        Features::new(self.endian(), sections)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
