@@ -282,18 +282,28 @@ impl PerfData {
     }
 
     /// ``to_arrow(...)`` as a ``pandas.DataFrame`` (requires pandas and pyarrow). Integer columns use
-    /// pandas' nullable integer types, so 64-bit addresses stay exact.
-    #[pyo3(signature = (table = "samples", *, order = None, stack_data = false))]
+    /// pandas' nullable integer types, so 64-bit addresses stay exact; list and string columns stay
+    /// Arrow-backed (``pd.ArrowDtype``) unless ``dtypes="object"``.
+    ///
+    /// Example:
+    ///     >>> import perfdata
+    ///     >>> df = perfdata.open("testdata/fp.data").to_pandas("samples")
+    ///     >>> int(df["period"].sum()) > 0
+    ///     True
+    #[pyo3(signature = (table = "samples", *, order = None, stack_data = false, dtypes = "arrow"))]
     fn to_pandas<'py>(
         &self,
         py: Python<'py>,
         table: &str,
         order: Option<&str>,
         stack_data: bool,
+        dtypes: &str,
     ) -> PyResult<Bound<'py, PyAny>> {
         require(py, &["pandas", "pyarrow"])?;
         let t = Bound::new(py, self.to_arrow(py, table, order, stack_data)?)?;
-        t.call_method0("to_pandas")
+        let kw = pyo3::types::PyDict::new(py);
+        kw.set_item("dtypes", dtypes)?;
+        t.call_method("to_pandas", (), Some(&kw))
     }
 
     /// ``to_arrow(...)`` as a ``polars.DataFrame`` (requires polars).

@@ -175,8 +175,17 @@ def test_pandas(committed):
         assert str(df["ip"].dtype) == "UInt64"  # exact 64-bit addresses, nullable
         assert isinstance(df["event"].dtype, pd.CategoricalDtype)
         assert df["ip"].tolist()[: len(perf)] == [p.ip for p in perf]
-        got = [None if c is None else [int(x) for x in c] for c in df["callchain"][: len(perf)]]
+        # Arrow-backed list column (pd.ArrowDtype): a missing callchain is pd.NA.
+        assert isinstance(df["callchain"].dtype, pd.ArrowDtype)
+        got = [None if c is pd.NA else [int(x) for x in c] for c in df["callchain"][: len(perf)]]
         assert got == [p.callchain for p in perf]
+        # dtypes="object": pyarrow's own conversion of those columns (numpy arrays, None).
+        obj = f.to_pandas(dtypes="object")
+        got = [None if c is None else [int(x) for x in c] for c in obj["callchain"][: len(perf)]]
+        assert got == [p.callchain for p in perf]
+        assert obj["ip"].tolist() == df["ip"].tolist()
+        with pytest.raises(ValueError, match="dtypes must be 'arrow' or 'object'"):
+            f.to_pandas(dtypes="numpy")
         mm = f.to_pandas("mmaps")
         assert {"addr", "len", "pgoff", "filename", "pid"} <= set(mm.columns)
 

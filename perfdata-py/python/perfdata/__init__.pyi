@@ -435,8 +435,9 @@ class ArrowTable:
     def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object: ...
     def to_pyarrow(self) -> Any:
         """As a pyarrow.Table."""
-    def to_pandas(self) -> Any:
-        """As a pandas.DataFrame."""
+    def to_pandas(self, *, dtypes: Literal["arrow", "object"] = "arrow") -> Any:
+        """As a pandas.DataFrame: nullable integers; list/string columns Arrow-backed
+        (``dtypes="arrow"``) or Python objects (``dtypes="object"``)."""
     def to_polars(self) -> Any:
         """As a polars.DataFrame."""
     def __len__(self) -> int: ...
@@ -470,9 +471,14 @@ class PerfData:
     ) -> ArrowTable:
         """Build an Arrow table."""
     def to_pandas(
-        self, table: _Table = "samples", *, order: Optional[_Order] = None, stack_data: bool = False
+        self,
+        table: _Table = "samples",
+        *,
+        order: Optional[_Order] = None,
+        stack_data: bool = False,
+        dtypes: Literal["arrow", "object"] = "arrow",
     ) -> Any:
-        """Build a pandas.DataFrame."""
+        """Build a pandas.DataFrame (list/string columns Arrow-backed unless ``dtypes="object"``)."""
     def to_polars(
         self, table: _Table = "samples", *, order: Optional[_Order] = None, stack_data: bool = False
     ) -> Any:
