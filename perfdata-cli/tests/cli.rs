@@ -90,7 +90,7 @@ fn garbage_and_missing_files_exit_1_with_one_line() {
     assert_eq!(rc, 1);
     assert!(out.is_empty());
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("not a perf.data file"), "{err}");
+    assert!(err.contains("not a perf.data file: it starts with b\"this is \" (74 68 69 73 20 69 73 20)"), "{err}");
     let (rc, _, err) = perfdata(&["stats", "/nonexistent/perf.data"], None);
     assert_eq!(rc, 1);
     assert_eq!(err.lines().count(), 1, "{err}");

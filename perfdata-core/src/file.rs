@@ -169,7 +169,7 @@ impl<'d> PerfFile<'d> {
             }
             features = f;
             if header.data.size == 0 {
-                diagnostics.push("data size is 0: the recording was not finished (perf record killed?); reading records up to the end of the file".into());
+                diagnostics.push("data size is 0: the recording was not finished (perf record killed?); perf report refuses such a file, we read records up to the end of the file".into());
                 if !features.is_empty() {
                     // The table would sit at data.offset + 0, i.e. on top of the records.
                     diagnostics.push(format!(

@@ -25,6 +25,25 @@ pub struct Section {
     pub size: u64,
 }
 
+/// What a file that is not perf.data starts with, as text and hex, and what was expected:
+/// `it starts with b"root:x:0" (72 6f 6f 74 3a 78 3a 30), not PERFILE2 (or 2ELIFREP, big-endian)`.
+fn bad_magic(magic: &[u8]) -> String {
+    let text: String = magic
+        .iter()
+        .map(|&b| match b {
+            b'"' => "\\\"".to_string(),
+            b'\\' => "\\\\".to_string(),
+            0x20..=0x7e => char::from(b).to_string(),
+            b'\n' => "\\n".to_string(),
+            b'\t' => "\\t".to_string(),
+            b'\r' => "\\r".to_string(),
+            _ => format!("\\x{b:02x}"),
+        })
+        .collect();
+    let hex: Vec<String> = magic.iter().map(|b| format!("{b:02x}")).collect();
+    format!("it starts with b\"{text}\" ({}), not PERFILE2 (or 2ELIFREP, big-endian)", hex.join(" "))
+}
+
 impl Section {
     pub(crate) fn read(r: &mut Reader<'_>) -> Result<Section> {
         Ok(Section { offset: r.u64()?, size: r.u64()? })
@@ -101,7 +120,7 @@ impl FileHeader {
                 "the pre-2009 'PERFFILE' v1 layout (perf before 2.6.32); convert it with a perf of that era".into(),
             ));
         } else {
-            return Err(Error::NotPerfData(format!("bad magic {:02x?}", magic)));
+            return Err(Error::NotPerfData(bad_magic(&magic)));
         };
         let mut r = Reader::new(first16, endian, Position::at(0), "perf_file_header");
         r.skip(8)?;
@@ -236,5 +255,22 @@ impl FileHeader {
                 endian.put_u64(out, w);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bad_magic;
+
+    #[test]
+    fn a_bad_magic_shows_the_bytes_as_text_and_hex() {
+        assert_eq!(
+            bad_magic(b"root:x:0"),
+            "it starts with b\"root:x:0\" (72 6f 6f 74 3a 78 3a 30), not PERFILE2 (or 2ELIFREP, big-endian)"
+        );
+        assert_eq!(
+            bad_magic(b"\x7fELF\x02\x01\"\\"),
+            "it starts with b\"\\x7fELF\\x02\\x01\\\"\\\\\" (7f 45 4c 46 02 01 22 5c), not PERFILE2 (or 2ELIFREP, big-endian)"
+        );
     }
 }

@@ -10,18 +10,29 @@ pyo3::create_exception!(
     PyValueError,
     "The input is not readable perf.data, or a part of it is damaged.\n\n\
      Attributes:\n    offset: byte offset of the damaged structure in the file (None when unknown).\n    \
-     record_type: perf's name of the record being read (e.g. 'SAMPLE'), or None."
+     record_type: perf's name of the record being read (e.g. 'SAMPLE'), or None.\n    \
+     path: the file being read (None for bytes and streams); the message starts with it."
 );
 
 /// A core error as a Python exception: I/O errors become `OSError` (with errno, so a missing file is
 /// a `FileNotFoundError`), everything else `PerfDataError` with `offset` and `record_type` set.
-pub fn to_py(py: Python<'_>, e: Error) -> PyErr {
+/// `path`: the file the error is about, when known (the message then starts with it).
+pub fn to_py(py: Python<'_>, e: Error, path: Option<&std::path::Path>) -> PyErr {
     match e {
         Error::Io { what, source } => match source.raw_os_error() {
             Some(errno) => PyOSError::new_err((errno, source.to_string(), what)),
             None => PyOSError::new_err(format!("{what}: {source}")),
         },
-        e => perfdata_error(py, e.to_string(), e.position().map(|p| p.offset), e.record_type()),
+        e => {
+            let path = path.map(|p| p.display().to_string());
+            let message = match &path {
+                Some(p) => format!("{p}: {e}"),
+                None => e.to_string(),
+            };
+            let err = perfdata_error(py, message, e.position().map(|p| p.offset), e.record_type());
+            let _ = err.value(py).setattr("path", path);
+            err
+        }
     }
 }
 
@@ -33,5 +44,6 @@ pub fn perfdata_error(py: Python<'_>, message: String, offset: Option<u64>, reco
     // exception would still carry the class-level defaults (None).
     let _ = value.setattr("offset", offset);
     let _ = value.setattr("record_type", record_type);
+    let _ = value.setattr("path", None::<String>);
     err
 }

@@ -177,7 +177,7 @@ pub fn graph_options(
 
 /// Fold the stacks of `file` without the GIL.
 pub fn fold(py: Python<'_>, file: &PerfFile<'static>, options: &FoldedOptions) -> PyResult<FoldedStacks> {
-    py.detach(|| folded(file, options)).map_err(|e| error::to_py(py, e))
+    py.detach(|| folded(file, options)).map_err(|e| error::to_py(py, e, file.path()))
 }
 
 /// Folded stacks as a dict, stack → weight, in the tools' (byte) order.

@@ -307,7 +307,9 @@ impl RecordIterator {
                 Step::Failed(e) => {
                     st.shared.note([e.to_string()]);
                     if st.strict {
-                        return Err(error::to_py(py, e));
+                        let path =
+                            st.cell.as_ref().and_then(|c| c.borrow_owner().path().map(std::path::Path::to_path_buf));
+                        return Err(error::to_py(py, e, path.as_deref()));
                     }
                 }
                 Step::End(diags, events) => {

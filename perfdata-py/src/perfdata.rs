@@ -124,7 +124,8 @@ impl PerfData {
     fn iterator(&self, py: Python<'_>, order: Order, what: Yield, strict: bool) -> PyResult<RecordIterator> {
         let file = self.file()?;
         let tp = self.shared.tracepoints(&file);
-        let cell = RecordsCell::start(file, order).map_err(|e| error::to_py(py, e))?;
+        let path = file.path().map(std::path::Path::to_path_buf);
+        let cell = RecordsCell::start(file, order).map_err(|e| error::to_py(py, e, path.as_deref()))?;
         Ok(RecordIterator::new(cell, self.shared.clone(), what, strict, tp))
     }
 
@@ -136,7 +137,7 @@ impl PerfData {
         let opts = tables::Options { order: self.order_or_default(order)?, stack_data };
         let file = self.file()?;
         let built = py.detach(|| tables::build(&file, which, opts)).map_err(|e| match e {
-            BuildError::Core(e) => error::to_py(py, e),
+            BuildError::Core(e) => error::to_py(py, e, file.path()),
             BuildError::Arrow(e) => PyRuntimeError::new_err(format!("building Arrow columns: {e}")),
         })?;
         self.shared.note(built.diagnostics.iter().cloned());
@@ -357,7 +358,7 @@ impl PerfData {
         let tp = self.shared.tracepoints(&file);
         let built = py.detach(|| tp_table::build(&file, &name, tp, order, common));
         let (built, tp) = built.map_err(|e| match e {
-            TpTableError::Build(BuildError::Core(e)) => error::to_py(py, e),
+            TpTableError::Build(BuildError::Core(e)) => error::to_py(py, e, file.path()),
             TpTableError::Build(BuildError::Arrow(e)) => {
                 PyRuntimeError::new_err(format!("building Arrow columns: {e}"))
             }
@@ -519,12 +520,16 @@ impl PerfData {
         if let Some(n) = self.shared.sample_count() {
             s.push_str(&format!(", {n} samples"));
         }
-        let d = self.shared.diagnostics().len();
-        if d > 0 {
-            s.push_str(&format!(", {d} diagnostics"));
-        }
+        let diagnostics = self.shared.diagnostics();
         if self.closed() {
             s.push_str(", closed");
+        }
+        // What was salvaged, in one line: the first diagnostic (up to its first colon), the count.
+        if let Some(first) = diagnostics.first() {
+            let summary = first.split(':').next().unwrap_or(first);
+            let n = diagnostics.len();
+            let more = if n > 1 { format!(" (+{} more)", n - 1) } else { String::new() };
+            s.push_str(&format!("; {n} diagnostic{}: {summary}{more}", if n == 1 { "" } else { "s" }));
         }
         s.push('>');
         Ok(s)

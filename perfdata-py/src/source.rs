@@ -33,13 +33,13 @@ pub fn open(py: Python<'_>, source: &Bound<'_, PyAny>, stream: bool) -> PyResult
         let p = os.call_method1("fsdecode", (os.call_method1("fspath", (source,))?,))?;
         let path: String = p.extract()?;
         let size = input_size(Path::new(&path));
-        let file = py.detach(|| PerfFile::open(&path)).map_err(|e| error::to_py(py, e))?;
+        let file = py.detach(|| PerfFile::open(&path)).map_err(|e| error::to_py(py, e, Some(Path::new(&path))))?;
         return Ok(Opened { file, path: Some(path), size, stream: false });
     }
     if source.hasattr("read")? {
         if stream {
             let reader = PyReader { obj: source.clone().unbind() };
-            let file = py.detach(|| PerfFile::from_reader(reader)).map_err(|e| error::to_py(py, e))?;
+            let file = py.detach(|| PerfFile::from_reader(reader)).map_err(|e| error::to_py(py, e, None))?;
             return Ok(Opened { file, path: None, size: None, stream: true });
         }
         let data = source.call_method0("read")?;
@@ -76,7 +76,7 @@ fn input_size(path: &Path) -> Option<u64> {
 
 fn from_vec(py: Python<'_>, data: Vec<u8>) -> PyResult<Opened> {
     let size = Some(data.len() as u64);
-    let file = py.detach(|| PerfFile::from_vec(data)).map_err(|e| error::to_py(py, e))?;
+    let file = py.detach(|| PerfFile::from_vec(data)).map_err(|e| error::to_py(py, e, None))?;
     Ok(Opened { file, path: None, size, stream: false })
 }
 

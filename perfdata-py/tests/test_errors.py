@@ -24,6 +24,22 @@ def test_garbage_zero_length_and_tiny_inputs(tmp_path):
         assert hasattr(e.value, "offset") and hasattr(e.value, "record_type")
 
 
+def test_a_bad_magic_shows_the_file_its_bytes_and_what_was_expected(tmp_path):
+    passwd = tmp_path / "passwd"
+    passwd.write_bytes(b"root:x:0:0:root:/root:/bin/bash\n")
+    with pytest.raises(perfdata.PerfDataError) as e:
+        perfdata.open(passwd)
+    assert str(e.value) == (
+        f"{passwd}: not a perf.data file: it starts with b\"root:x:0\" "
+        "(72 6f 6f 74 3a 78 3a 30), not PERFILE2 (or 2ELIFREP, big-endian)"
+    )
+    assert e.value.path == str(passwd) and e.value.offset is None
+    with pytest.raises(perfdata.PerfDataError) as e:
+        perfdata.open(b"\x7fELF\x02\x01\x01\x00" + bytes(100))
+    assert "b\"\\x7fELF\\x02\\x01\\x01\\x00\" (7f 45 4c 46 02 01 01 00)" in str(e.value)
+    assert e.value.path is None
+
+
 def test_error_carries_offset(quickstart):
     data = bytearray(quickstart.read_bytes())
     struct.pack_into("<Q", data, 8, 7)  # header size field: neither 104 nor 16
@@ -46,7 +62,7 @@ def test_truncated_data_keeps_the_samples_before_the_cut(quickstart):
     assert f.diagnostics, "a truncated file must say so"
 
 
-def test_damaged_sample_is_skipped_or_raised(quickstart):
+def test_damaged_sample_is_skipped_or_raised(quickstart, tmp_path):
     perf = sorted(first_samples(quickstart), key=lambda p: p.offset)
     victim = perf[3]
     assert victim.callchain is not None
@@ -62,6 +78,14 @@ def test_damaged_sample_is_skipped_or_raised(quickstart):
             pass
     assert e.value.offset == victim.offset
     assert e.value.record_type == "SAMPLE"
+    # The message says where and what: offset and record type (bytes: no path).
+    assert f"{victim.offset:#x}" in str(e.value) and "SAMPLE" in str(e.value)
+    damaged = tmp_path / "damaged.data"  # the same damage read from a file names the file
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(perfdata.PerfDataError) as e:
+        for _ in perfdata.open(damaged).samples(order="file", strict=True):
+            pass
+    assert str(e.value).startswith(f"{damaged}: ") and e.value.path == str(damaged)
 
 
 def test_killed_recording_is_read_with_a_diagnostic():
@@ -73,7 +97,9 @@ def test_killed_recording_is_read_with_a_diagnostic():
     n = sum(1 for _ in f.samples())
     # perf refuses to read it (see killed.data.dump.err); we read the records that are there
     assert n > 0
-    assert any("data size is 0" in d for d in f.diagnostics)
+    assert any("data size is 0" in d and "perf report refuses" in d for d in f.diagnostics)
+    # The repr says so in one line.
+    assert repr(f).endswith(f"; {len(f.diagnostics)} diagnostics: data size is 0 (+{len(f.diagnostics) - 1} more)>")
 
 
 WORKER = Path(__file__).with_name("mutate_worker.py")

@@ -94,6 +94,8 @@ class PerfDataError(ValueError):
     """Byte offset of the damaged structure in the file (None when unknown)."""
     record_type: Optional[str]
     """perf's name of the record being read (e.g. 'SAMPLE'), or None."""
+    path: Optional[str]
+    """The file being read (None for bytes and streams); the message starts with it."""
 
 def open(source: _Source, *, order: _Order = "time", stream: bool = False) -> PerfData:
     """Open a perf.data recording (a path, its bytes, or a binary file object with pipe data)."""
