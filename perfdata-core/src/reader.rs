@@ -88,6 +88,7 @@ pub struct Reader<'a> {
 impl<'a> Reader<'a> {
     /// A reader over `data`, whose first byte is at `base` in the input; `what` names the structure for
     /// error messages.
+    #[inline]
     pub fn new(data: &'a [u8], endian: Endian, base: Position, what: &'static str) -> Self {
         Reader { data, at: 0, base, endian, what }
     }
@@ -109,11 +110,13 @@ impl<'a> Reader<'a> {
     }
 
     /// Bytes left.
+    #[inline]
     pub fn remaining(&self) -> usize {
         self.data.len().saturating_sub(self.at)
     }
 
     /// The unread bytes.
+    #[inline]
     pub fn rest(&self) -> &'a [u8] {
         self.data.get(self.at..).unwrap_or(&[])
     }
@@ -156,6 +159,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Skip `n` bytes.
+    #[inline]
     pub fn skip(&mut self, n: usize) -> Result<()> {
         self.bytes(n).map(|_| ())
     }
@@ -185,11 +189,13 @@ impl<'a> Reader<'a> {
         Ok(self.endian.u64(b))
     }
     /// Read an i32 in file byte order.
+    #[inline]
     pub fn i32(&mut self) -> Result<i32> {
         Ok(self.u32()? as i32)
     }
 
     /// Read `count` u64 values, borrowing them as a [`U64s`] view.
+    #[inline]
     pub fn u64s(&mut self, count: u64) -> Result<U64s<'a>> {
         let n = count.checked_mul(8).ok_or_else(|| self.malformed(format!("array count {count} overflows")))?;
         let bytes = self.bytes_u64(n)?;
@@ -222,23 +228,28 @@ impl<'a> U64s<'a> {
     pub const EMPTY: U64s<'static> = U64s { bytes: &[], endian: Endian::Little };
 
     /// Wrap bytes (length a multiple of 8; a trailing partial word is ignored).
+    #[inline]
     pub fn new(bytes: &'a [u8], endian: Endian) -> Self {
         U64s { bytes, endian }
     }
     /// Number of values.
+    #[inline]
     pub fn len(&self) -> usize {
         self.bytes.len() / 8
     }
     /// True when there are no values.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
     /// The value at `i`.
+    #[inline]
     pub fn get(&self, i: usize) -> Option<u64> {
         let start = i.checked_mul(8)?;
         self.bytes.get(start..start.checked_add(8)?).map(|b| self.endian.u64(b))
     }
     /// Iterate the values.
+    #[inline]
     pub fn iter(&self) -> impl ExactSizeIterator<Item = u64> + DoubleEndedIterator + 'a {
         let e = self.endian;
         self.bytes.chunks_exact(8).map(move |c| e.u64(c))
@@ -248,6 +259,7 @@ impl<'a> U64s<'a> {
         self.iter().collect()
     }
     /// The underlying bytes.
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8] {
         self.bytes
     }

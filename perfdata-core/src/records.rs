@@ -506,6 +506,9 @@ fn own(slices: &[&[u8]], arena: &mut Vec<u8>, ts: u64, frame: Frame<'_>) -> Queu
 }
 
 impl Records<'_> {
+    // Inlined into position_ordered as it was before the std iterator shared that function:
+    // callgrind on a 72 MB -g file, time order, 649 M instructions with a call, 599 M without.
+    #[inline(always)]
     fn enqueue(&mut self, q: Queued) {
         self.max_ts = self.max_ts.max(q.ts);
         self.queue.push(q);
@@ -633,6 +636,7 @@ pub(crate) fn learn(events: &mut EventList, rec: &Record<'_>) {
 }
 
 /// The timestamp perf orders a kernel record by (`evlist__parse_sample_timestamp`).
+#[inline(always)]
 fn frame_time(frame: &Frame<'_>, events: &EventList, endian: Endian) -> Option<u64> {
     // All events share the id position and (perf requires it) the time position; only the trailer
     // size can differ between events.

@@ -339,11 +339,13 @@ impl<'a> Sample<'a> {
     }
 
     /// The attr this sample was decoded with.
+    #[inline]
     pub fn attr(&self) -> &'a EventAttr {
         &self.event.attr
     }
 
     /// The record body (after the 8-byte header).
+    #[inline]
     pub fn body(&self) -> &'a [u8] {
         self.body
     }
@@ -412,50 +414,62 @@ impl<'a> Sample<'a> {
     }
 
     /// PERF_SAMPLE_IDENTIFIER.
+    #[inline]
     pub fn identifier(&self) -> Option<u64> {
         self.fixed_u64(fixed::IDENTIFIER)
     }
     /// PERF_SAMPLE_IP.
+    #[inline]
     pub fn ip(&self) -> Option<u64> {
         self.fixed_u64(fixed::IP)
     }
     /// PERF_SAMPLE_TID: the pid.
+    #[inline]
     pub fn pid(&self) -> Option<u32> {
         self.fixed_u32_pair(fixed::TID).map(|p| p.0)
     }
     /// PERF_SAMPLE_TID: the tid.
+    #[inline]
     pub fn tid(&self) -> Option<u32> {
         self.fixed_u32_pair(fixed::TID).map(|p| p.1)
     }
     /// PERF_SAMPLE_TIME.
+    #[inline]
     pub fn time(&self) -> Option<u64> {
         self.fixed_u64(fixed::TIME)
     }
     /// PERF_SAMPLE_ADDR.
+    #[inline]
     pub fn addr(&self) -> Option<u64> {
         self.fixed_u64(fixed::ADDR)
     }
     /// PERF_SAMPLE_ID.
+    #[inline]
     pub fn id(&self) -> Option<u64> {
         self.fixed_u64(fixed::ID)
     }
     /// PERF_SAMPLE_STREAM_ID.
+    #[inline]
     pub fn stream_id(&self) -> Option<u64> {
         self.fixed_u64(fixed::STREAM_ID)
     }
     /// PERF_SAMPLE_CPU: the cpu.
+    #[inline]
     pub fn cpu(&self) -> Option<u32> {
         self.fixed_u32_pair(fixed::CPU).map(|p| p.0)
     }
     /// PERF_SAMPLE_CPU: the reserved u32 after the cpu, kept.
+    #[inline]
     pub fn cpu_res(&self) -> Option<u32> {
         self.fixed_u32_pair(fixed::CPU).map(|p| p.1)
     }
     /// PERF_SAMPLE_PERIOD (when absent perf uses `attr.sample_period`; see [`Sample::period_or_attr`]).
+    #[inline]
     pub fn period(&self) -> Option<u64> {
         self.fixed_u64(fixed::PERIOD)
     }
     /// The period, or the attr's fixed `sample_period` when the sample has none (what perf does).
+    #[inline]
     pub fn period_or_attr(&self) -> u64 {
         self.period().unwrap_or(self.event.attr.sample_period)
     }
@@ -464,6 +478,7 @@ impl<'a> Sample<'a> {
         ReadValues::parse(&mut self.var_reader(V_READ, "SAMPLE read")?, self.event.attr.read_format).ok()
     }
     /// PERF_SAMPLE_CALLCHAIN with PERF_CONTEXT markers included.
+    #[inline]
     pub fn callchain(&self) -> Option<U64s<'a>> {
         let at = self.var_offset(V_CALLCHAIN)?;
         let n = usize::try_from(self.word(at)?).ok()?.checked_mul(8)?;
@@ -471,6 +486,7 @@ impl<'a> Sample<'a> {
         Some(U64s::new(self.body.get(start..start.checked_add(n)?)?, self.endian))
     }
     /// PERF_SAMPLE_RAW data (its size includes padding).
+    #[inline]
     pub fn raw(&self) -> Option<&'a [u8]> {
         let mut r = self.var_reader(V_RAW, "SAMPLE raw")?;
         let n = r.u32().ok()?;
@@ -504,6 +520,7 @@ impl<'a> Sample<'a> {
         Some(StackUser { size, data, dyn_size: Some(r.u64().ok()?) })
     }
     /// PERF_SAMPLE_WEIGHT, or WEIGHT_STRUCT's u64 (see [`Sample::weight_struct`]).
+    #[inline]
     pub fn weight(&self) -> Option<u64> {
         self.var_u64(V_WEIGHT)
     }
