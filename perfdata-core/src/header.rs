@@ -120,7 +120,7 @@ impl FileHeader {
                 "the pre-2009 'PERFFILE' v1 layout (perf before 2.6.32); convert it with a perf of that era".into(),
             ));
         } else {
-            return Err(Error::NotPerfData(bad_magic(&magic)));
+            return Err(Error::NotPerfData(bad_magic(magic)));
         };
         let mut r = Reader::new(first16, endian, Position::at(0), "perf_file_header");
         r.skip(8)?;
