@@ -157,6 +157,35 @@ impl Header {
         })
     }
 
+    /// The key facts as an HTML table (also part of `PerfData._repr_html_`).
+    pub fn html(&self) -> String {
+        let cpus = match (self.nr_cpus_online, self.nr_cpus_available) {
+            (Some(on), Some(av)) => Some(format!("{on} online of {av}")),
+            (Some(on), None) => Some(on.to_string()),
+            _ => None,
+        };
+        let span = self.info.sample_time.as_ref().map(|t| {
+            let secs = t.last.saturating_sub(t.first) as f64 / 1e9;
+            format!("{} – {} ({secs:.3} s)", crate::html::seconds(t.first), crate::html::seconds(t.last))
+        });
+        crate::html::key_values(&[
+            ("host", self.hostname.clone()),
+            ("captured on", self.captured_on.map(perfdata_core::info::ctime)),
+            ("command", self.cmdline.as_ref().map(|c| c.join(" "))),
+            ("perf version", self.perf_version.clone()),
+            ("os release", self.os_release.clone()),
+            ("arch", self.arch.clone()),
+            ("cpu", self.cpu_desc.clone()),
+            ("cpus", cpus),
+            ("memory", self.total_mem_kb.map(|k| format!("{:.1} GiB", k as f64 / 1048576.0))),
+            ("samples between", span),
+            (
+                "format",
+                Some(format!("{}, {}-endian, {} feature sections", self.format, self.endian, self.features.len())),
+            ),
+        ])
+    }
+
     /// 'file', 'pipe' or 'directory'.
     pub fn format_name(&self) -> &'static str {
         self.format
@@ -316,6 +345,11 @@ impl Header {
     /// is what ``perfdata info`` prints.
     fn perf_text(&self) -> String {
         self.info.perf_text()
+    }
+
+    /// The header as an HTML table in Jupyter: host, machine, perf version, command line, time span.
+    fn _repr_html_(&self) -> String {
+        self.html()
     }
 
     fn __repr__(&self) -> String {

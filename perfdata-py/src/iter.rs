@@ -42,7 +42,7 @@ const MAX_DIAGNOSTICS: usize = 1000;
 #[derive(Default)]
 pub struct Shared {
     diagnostics: Mutex<Diagnostics>,
-    sample_count: Mutex<Option<u64>>,
+    sample_count: Mutex<Option<(u64, Vec<u64>)>>,
     events: Mutex<Vec<Py<Event>>>,
     tracepoints: Mutex<TpCache>,
 }
@@ -99,14 +99,19 @@ impl Shared {
         v
     }
 
-    /// Remember the number of samples of a complete pass.
-    pub fn set_sample_count(&self, n: u64) {
-        *lock(&self.sample_count) = Some(n);
+    /// Remember the number of samples of a complete pass, in all and per event index.
+    pub fn set_sample_count(&self, n: u64, per_event: Vec<u64>) {
+        *lock(&self.sample_count) = Some((n, per_event));
     }
 
     /// The sample count, if a complete pass has counted it.
     pub fn sample_count(&self) -> Option<u64> {
-        *lock(&self.sample_count)
+        lock(&self.sample_count).as_ref().map(|c| c.0)
+    }
+
+    /// Samples per event index, if a complete pass has counted them.
+    pub fn sample_counts_by_event(&self) -> Option<Vec<u64>> {
+        lock(&self.sample_count).as_ref().map(|c| c.1.clone())
     }
 
     /// The events (those known at open, or more learned from a pipe stream).
@@ -172,6 +177,8 @@ struct State {
     /// Whether each event (by index) passes the filter, decided once per event.
     keep: Vec<Option<bool>>,
     samples: u64,
+    /// Samples per event index.
+    per_event: Vec<u64>,
     /// Tracepoint formats (a pipe stream's from its tracing data record on).
     tp: Option<Arc<Tracepoints>>,
 }
@@ -202,6 +209,7 @@ impl RecordIterator {
                 names: Vec::new(),
                 keep: Vec::new(),
                 samples: 0,
+                per_event: Vec::new(),
                 tp,
             }),
         }
@@ -233,8 +241,8 @@ impl RecordIterator {
             let Some(cell) = st.cell.as_mut() else {
                 return Ok(None);
             };
-            let (what, names, keep_cache, samples, tp) =
-                (&st.what, &mut st.names, &mut st.keep, &mut st.samples, &mut st.tp);
+            let (what, names, keep_cache, samples, per_event, tp) =
+                (&st.what, &mut st.names, &mut st.keep, &mut st.samples, &mut st.per_event, &mut st.tp);
             let shared = &st.shared;
             let step = cell.with_dependent_mut(|_, recs| -> PyResult<Step> {
                 let rec = match recs.next_record() {
@@ -256,6 +264,14 @@ impl RecordIterator {
                 let is_sample = matches!(rec.kind, RecordKind::Sample(_));
                 if is_sample {
                     *samples += 1;
+                    if let Some(e) = rec.event {
+                        if per_event.len() <= e.index {
+                            per_event.resize(e.index + 1, 0);
+                        }
+                        if let Some(n) = per_event.get_mut(e.index) {
+                            *n += 1;
+                        }
+                    }
                 }
                 if let Yield::Samples(filter) = what {
                     if !is_sample {
@@ -315,7 +331,7 @@ impl RecordIterator {
                 Step::End(diags, events) => {
                     st.shared.note(diags);
                     st.shared.learn_events(py, &events)?;
-                    st.shared.set_sample_count(st.samples);
+                    st.shared.set_sample_count(st.samples, std::mem::take(&mut st.per_event));
                     st.cell = None;
                     return Ok(None);
                 }

@@ -22,6 +22,7 @@ mod error;
 mod event;
 mod flamegraph;
 mod header;
+mod html;
 mod iter;
 mod perfdata;
 mod record;

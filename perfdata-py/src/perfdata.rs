@@ -142,7 +142,7 @@ impl PerfData {
         })?;
         self.shared.note(built.diagnostics.iter().cloned());
         self.shared.learn_events(py, &built.events)?;
-        self.shared.set_sample_count(built.samples);
+        self.shared.set_sample_count(built.samples, built.per_event.clone());
         Ok(built)
     }
 }
@@ -374,7 +374,7 @@ impl PerfData {
         }
         self.shared.note(built.diagnostics.iter().cloned());
         self.shared.learn_events(py, &built.events)?;
-        self.shared.set_sample_count(built.samples);
+        self.shared.set_sample_count(built.samples, built.per_event.clone());
         Ok(ArrowTable::new(&name, built.schema, built.batches))
     }
 
@@ -497,6 +497,43 @@ impl PerfData {
     fn __exit__(&self, _args: &Bound<'_, pyo3::types::PyTuple>) -> bool {
         self.close();
         false
+    }
+
+    /// In Jupyter: what the file is (path, size, format), the header's key facts, the events (with
+    /// their sample counts once a pass has counted them), and the diagnostics.
+    fn _repr_html_(&self, py: Python<'_>) -> PyResult<String> {
+        let title = match (&self.path, self.stream) {
+            (Some(p), _) => p.clone(),
+            (None, true) => "<stream>".to_string(),
+            (None, false) => "<bytes>".to_string(),
+        };
+        let size = self.size.map(|n| format!(", {}", human_size(n))).unwrap_or_default();
+        let mut out = format!(
+            "<div><b>perfdata.PerfData</b> {}{}, {} format{}",
+            crate::html::escape(&title),
+            size,
+            self.header.get().format_name(),
+            if self.closed() { ", closed" } else { "" }
+        );
+        out.push_str(&self.header.get().html());
+        let events = self.shared.events(py);
+        let counts = self.shared.sample_counts_by_event();
+        let rows: Vec<Vec<String>> = events
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                // Counted by event index; an event no sample named has 0.
+                let n = counts.as_ref().map(|c| c.get(i).copied().unwrap_or(0));
+                vec![e.get().name().to_string(), n.map_or_else(|| "(not counted yet)".to_string(), |n| n.to_string())]
+            })
+            .collect();
+        out.push_str(&crate::html::table(&["event", "samples"], &rows));
+        if let Some(n) = self.shared.sample_count() {
+            out.push_str(&format!("<p>{n} samples</p>"));
+        }
+        out.push_str(&crate::html::diagnostics(&self.shared.diagnostics(), 20));
+        out.push_str("</div>");
+        Ok(out)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

@@ -269,6 +269,8 @@ class Header:
         """``perfdata info --json`` (one line with ``indent=None``)."""
     def perf_text(self) -> str:
         """The text of ``perf report --header-only -I`` (= ``perfdata info``)."""
+    def _repr_html_(self) -> str:
+        """The key facts as an HTML table (Jupyter shows it)."""
 
 @final
 class BuildId:
@@ -442,6 +444,8 @@ class ArrowTable:
         (``dtypes="arrow"``) or Python objects (``dtypes="object"``)."""
     def to_polars(self) -> Any:
         """As a polars.DataFrame."""
+    def _repr_html_(self) -> str:
+        """Name, size and the first 10 rows as HTML (Jupyter shows it)."""
     def __len__(self) -> int: ...
 
 @final
@@ -501,6 +505,8 @@ class PerfData:
         """A flame graph of the folded stacks (shows inline in Jupyter)."""
     def close(self) -> None:
         """Release the file."""
+    def _repr_html_(self) -> str:
+        """Header facts, events with their sample counts (after a pass), diagnostics, as HTML."""
     def __enter__(self) -> PerfData: ...
     def __exit__(self, *args: object) -> bool: ...
 

@@ -3,6 +3,7 @@
 //! columns without copying them and without perfdata depending on any of them.
 
 mod columns;
+mod preview;
 pub mod tables;
 pub mod tracepoints;
 
@@ -139,6 +140,20 @@ impl ArrowTable {
 
     fn __len__(&self) -> usize {
         self.num_rows()
+    }
+
+    /// In Jupyter: the table's name and size, and its first 10 rows.
+    fn _repr_html_(&self) -> String {
+        let head: Vec<&str> = self.schema.fields().iter().map(|f| f.name().as_str()).collect();
+        let rows = preview::rows(&self.batches, 10);
+        let shown = if rows.len() < self.num_rows() { format!(" (first {})", rows.len()) } else { String::new() };
+        format!(
+            "<div><b>perfdata.ArrowTable</b> {}: {} rows × {} columns{shown}{}</div>",
+            crate::html::escape(&self.name),
+            self.num_rows(),
+            self.num_columns(),
+            crate::html::table(&head, &rows)
+        )
     }
 
     fn __repr__(&self) -> String {

@@ -72,6 +72,8 @@ pub struct Built {
     pub diagnostics: Vec<String>,
     /// Samples seen in the pass.
     pub samples: u64,
+    /// Samples seen per event index.
+    pub per_event: Vec<u64>,
     /// The events at the end of the pass (pipe data learns them as it goes).
     pub events: Vec<Event>,
 }
@@ -115,6 +117,8 @@ pub struct Pass {
     pub diagnostics: Vec<String>,
     /// Samples seen.
     pub samples: u64,
+    /// Samples seen per event index.
+    pub per_event: Vec<u64>,
     /// The events at the end of the pass.
     pub events: Vec<Event>,
 }
@@ -124,11 +128,20 @@ pub fn pass(file: &PerfFile<'_>, order: Order, mut push: impl FnMut(&Record<'_>)
     let mut recs = file.records_with(ReadOptions { order, ..ReadOptions::default() }).map_err(BuildError::Core)?;
     let mut diagnostics = Vec::new();
     let mut samples = 0u64;
+    let mut per_event: Vec<u64> = Vec::new();
     while let Some(r) = recs.next_record() {
         match r {
             Ok(rec) => {
                 if matches!(rec.kind, RecordKind::Sample(_)) {
                     samples += 1;
+                    if let Some(e) = rec.event {
+                        if per_event.len() <= e.index {
+                            per_event.resize(e.index + 1, 0);
+                        }
+                        if let Some(n) = per_event.get_mut(e.index) {
+                            *n += 1;
+                        }
+                    }
                 }
                 push(&rec);
             }
@@ -140,7 +153,7 @@ pub fn pass(file: &PerfFile<'_>, order: Order, mut push: impl FnMut(&Record<'_>)
         }
     }
     diagnostics.extend(recs.diagnostics());
-    Ok(Pass { diagnostics, samples, events: recs.events().to_vec() })
+    Ok(Pass { diagnostics, samples, per_event, events: recs.events().to_vec() })
 }
 
 /// Named columns and their pass → a one-batch table.
@@ -148,8 +161,8 @@ pub fn assemble<N: AsRef<str>>(columns: Vec<(N, ArrayRef)>, pass: Pass) -> Resul
     let fields: Vec<Field> = columns.iter().map(|(n, a)| Field::new(n.as_ref(), a.data_type().clone(), true)).collect();
     let schema = Arc::new(Schema::new(fields));
     let batch = RecordBatch::try_new(schema.clone(), columns.into_iter().map(|(_, a)| a).collect())?;
-    let Pass { diagnostics, samples, events } = pass;
-    Ok(Built { schema, batches: vec![batch], diagnostics, samples, events })
+    let Pass { diagnostics, samples, per_event, events } = pass;
+    Ok(Built { schema, batches: vec![batch], diagnostics, samples, per_event, events })
 }
 
 type Columns = Vec<(&'static str, ArrayRef)>;
