@@ -59,3 +59,36 @@ def test_quickstart_notebook_executes(tmp_path, monkeypatch):
     printed = "".join(o.get("text", "") for o in code[1].outputs)
     assert header.values["hostname"] in printed
     assert header.values["cmdline"].strip() in printed
+
+
+def test_examples_type_check_strictly_against_the_stubs(tmp_path):
+    """The code of every notebook in examples/ passes ``mypy --strict`` with perfdata's stubs: the
+    stubs describe what the notebooks use (Optional where a field can be missing, etc.)."""
+    pytest.importorskip("mypy")
+    import subprocess
+
+    checked = []
+    for nb_path in sorted((perfout.REPO / "examples").glob("*.ipynb")):
+        cells = json.loads(nb_path.read_text())["cells"]
+        code = [
+            line
+            for c in cells
+            if c["cell_type"] == "code"
+            for line in "".join(c["source"]).splitlines()
+            if not line.lstrip().startswith(("%", "!"))  # IPython magics are not Python
+        ]
+        out = tmp_path / (nb_path.stem + ".py")
+        out.write_text("\n".join(code) + "\n")
+        checked.append(str(out))
+    assert checked, "no notebooks in examples/"
+    stubs = perfout.REPO / "perfdata-py" / "python"
+    # mypy in a child process: MYPYPATH points at the package's stubs (not the installed module).
+    env = {"MYPYPATH": str(stubs), "PATH": "/usr/bin:/bin"}
+    res = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--ignore-missing-imports", "--no-incremental", *checked],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert res.returncode == 0, res.stdout + res.stderr
