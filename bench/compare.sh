@@ -45,9 +45,10 @@ best() { # name, command...: prints "name best_seconds max_rss_kb"
   best perf-report-stats perf report --stats -i "$FILE"
   best linux-perf-data $PEER "$FILE"
 } | tee bench/work/results.txt
-python3 - <<'PY'
+python3 - "$FILE" <<'PY'
+import os, sys
 r = {l.split()[0]: (float(l.split()[1]), int(l.split()[2])) for l in open("bench/work/results.txt")}
-size = __import__("os").path.getsize(__import__("sys").argv[1] if len(__import__("sys").argv) > 1 else "bench/work/big.data") / 1e6
+size = os.path.getsize(sys.argv[1]) / 1e6  # the FILE measured (the script's argument)
 print(f"\nfile: {size:.0f} MB")
 print(f"{'reader':20} {'seconds':>8} {'MB/s':>8} {'peak RSS MB':>12} {'vs perf':>8} {'vs lpd':>8}")
 for k, (t, m) in r.items():
