@@ -110,7 +110,7 @@ pub struct FoldArgs {
 }
 
 /// perf's `--time START,END` (seconds, decimal) in ns.
-fn parse_time(s: &str) -> Result<(u64, u64), String> {
+pub(crate) fn parse_time(s: &str) -> Result<(u64, u64), String> {
     let secs = |v: &str, default: u64| -> Result<u64, String> {
         let v = v.trim();
         if v.is_empty() {
@@ -198,7 +198,7 @@ impl FoldArgs {
     }
 }
 
-fn output(path: Option<&PathBuf>, text: &str) -> std::io::Result<()> {
+pub(crate) fn output(path: Option<&PathBuf>, text: &str) -> std::io::Result<()> {
     match path {
         Some(p) => std::fs::write(p, text),
         None => {

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 mod folded;
 mod info;
+mod latency;
 mod script;
 
 #[derive(Parser)]
@@ -65,6 +66,11 @@ enum Cmd {
         #[arg(short, long)]
         output: Option<std::path::PathBuf>,
     },
+    /// Block I/O analyses (`perfdata block latency`).
+    Block {
+        #[command(subcommand)]
+        cmd: latency::BlockCmd,
+    },
     /// The header and every feature section, as `perf report --header-only -I` prints them.
     Info {
         /// perf.data file, directory, or - for stdin.
@@ -98,6 +104,7 @@ fn main() -> ExitCode {
         Cmd::Stats { file, json } => stats(&file, json),
         Cmd::Script { file } => script::run(&file),
         Cmd::Info { file, json } => info::run(&file, json),
+        Cmd::Block { cmd } => latency::run_block(&cmd),
         Cmd::Folded { file, fold, output } => folded::run_folded(&file, &fold, output.as_ref()),
         Cmd::Flamegraph { files, fold, graph, output } => {
             folded::run_flamegraph(&files, &fold, &graph, output.as_ref())

@@ -19,6 +19,7 @@
 //! ```
 
 pub mod block;
+pub mod heatmap;
 pub mod hist;
 mod tp;
 
