@@ -236,3 +236,90 @@ fn csv_field(s: &str) -> String {
         s.to_string()
     }
 }
+
+/// Options of `perfdata wakeup-latency` (to become `perfdata sched wakeup-latency`).
+#[derive(Args)]
+pub struct WakeupLatencyArgs {
+    /// perf.data file from `perf sched record` (sched_switch and sched_waking/wakeup), or - for stdin.
+    file: String,
+    /// Output: the runqlat-style histogram and a per-task table, or one CSV row per wait.
+    #[arg(long, value_enum, default_value = "hist")]
+    format: WakeupFormat,
+    /// Histogram in milliseconds (runqlat -m).
+    #[arg(short = 'm', long)]
+    msecs: bool,
+    /// Count only wakeups, not preemptions (perf 6.1 `perf sched timehist`'s sch delay).
+    #[arg(long)]
+    no_preempted: bool,
+    /// Write here instead of stdout.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WakeupFormat {
+    /// bcc runqlat's log2 histogram, then the per-task table.
+    Hist,
+    /// One CSV row per wait.
+    Csv,
+}
+
+/// `perfdata wakeup-latency`.
+pub fn wakeup_latency(a: &WakeupLatencyArgs) -> CliResult {
+    use perfdata_analysis::latency::wakeup::{summarize, wakeup_latency, WakeupOptions};
+    let f = crate::open(&a.file)?;
+    let events = wakeup_latency(&f, &WakeupOptions { preempted: !a.no_preempted })?;
+    let mut out = String::new();
+    match a.format {
+        WakeupFormat::Hist => {
+            let (div, label) = if a.msecs { (1_000_000, "msecs") } else { (1000, "usecs") };
+            let mut h = Log2Hist::new();
+            for e in &events {
+                h.add(e.delay_ns / div);
+            }
+            out.push_str(&h.bcc_text(label));
+            let _ = writeln!(
+                out,
+                "\n{:>8}  {:<16} {:>8} {:>14} {:>12} {:>12}",
+                "TID", "COMM", "WAITS", "TOTAL(us)", "AVG(us)", "MAX(us)"
+            );
+            let mut tasks: Vec<_> = summarize(&events).into_iter().collect();
+            tasks.sort_by(|a, b| b.1.total_ns.cmp(&a.1.total_ns).then(a.0.cmp(&b.0)));
+            for (tid, t) in tasks {
+                let avg = t.total_ns.checked_div(t.count).unwrap_or(0);
+                let _ = writeln!(
+                    out,
+                    "{tid:>8}  {:<16} {:>8} {:>14} {:>12} {:>12}",
+                    t.comm.to_string(),
+                    t.count,
+                    micros3(t.total_ns),
+                    micros3(avg),
+                    micros3(t.max_ns)
+                );
+            }
+        }
+        WakeupFormat::Csv => {
+            out.push_str("tid,comm,cpu,wake_ns,run_ns,delay_ns,preempted\n");
+            for e in &events {
+                let _ = writeln!(
+                    out,
+                    "{},{},{},{},{},{},{}",
+                    e.tid,
+                    csv_field(&e.comm.to_string()),
+                    e.cpu,
+                    e.wake_ns,
+                    e.run_ns,
+                    e.delay_ns,
+                    e.preempted
+                );
+            }
+        }
+    }
+    output(a.output.as_ref(), &out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// ns as µs with three decimals.
+fn micros3(ns: u64) -> String {
+    format!("{}.{:03}", ns / 1000, ns % 1000)
+}

@@ -71,6 +71,9 @@ enum Cmd {
         #[command(subcommand)]
         cmd: latency::BlockCmd,
     },
+    /// Run-queue latency (wakeup or preemption to switch-in): bcc runqlat's histogram and a
+    /// per-task table.
+    WakeupLatency(latency::WakeupLatencyArgs),
     /// The header and every feature section, as `perf report --header-only -I` prints them.
     Info {
         /// perf.data file, directory, or - for stdin.
@@ -105,6 +108,7 @@ fn main() -> ExitCode {
         Cmd::Script { file } => script::run(&file),
         Cmd::Info { file, json } => info::run(&file, json),
         Cmd::Block { cmd } => latency::run_block(&cmd),
+        Cmd::WakeupLatency(a) => latency::wakeup_latency(&a),
         Cmd::Folded { file, fold, output } => folded::run_folded(&file, &fold, output.as_ref()),
         Cmd::Flamegraph { files, fold, graph, output } => {
             folded::run_flamegraph(&files, &fold, &graph, output.as_ref())

@@ -145,3 +145,21 @@ fn a_file_without_block_events_says_what_is_missing() {
     assert_eq!(rc, 1);
     assert!(err.contains("no block:"), "{err}");
 }
+
+#[test]
+fn wakeup_latency_histogram_counts_the_csv_rows() {
+    let p = testdata("sched.data");
+    let p = p.to_str().unwrap();
+    let (rc, csv, _) = perfdata(&["wakeup-latency", "--format", "csv", p], None);
+    assert_eq!(rc, 0);
+    let delays: Vec<u64> = csv.lines().skip(1).map(|l| l.split(',').nth(5).unwrap().parse().unwrap()).collect();
+    let (rc, out, _) = perfdata(&["wakeup-latency", p], None);
+    assert_eq!(rc, 0);
+    assert!(out.starts_with("     usecs               : count     distribution\n"));
+    for ((lo, hi), n) in rows(&out) {
+        let lo = if hi == 1 { 1 } else { lo };
+        assert_eq!(n, delays.iter().filter(|d| (lo..=hi).contains(&(*d / 1000))).count() as u64);
+    }
+    let (rc, _, err) = perfdata(&["wakeup-latency", testdata("block.data").to_str().unwrap()], None);
+    assert_eq!((rc, err.as_str()), (1, "perfdata: no sched:sched_switch event in this file\n"));
+}
