@@ -172,7 +172,7 @@ impl FoldArgs {
     }
 }
 
-fn output(path: Option<&PathBuf>, text: &str) -> std::io::Result<()> {
+pub(crate) fn output(path: Option<&PathBuf>, text: &str) -> std::io::Result<()> {
     match path {
         Some(p) => std::fs::write(p, text),
         None => {

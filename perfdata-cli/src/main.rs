@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 mod folded;
 mod info;
+mod latency;
 
 #[derive(Parser)]
 #[command(name = "perfdata", version, about = "Read Linux perf.data files: exact, fast, never crashing")]
@@ -65,6 +66,14 @@ enum Cmd {
         #[arg(short, long)]
         output: Option<std::path::PathBuf>,
     },
+    /// Block I/O analyses (`perfdata block latency`).
+    Block {
+        #[command(subcommand)]
+        cmd: latency::BlockCmd,
+    },
+    /// Run-queue latency (wakeup or preemption to switch-in): bcc runqlat's histogram and a
+    /// per-task table.
+    WakeupLatency(latency::WakeupLatencyArgs),
     /// The header and every feature section, as `perf report --header-only -I` prints them.
     Info {
         /// perf.data file, directory, or - for stdin.
@@ -98,6 +107,8 @@ fn main() -> ExitCode {
         Cmd::Stats { file, json } => stats(&file, json),
         Cmd::Script { file } => script(&file),
         Cmd::Info { file, json } => info::run(&file, json),
+        Cmd::Block { cmd } => latency::run_block(&cmd),
+        Cmd::WakeupLatency(a) => latency::wakeup_latency(&a),
         Cmd::Folded { file, fold, output } => folded::run_folded(&file, &fold, output.as_ref()),
         Cmd::Flamegraph { files, fold, graph, output } => {
             folded::run_flamegraph(&files, &fold, &graph, output.as_ref())

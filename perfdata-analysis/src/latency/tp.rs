@@ -1,0 +1,123 @@
+//! Tracepoint field access for the latency analyses: each event's fields are located once (by
+//! name, from the recording's own format) and then read per sample straight from its RAW bytes.
+
+use perfdata_core::reader::Endian;
+use perfdata_core::tracepoint::{Format, Tracepoints};
+use perfdata_core::{Event, PerfFile, Record, RecordKind};
+
+/// Where a fixed-size field sits in a tracepoint's RAW data.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Loc {
+    offset: usize,
+    size: usize,
+}
+
+impl Loc {
+    /// The field `name` of `fmt`, if it is a fixed-size (not `__data_loc`) field.
+    pub(crate) fn of(fmt: &Format, name: &str) -> Option<Loc> {
+        let f = fmt.field_def(name)?;
+        (!f.is_dynamic).then_some(Loc { offset: f.offset as usize, size: f.size as usize })
+    }
+
+    /// The field's bytes.
+    pub(crate) fn bytes<'a>(&self, raw: &'a [u8]) -> Option<&'a [u8]> {
+        raw.get(self.offset..self.offset.checked_add(self.size)?)
+    }
+
+    /// The field as an unsigned integer (1, 2, 4 or 8 bytes; wider fields are not integers).
+    pub(crate) fn uint(&self, raw: &[u8], endian: Endian) -> Option<u64> {
+        let b = self.bytes(raw)?;
+        Some(match b.len() {
+            1 => u64::from(*b.first()?),
+            2 => u64::from(endian.u16(b)),
+            4 => u64::from(endian.u32(b)),
+            8 => endian.u64(b),
+            _ => return None,
+        })
+    }
+
+    /// The field as a signed integer (sign-extended from its size).
+    pub(crate) fn int(&self, raw: &[u8], endian: Endian) -> Option<i64> {
+        let v = self.uint(raw, endian)?;
+        Some(match self.size {
+            1 => i64::from(v as u8 as i8),
+            2 => i64::from(v as u16 as i16),
+            4 => i64::from(v as u32 as i32),
+            _ => v as i64,
+        })
+    }
+}
+
+/// The tracing data known so far while reading: a file's from the start, a pipe's from its
+/// `HEADER_TRACING_DATA` record on. Unreadable tracing data counts as none.
+pub(crate) struct TpSource {
+    tp: Option<Tracepoints>,
+}
+
+impl TpSource {
+    pub(crate) fn new(f: &PerfFile<'_>) -> TpSource {
+        TpSource { tp: Tracepoints::from_file(f).ok().flatten() }
+    }
+
+    /// Pick up a pipe's tracing data; true when it became known with this record.
+    pub(crate) fn observe(&mut self, r: &Record<'_>) -> bool {
+        if let (RecordKind::HeaderTracingData(t), None) = (&r.kind, &self.tp) {
+            self.tp = Tracepoints::from_record(t, r.pos).ok();
+            return self.tp.is_some();
+        }
+        false
+    }
+
+    pub(crate) fn get(&self) -> Option<&Tracepoints> {
+        self.tp.as_ref()
+    }
+}
+
+/// Most events a recording has that the per-event cache keeps (more are resolved per sample).
+const MAX_CACHED_EVENTS: usize = 4096;
+
+/// A per-event cache of what `resolve` made of an event's format (`None`: not an event the
+/// analysis reads).
+pub(crate) struct PerEvent<R> {
+    slots: Vec<Option<Option<R>>>,
+}
+
+impl<R: Copy> PerEvent<R> {
+    pub(crate) fn new() -> Self {
+        PerEvent { slots: Vec::new() }
+    }
+
+    /// Forget everything (the tracing data became known).
+    pub(crate) fn clear(&mut self) {
+        self.slots.clear();
+    }
+
+    /// The resolution of `ev`'s tracepoint format.
+    pub(crate) fn get(
+        &mut self,
+        ev: &Event,
+        tp: Option<&Tracepoints>,
+        resolve: impl FnOnce(&Format) -> Option<R>,
+    ) -> Option<R> {
+        if let Some(Some(r)) = self.slots.get(ev.index) {
+            return *r;
+        }
+        let tp = tp?;
+        let r = tp.format_for(&ev.attr).and_then(resolve);
+        if ev.index < MAX_CACHED_EVENTS {
+            if self.slots.len() <= ev.index {
+                self.slots.resize(ev.index + 1, None);
+            }
+            if let Some(slot) = self.slots.get_mut(ev.index) {
+                *slot = Some(r);
+            }
+        }
+        r
+    }
+}
+
+/// Whether the events (of a file, or seen in a stream) include the tracepoint `system:name`.
+pub(crate) fn has_event(events: &[Event], tp: Option<&Tracepoints>, system: &str, name: &str) -> bool {
+    let Some(tp) = tp else { return false };
+    events.iter().any(|e| tp.format_for(&e.attr).is_some_and(|f| f.system == system && f.name == name))
+}

@@ -1,0 +1,326 @@
+//! `perfdata block latency` (block I/O latency histograms, heatmaps, tables).
+
+use crate::folded::output;
+use clap::{Args, Subcommand, ValueEnum};
+use perfdata_analysis::latency::block::{block_latency_each, BlockCounts, BlockFilter, BlockOptions, Start};
+use perfdata_analysis::latency::heatmap::{heatmap_line, Heatmap, HeatmapOptions};
+use perfdata_analysis::latency::hist::{bcc_sections, IolatencyHist, Log2Hist, Percentiles};
+use perfdata_analysis::options::TimeRange;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+type CliResult = Result<ExitCode, Box<dyn std::error::Error>>;
+
+/// `perfdata block …`.
+#[derive(Subcommand)]
+pub enum BlockCmd {
+    /// Block I/O latency: block_rq_issue (or block_rq_insert with --queued) paired with
+    /// block_rq_complete by (dev, sector). Default output: bcc biolatency's usecs histogram.
+    Latency(BlockLatencyArgs),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BlockFormat {
+    /// bcc biolatency's log2 histogram (`usecs : count distribution`).
+    Hist,
+    /// perf-tools iolatency's millisecond histogram.
+    Iolatency,
+    /// trace2heatmap.pl input: `completion_time_us latency_us` per I/O.
+    Heatmap,
+    /// Counts, percentiles and the log2 histogram as one JSON object.
+    Json,
+    /// One CSV row per I/O.
+    Csv,
+}
+
+/// Options of `perfdata block latency`.
+#[derive(Args)]
+pub struct BlockLatencyArgs {
+    /// perf.data file recorded with -e block:block_rq_issue -e block:block_rq_complete
+    /// (and -e block:block_rq_insert for --queued), or - for stdin.
+    file: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "hist")]
+    format: BlockFormat,
+    /// Latency from block_rq_insert (queued + device time, biolatency -Q / iolatency -Q).
+    #[arg(short = 'Q', long)]
+    queued: bool,
+    /// One histogram per disk (biolatency -D), headed `disk = MAJOR,MINOR`.
+    #[arg(short = 'D', long)]
+    per_disk: bool,
+    /// One histogram per rwbs flag string (like biolatency -F), headed `flags = WS`.
+    #[arg(short = 'F', long)]
+    per_flag: bool,
+    /// Histogram in milliseconds (biolatency -m).
+    #[arg(short = 'm', long)]
+    msecs: bool,
+    /// Draw a latency heatmap SVG (time × latency, colour by count) instead.
+    #[arg(long)]
+    heatmap: bool,
+    /// Heatmap time column width in ms (default: about 100 columns over the recording).
+    #[arg(long)]
+    column_ms: Option<f64>,
+    /// Only this device, MAJOR,MINOR.
+    #[arg(short = 'd', long, value_parser = parse_dev)]
+    dev: Option<(u32, u32)>,
+    /// Only I/Os whose rwbs matches this glob (`*R*` reads, `W*` writes, `*S*` sync).
+    #[arg(short = 'i', long)]
+    rwbs: Option<String>,
+    /// Only I/Os issued by this comm.
+    #[arg(long)]
+    comm: Option<String>,
+    /// Only I/Os issued by this pid.
+    #[arg(long)]
+    pid: Option<u32>,
+    /// Only I/Os completed in START,END (seconds, perf's --time; either side may be empty).
+    #[arg(long)]
+    time: Option<TimeRange>,
+    /// Write here instead of stdout.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+}
+
+fn parse_dev(s: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("--dev: {s:?} is not MAJOR,MINOR");
+    let (a, b) = s.split_once([',', ':']).ok_or_else(bad)?;
+    Ok((a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?))
+}
+
+/// `perfdata block …`.
+pub fn run_block(cmd: &BlockCmd) -> CliResult {
+    match cmd {
+        BlockCmd::Latency(a) => block_latency(a),
+    }
+}
+
+fn counts_line(c: &BlockCounts) -> String {
+    format!(
+        "{} I/Os paired ({} filtered out), {} unmatched completes, {} unmatched starts, {} overwritten starts",
+        c.paired, c.filtered, c.unmatched_completes, c.unmatched_starts, c.overwritten_starts
+    )
+}
+
+fn block_latency(a: &BlockLatencyArgs) -> CliResult {
+    let f = crate::open(&a.file)?;
+    let opts = BlockOptions {
+        start: if a.queued { Start::Insert } else { Start::Issue },
+        filter: BlockFilter {
+            dev: a.dev,
+            rwbs: a.rwbs.clone(),
+            comm: a.comm.clone(),
+            pid: a.pid,
+            from_ns: a.time.map(|t| t.start),
+            to_ns: a.time.map(|t| t.end),
+        },
+    };
+    let div = if a.msecs { 1_000_000 } else { 1000 };
+    let label = if a.msecs { "msecs" } else { "usecs" };
+    let mut out = String::new();
+    if a.heatmap {
+        let mut points = Vec::new();
+        let counts = block_latency_each(&f, &opts, |io| points.push((io.complete_ns, io.latency_ns)))?;
+        let ho = HeatmapOptions {
+            title: format!(
+                "Block I/O latency ({}) — {}",
+                if a.queued { "insert → complete" } else { "issue → complete" },
+                a.file
+            ),
+            column_ns: a.column_ms.filter(|m| m.is_finite() && *m > 0.0).map(|m| (m * 1e6) as u64),
+            ..Default::default()
+        };
+        output(a.output.as_ref(), &Heatmap::new(&points, &ho).svg(&ho))?;
+        eprintln!("perfdata: {}", counts_line(&counts));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let counts = match a.format {
+        BlockFormat::Hist => {
+            let mut by: BTreeMap<String, Log2Hist> = BTreeMap::new();
+            let counts = block_latency_each(&f, &opts, |io| {
+                let key = if a.per_disk {
+                    format!("{},{}", io.dev_major, io.dev_minor)
+                } else if a.per_flag {
+                    io.rwbs.to_string()
+                } else {
+                    String::new()
+                };
+                by.entry(key).or_default().add(io.latency_ns / div);
+            })?;
+            if a.per_disk || a.per_flag {
+                let header = if a.per_disk { "disk" } else { "flags" };
+                out.push_str(&bcc_sections(header, label, by.iter().map(|(k, h)| (k.as_str(), h))));
+            } else if let Some(h) = by.get("") {
+                out.push_str(&h.bcc_text(label));
+            }
+            counts
+        }
+        BlockFormat::Iolatency => {
+            let mut h = IolatencyHist::new();
+            let counts = block_latency_each(&f, &opts, |io| h.add_ns(io.latency_ns))?;
+            out.push_str(&h.text());
+            counts
+        }
+        BlockFormat::Heatmap => {
+            block_latency_each(&f, &opts, |io| heatmap_line(&mut out, io.complete_ns, io.latency_ns))?
+        }
+        BlockFormat::Csv => {
+            out.push_str("dev_major,dev_minor,sector,nr_sector,bytes,rwbs,comm,pid,tid,cpu,start_ns,complete_ns,latency_ns,queue_ns,error\n");
+            block_latency_each(&f, &opts, |io| {
+                let q = io.queue_ns.map(|q| q.to_string()).unwrap_or_default();
+                let comm = csv_field(&io.comm.to_string());
+                let _ = writeln!(
+                    out,
+                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                    io.dev_major,
+                    io.dev_minor,
+                    io.sector,
+                    io.nr_sector,
+                    io.bytes,
+                    csv_field(&io.rwbs.to_string()),
+                    comm,
+                    io.pid,
+                    io.tid,
+                    io.cpu,
+                    io.start_ns,
+                    io.complete_ns,
+                    io.latency_ns,
+                    q,
+                    io.error
+                );
+            })?
+        }
+        BlockFormat::Json => {
+            let mut lat = Vec::new();
+            let mut h = Log2Hist::new();
+            let counts = block_latency_each(&f, &opts, |io| {
+                lat.push(io.latency_ns);
+                h.add(io.latency_ns / div);
+            })?;
+            let p = Percentiles::from_values(&mut lat);
+            let rows: Vec<serde_json::Value> = h
+                .rows()
+                .iter()
+                .map(|&(lo, hi, n)| serde_json::json!({"interval-start": lo, "interval-end": hi, "count": n}))
+                .collect();
+            let v = serde_json::json!({
+                "start": if a.queued { "insert" } else { "issue" },
+                "counts": {
+                    "starts": counts.starts, "completes": counts.completes, "paired": counts.paired,
+                    "filtered": counts.filtered, "unmatched_completes": counts.unmatched_completes,
+                    "unmatched_starts": counts.unmatched_starts, "overwritten_starts": counts.overwritten_starts,
+                },
+                "latency_ns": {
+                    "count": p.count, "min": p.min, "avg": p.avg, "p50": p.p50, "p90": p.p90,
+                    "p99": p.p99, "p99.9": p.p999, "max": p.max,
+                },
+                "val_type": label,
+                "data": rows,
+            });
+            out.push_str(&serde_json::to_string_pretty(&v)?);
+            out.push('\n');
+            counts
+        }
+    };
+    output(a.output.as_ref(), &out)?;
+    if matches!(a.format, BlockFormat::Hist | BlockFormat::Iolatency) {
+        eprintln!("perfdata: {}", counts_line(&counts));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A CSV field, quoted when it holds a comma, quote or line break.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// Options of `perfdata wakeup-latency` (to become `perfdata sched wakeup-latency`).
+#[derive(Args)]
+pub struct WakeupLatencyArgs {
+    /// perf.data file from `perf sched record` (sched_switch and sched_waking/wakeup), or - for stdin.
+    file: String,
+    /// Output: the runqlat-style histogram and a per-task table, or one CSV row per wait.
+    #[arg(long, value_enum, default_value = "hist")]
+    format: WakeupFormat,
+    /// Histogram in milliseconds (runqlat -m).
+    #[arg(short = 'm', long)]
+    msecs: bool,
+    /// Count only wakeups, not preemptions (perf 6.1 `perf sched timehist`'s sch delay).
+    #[arg(long)]
+    no_preempted: bool,
+    /// Write here instead of stdout.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WakeupFormat {
+    /// bcc runqlat's log2 histogram, then the per-task table.
+    Hist,
+    /// One CSV row per wait.
+    Csv,
+}
+
+/// `perfdata wakeup-latency`.
+pub fn wakeup_latency(a: &WakeupLatencyArgs) -> CliResult {
+    use perfdata_analysis::latency::wakeup::{summarize, wakeup_latency, WakeupOptions};
+    let f = crate::open(&a.file)?;
+    let events = wakeup_latency(&f, &WakeupOptions { preempted: !a.no_preempted })?;
+    let mut out = String::new();
+    match a.format {
+        WakeupFormat::Hist => {
+            let (div, label) = if a.msecs { (1_000_000, "msecs") } else { (1000, "usecs") };
+            let mut h = Log2Hist::new();
+            for e in &events {
+                h.add(e.delay_ns / div);
+            }
+            out.push_str(&h.bcc_text(label));
+            let _ = writeln!(
+                out,
+                "\n{:>8}  {:<16} {:>8} {:>14} {:>12} {:>12}",
+                "TID", "COMM", "WAITS", "TOTAL(us)", "AVG(us)", "MAX(us)"
+            );
+            let mut tasks: Vec<_> = summarize(&events).into_iter().collect();
+            tasks.sort_by(|a, b| b.1.total_ns.cmp(&a.1.total_ns).then(a.0.cmp(&b.0)));
+            for (tid, t) in tasks {
+                let avg = t.total_ns.checked_div(t.count).unwrap_or(0);
+                let _ = writeln!(
+                    out,
+                    "{tid:>8}  {:<16} {:>8} {:>14} {:>12} {:>12}",
+                    t.comm.to_string(),
+                    t.count,
+                    micros3(t.total_ns),
+                    micros3(avg),
+                    micros3(t.max_ns)
+                );
+            }
+        }
+        WakeupFormat::Csv => {
+            out.push_str("tid,comm,cpu,wake_ns,run_ns,delay_ns,preempted\n");
+            for e in &events {
+                let _ = writeln!(
+                    out,
+                    "{},{},{},{},{},{},{}",
+                    e.tid,
+                    csv_field(&e.comm.to_string()),
+                    e.cpu,
+                    e.wake_ns,
+                    e.run_ns,
+                    e.delay_ns,
+                    e.preempted
+                );
+            }
+        }
+    }
+    output(a.output.as_ref(), &out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// ns as µs with three decimals.
+fn micros3(ns: u64) -> String {
+    format!("{}.{:03}", ns / 1000, ns % 1000)
+}
