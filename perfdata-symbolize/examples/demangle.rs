@@ -1,0 +1,18 @@
+//! Demangles the symbol on each line of stdin as perf prints it (`perfdata_symbolize::demangle`),
+//! one line out per line in: the input of bench/demangle-compare.sh.
+//!
+//! ```text
+//! echo _ZNSt6vectorIiSaIiEE9push_backERKi | cargo run --example demangle
+//! std::vector<int, std::allocator<int> >::push_back
+//! ```
+
+use std::io::{BufRead, BufWriter, Write};
+
+fn main() -> std::io::Result<()> {
+    let stdin = std::io::stdin().lock();
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    for line in stdin.lines() {
+        writeln!(out, "{}", perfdata_symbolize::demangle(&line?))?;
+    }
+    out.flush()
+}
