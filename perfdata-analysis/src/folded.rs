@@ -107,8 +107,8 @@ pub struct FoldedOptions {
     pub annotate_kernel: bool,
     /// Append `_[j]` to frames in JIT maps (`/tmp/perf-PID.map`, `jitted-*.so`).
     pub annotate_jit: bool,
-    /// Inline frames from the binaries' DWARF, as perf script adds them by default (`--inline`;
-    /// off: `--no-inline`): a user frame unwound from the stack dump (`--call-graph dwarf`; perf
+    /// Inline frames from the binaries' DWARF, as perf script adds them by default (on in both
+    /// presets, as perf's `--inline`; off: `--no-inline`): a user frame unwound from the stack dump (`--call-graph dwarf`; perf
     /// 6.1 adds none to `-g` callchains) whose address lies in inlined code becomes the chain of
     /// functions `addr2line -i -f` reports there, and a function's DWARF name replaces its
     /// symbol-table name when the two differ (see [`perfdata_symbolize::inline`]).
@@ -158,7 +158,7 @@ impl FoldedOptions {
             tidy_java: pl,
             annotate_kernel: false,
             annotate_jit: false,
-            inline: false,
+            inline: true,
             annotate_inline: false,
             srcline: false,
             symbolize: SymbolizeOptions::default(),

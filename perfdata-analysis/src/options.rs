@@ -122,8 +122,8 @@ mod fold {
         pub kernel: bool,
         /// `_[j]` on JIT frames.
         pub jit: bool,
-        /// Inline frames from DWARF.
-        pub inline: bool,
+        /// Inline frames from DWARF (`None`: the preset's, on, as perf script's default).
+        pub inline: Option<bool>,
         /// `_[i]` on inline frames (implies `inline`).
         pub annotate_inline: bool,
         /// `func:file:line` frames.
@@ -160,7 +160,7 @@ mod fold {
             o.root = self.root.unwrap_or(Root::Comm);
             o.annotate_kernel = self.kernel;
             o.annotate_jit = self.jit;
-            o.inline = self.inline || self.annotate_inline;
+            o.inline = self.inline.unwrap_or(o.inline) || self.annotate_inline;
             o.annotate_inline = self.annotate_inline;
             o.srcline = self.srcline;
             if self.addrs {

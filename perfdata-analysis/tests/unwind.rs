@@ -40,8 +40,8 @@ mod symfs;
 use common::testdata;
 use symfs::folded_symbols as symbolize;
 
-fn ours(name: &str, compat: Compat) -> String {
-    let opts = FoldedOptions { symbolize: symbolize(), ..FoldedOptions::compat(compat) };
+fn ours(name: &str, compat: Compat, inline: bool) -> String {
+    let opts = FoldedOptions { symbolize: symbolize(), inline, ..FoldedOptions::compat(compat) };
     let file = PerfFile::open(testdata().join(name)).unwrap();
     folded(&file, &opts).unwrap().to_folded_string()
 }
@@ -87,7 +87,7 @@ fn assert_same(got: &str, want: &str, what: &str) {
 /// Byte-equal to perf's `--no-inline` output.
 fn check_noinline(name: &str, compat: Compat) {
     let want = read(testdata().join(format!("{name}.{}-noinline", suffix(compat))));
-    assert_same(&ours(name, compat), &want, &format!("{name} {compat:?}: differs from perf --no-inline"));
+    assert_same(&ours(name, compat, false), &want, &format!("{name} {compat:?}: differs from perf --no-inline"));
 }
 
 /// The names perf printed as `(inlined)` frames in `F.script`.
@@ -100,10 +100,10 @@ fn inlined_names(name: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// With inline frames: byte-equal to perf's default output, which differs from the `--no-inline`
-/// one (so the inline frames are really exercised).
+/// The preset's defaults (inline frames on): byte-equal to perf's default output, which differs
+/// from the `--no-inline` one (so the inline frames are really exercised).
 fn check_inline(name: &str, compat: Compat) {
-    let opts = FoldedOptions { inline: true, symbolize: symbolize(), ..FoldedOptions::compat(compat) };
+    let opts = FoldedOptions { symbolize: symbolize(), ..FoldedOptions::compat(compat) };
     let file = PerfFile::open(testdata().join(name)).unwrap();
     let got = folded(&file, &opts).unwrap().to_folded_string();
     let want = read(testdata().join(format!("{name}.{}", suffix(compat))));

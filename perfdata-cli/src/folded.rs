@@ -56,10 +56,13 @@ pub struct FoldArgs {
     /// Unresolved frames as `[module <ADDR>]`.
     #[arg(long)]
     addrs: bool,
-    /// Inline frames from the binaries' DWARF debug info, as perf script adds them by default
-    /// (perf's `--inline`; without it the output is perf script `--no-inline`'s).
-    #[arg(long)]
+    /// Inline frames from the binaries' DWARF debug info on stacks unwound from `--call-graph
+    /// dwarf` stack dumps: on by default, as perf script adds them (perf's `--inline`).
+    #[arg(long, overrides_with = "no_inline")]
     inline: bool,
+    /// No inline frames (perf script `--no-inline`'s output).
+    #[arg(long, overrides_with = "inline")]
+    no_inline: bool,
     /// Append `_[i]` to inline frames (implies --inline).
     #[arg(long)]
     annotate_inline: bool,
@@ -133,7 +136,7 @@ impl FoldArgs {
             }),
             kernel: self.kernel || self.all,
             jit: self.jit || self.all,
-            inline: self.inline,
+            inline: if self.no_inline { Some(false) } else { self.inline.then_some(true) },
             annotate_inline: self.annotate_inline,
             srcline: self.srcline,
             addrs: self.addrs,

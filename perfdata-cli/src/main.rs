@@ -44,6 +44,13 @@ enum Cmd {
     },
     /// Folded stacks (`comm;root;…;leaf WEIGHT`) for flame graphs, as stackcollapse-perf.pl or
     /// `perf script report stackcollapse` print them.
+    ///
+    /// Without flags the output is the chosen tool's on perf 6.1's default `perf script`: kernel
+    /// frames included (not annotated), inline frames added to `--call-graph dwarf` stacks, no
+    /// source lines, JIT code named from /tmp/perf-PID.map. One default differs from a plain perf
+    /// run: a `jit-PID.dump` recorded by a JIT agent names JIT code as `perf inject --jit` would
+    /// (--no-jitdump: as perf script without that step).
+    #[command(verbatim_doc_comment)]
     Folded {
         /// perf.data file, directory, or - for stdin.
         file: String,

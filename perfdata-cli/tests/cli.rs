@@ -148,6 +148,8 @@ fn run_with_symbols(args: &[&str], stdin: Option<&[u8]>) -> (i32, String, String
 fn folded_equals_the_standard_tools() {
     let fp = testdata("fp.data");
     let fp = fp.to_str().unwrap();
+    let dwarf = testdata("dwarf.data");
+    let dwarf = dwarf.to_str().unwrap();
     for (args, want) in [
         (vec!["folded", fp], "fp.data.folded-stackcollapse-pl"),
         (vec!["folded", fp, "--compat", "perf-script-py"], "fp.data.folded-perf-script-py"),
@@ -157,6 +159,12 @@ fn folded_equals_the_standard_tools() {
         ),
         (vec!["folded", fp, "--all", "--tid"], "fp.data.folded-stackcollapse-pl-all-tid"),
         (vec!["folded", fp, "--time", "3094.54,3094.545"], "fp.data.folded-stackcollapse-pl-time"),
+        // --call-graph dwarf: perf script adds inline frames by default, and so do we.
+        (vec!["folded", dwarf], "dwarf.data.folded-stackcollapse-pl"),
+        (vec!["folded", dwarf, "--compat", "perf-script-py"], "dwarf.data.folded-perf-script-py"),
+        (vec!["folded", dwarf, "--no-inline"], "dwarf.data.folded-stackcollapse-pl-noinline"),
+        (vec!["folded", dwarf, "--inline", "--no-inline"], "dwarf.data.folded-stackcollapse-pl-noinline"),
+        (vec!["folded", dwarf, "--no-inline", "--inline"], "dwarf.data.folded-stackcollapse-pl"),
     ] {
         let (rc, out, err) = run_with_symbols(&args, None);
         assert_eq!(rc, 0, "{args:?}: {err}");

@@ -134,7 +134,7 @@ pub fn fold_options(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Fold> {
         root,
         kernel: flag(kw, "kernel")?,
         jit: flag(kw, "jit")?,
-        inline: flag(kw, "inline")?,
+        inline: opt(kw, "inline")?,
         annotate_inline: flag(kw, "annotate_inline")?,
         srcline: flag(kw, "srcline")?,
         addrs: flag(kw, "addrs")?,

@@ -393,8 +393,8 @@ impl PerfData {
     ///     kernel: append ``_[k]`` to kernel frames.
     ///     jit: append ``_[j]`` to JIT frames (``/tmp/perf-PID.map``, ``jitted-*.so``).
     ///     inline: add inline frames from the binaries' DWARF debug info to the stacks perf unwinds
-    ///         (``--call-graph dwarf``), as ``perf script`` does by default; off: its
-    ///         ``--no-inline`` output.
+    ///         (``--call-graph dwarf``), as ``perf script`` does by default (default True, in both
+    ///         presets); False: its ``--no-inline`` output.
     ///     annotate_inline: append ``_[i]`` to inline frames (implies ``inline``).
     ///     srcline: append the source line perf prints under each frame (from the binaries' DWARF
     ///         debug info) as ``func:file:line``, as ``perf script -F +srcline |
@@ -422,7 +422,7 @@ impl PerfData {
     #[pyo3(signature = (**options))]
     #[pyo3(
         text_signature = "($self, *, compat='stackcollapse-pl', weight=None, root='comm', kernel=False, jit=False, \
-                          inline=False, annotate_inline=False, srcline=False, addrs=False, event=None, all_events=False, \
+                          inline=True, annotate_inline=False, srcline=False, addrs=False, event=None, all_events=False, \
                           tidy=None, tidy_java=None, pid=None, tid=None, comm=None, time=None, symfs=None, buildid_dir=None, \
                           kallsyms=None, jitdump=True)"
     )]

@@ -198,14 +198,15 @@ def sysw_folded():
 
 
 # --call-graph dwarf recordings: perf script's default output has inline frames (from the reduced
-# libc/ld.so debug files under the symfs root), --no-inline's has none.
+# libc/ld.so debug files under the symfs root), --no-inline's has none; ours too without options.
 @pytest.mark.parametrize("name", ["dwarf.data", "python.data"])
 @pytest.mark.parametrize("compat", ["stackcollapse-pl", "perf-script-py"])
 def test_inline_frames(name, compat):
     suffix = f"folded-{compat}"
     with perfdata.open(perfout.TESTDATA / name) as f:
+        assert f.folded_text(compat=compat, **SYMBOLS) == stored(name, suffix)
         assert f.folded_text(compat=compat, inline=True, **SYMBOLS) == stored(name, suffix)
-        assert f.folded_text(compat=compat, **SYMBOLS) == stored(name, suffix + "-noinline")
+        assert f.folded_text(compat=compat, inline=False, **SYMBOLS) == stored(name, suffix + "-noinline")
 
 
 def stackcollapse_pl_srcline(text: str) -> dict:
@@ -265,5 +266,5 @@ def test_srcline(name, stored_text):
     want = stackcollapse_pl_srcline(stored(name, stored_text))
     assert any(":spin.c:" in s for s in want)
     with perfdata.open(perfout.TESTDATA / name) as f:
-        assert f.folded(srcline=True, **SYMBOLS) == want
-        assert f.folded(**SYMBOLS) != want
+        assert f.folded(srcline=True, inline=False, **SYMBOLS) == want
+        assert f.folded(inline=False, **SYMBOLS) != want

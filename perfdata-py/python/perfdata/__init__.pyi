@@ -52,14 +52,14 @@ _Colors = Literal[
 class _FoldOptions(TypedDict, total=False):
     """How stacks are folded (the options of ``perfdata folded``; see ``PerfData.folded``).
     Defaults: compat 'stackcollapse-pl', root 'comm', jitdump True, other flags False, the rest
-    None (the tool's)."""
+    None (the tool's; inline None: on, as perf script adds inline frames to DWARF stacks)."""
 
     compat: _Compat
     weight: Optional[Literal["samples", "period"]]
     root: _Root
     kernel: bool
     jit: bool
-    inline: bool
+    inline: Optional[bool]
     annotate_inline: bool
     srcline: bool
     addrs: bool
