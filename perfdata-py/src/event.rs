@@ -223,6 +223,11 @@ impl Event {
     }
 
     /// Every attribute as a dict (bit sets as sorted lists of names, flags as name → value).
+    ///
+    /// Example:
+    ///     >>> d = perfdata.open("perf.data").events[0].to_dict()
+    ///     >>> d["name"], d["sample_period"], d["sample_type"]
+    ///     ('cpu-clock', 200000, ['IP', 'TID', 'TIME', 'CALLCHAIN'])
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         let sorted = |v: u64, names: &[&str]| -> Vec<String> {

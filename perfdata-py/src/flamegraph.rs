@@ -245,6 +245,11 @@ fn svg_attr<'a>(svg: &'a str, name: &str) -> Option<&'a str> {
 #[pymethods]
 impl FlameGraph {
     /// Write the SVG to ``path`` (open it in a browser for search and zoom).
+    ///
+    /// Example:
+    ///     >>> perfdata.open("perf.data").flamegraph().save("perf.svg")
+    ///     >>> open("perf.svg").read().count("<svg") >= 1
+    ///     True
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
         py.detach(|| std::fs::write(&path, &self.svg))
             .map_err(|e| PyOSError::new_err((e.raw_os_error().unwrap_or(0), e.to_string())))
@@ -284,6 +289,12 @@ impl FlameGraph {
 ///
 /// Returns:
 ///     FlameGraph
+///
+/// Example:
+///     >>> g = perfdata.flamegraph_diff("perf.data", "perf.data", title="no change")
+///     >>> g.total
+///     88200000
+///     >>> g.save("diff.svg")
 #[pyfunction]
 #[pyo3(signature = (before, after, *, normalize = false, negate = false, **options))]
 pub fn flamegraph_diff(

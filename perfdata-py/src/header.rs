@@ -318,6 +318,11 @@ impl Header {
     /// Everything as a dict: the JSON object ``perfdata info --json`` prints (note that its
     /// 'features' are the ``feature_sections`` dicts, its 'build_ids' carry the ids as hex, and its
     /// 'data_offset' is 0 for pipe data, as perf prints it).
+    ///
+    /// Example:
+    ///     >>> h = perfdata.open("perf.data").header.to_dict()
+    ///     >>> h["hostname"], h["cmdline"][:3]
+    ///     ('vm', ['/usr/bin/perf', 'record', '-q'])
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         convert::dict(py, &self.json)
     }
@@ -327,6 +332,12 @@ impl Header {
     ///
     /// Args:
     ///     indent: spaces per level (None: one line).
+    ///
+    /// Example:
+    ///     >>> import json
+    ///     >>> h = json.loads(perfdata.open("perf.data").header.to_json())
+    ///     >>> h["hostname"], h["nr_cpus_online"]
+    ///     ('vm', 2)
     #[pyo3(signature = (indent = Some(2)), text_signature = "($self, indent=2)")]
     fn to_json(&self, indent: Option<usize>) -> PyResult<String> {
         let err = |e: serde_json::Error| PyRuntimeError::new_err(format!("header as JSON: {e}"));
@@ -343,6 +354,11 @@ impl Header {
 
     /// The header as ``perf report --header-only -I`` prints it (perf 6.1, line for line), which
     /// is what ``perfdata info`` prints.
+    ///
+    /// Example:
+    ///     >>> text = perfdata.open("perf.data").header.perf_text()
+    ///     >>> [l for l in text.splitlines() if l.startswith("# hostname")]
+    ///     ['# hostname : vm']
     fn perf_text(&self) -> String {
         self.info.perf_text()
     }
@@ -411,6 +427,11 @@ impl BuildId {
         cpumode_name(self.misc)
     }
     /// As a dict: pid, misc, cpumode, build_id (bytes), hex and filename.
+    ///
+    /// Example:
+    ///     >>> b = perfdata.open("perf.data").header.build_ids[0].to_dict()
+    ///     >>> b["filename"], b["hex"][:8]
+    ///     ('[kernel.kallsyms]', '4a5a9b0a')
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("pid", self.pid)?;

@@ -48,6 +48,14 @@ fn order_name(o: Order) -> &'static str {
 /// Raises:
 ///     PerfDataError: the input is not perf.data or its header is damaged.
 ///     OSError: the file cannot be read.
+///
+/// Example:
+///     >>> f = perfdata.open("perf.data")
+///     >>> f.header.hostname, [e.name for e in f.events]
+///     ('vm', ['cpu-clock'])
+///     >>> with open("perf.data", "rb") as fh:  # the bytes, or a file object with pipe data
+///     ...     len(perfdata.open(fh.read()).to_arrow("samples"))
+///     441
 #[pyfunction]
 #[pyo3(signature = (source, *, order = "time", stream = false))]
 pub fn open(py: Python<'_>, source: &Bound<'_, PyAny>, order: &str, stream: bool) -> PyResult<PerfData> {
@@ -204,6 +212,11 @@ impl PerfData {
     ///     order: 'time' or 'file' (default: the order given to ``open``).
     ///     strict: raise ``PerfDataError`` at the first unreadable record instead of skipping it
     ///         (skipped records are listed in ``diagnostics``).
+    ///
+    /// Example:
+    ///     >>> f = perfdata.open("perf.data")
+    ///     >>> [r.type for r in f.records() if r.type in ("COMM", "EXIT")]
+    ///     ['COMM', 'COMM', 'COMM', 'EXIT', 'EXIT']
     #[pyo3(signature = (order = None, *, strict = false))]
     fn records(&self, py: Python<'_>, order: Option<&str>, strict: bool) -> PyResult<RecordIterator> {
         let order = self.order_or_default(order)?;
@@ -217,6 +230,12 @@ impl PerfData {
     ///         None for all samples.
     ///     order: 'time' or 'file' (default: the order given to ``open``).
     ///     strict: raise ``PerfDataError`` at the first unreadable record instead of skipping it.
+    ///
+    /// Example:
+    ///     >>> f = perfdata.open("perf.data")
+    ///     >>> s = next(iter(f.samples()))
+    ///     >>> s.event, s.pid, s.period, len(s.callchain)
+    ///     ('cpu-clock', 10335, 200000, 9)
     #[pyo3(signature = (event = None, *, order = None, strict = false))]
     fn samples(
         &self,
@@ -245,6 +264,10 @@ impl PerfData {
     ///
     /// Returns:
     ///     dict: record type name → count, e.g. ``{'SAMPLE': 441, 'MMAP2': 12, ...}``.
+    ///
+    /// Example:
+    ///     >>> perfdata.open("perf.data").record_counts()["SAMPLE"]
+    ///     441
     fn record_counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let built = self.build(py, "records", Some("file"), false)?;
         let d = PyDict::new(py);
@@ -276,6 +299,13 @@ impl PerfData {
     /// Returns:
     ///     ArrowTable: implements ``__arrow_c_stream__``: pass it to ``pyarrow.table()``,
     ///     ``polars.DataFrame()``, DuckDB, or call its ``to_pandas()``.
+    ///
+    /// Example:
+    ///     >>> t = perfdata.open("perf.data").to_arrow("samples")
+    ///     >>> t.num_rows, t.column_names[:4]
+    ///     (441, ['time', 'pid', 'tid', 'cpu'])
+    ///     >>> t.to_pyarrow().column("period").to_pylist()[0]
+    ///     200000
     #[pyo3(signature = (table = "samples", *, order = None, stack_data = false))]
     fn to_arrow(&self, py: Python<'_>, table: &str, order: Option<&str>, stack_data: bool) -> PyResult<ArrowTable> {
         let built = self.build(py, table, order, stack_data)?;
@@ -287,10 +317,9 @@ impl PerfData {
     /// Arrow-backed (``pd.ArrowDtype``) unless ``dtypes="object"``.
     ///
     /// Example:
-    ///     >>> import perfdata
-    ///     >>> df = perfdata.open("testdata/fp.data").to_pandas("samples")
-    ///     >>> int(df["period"].sum()) > 0
-    ///     True
+    ///     >>> df = perfdata.open("perf.data").to_pandas("samples")
+    ///     >>> int(df["period"].sum()), str(df["callchain"].dtype)
+    ///     (88200000, 'large_list<item: uint64>[pyarrow]')
     #[pyo3(signature = (table = "samples", *, order = None, stack_data = false, dtypes = "arrow"))]
     fn to_pandas<'py>(
         &self,
@@ -308,6 +337,11 @@ impl PerfData {
     }
 
     /// ``to_arrow(...)`` as a ``polars.DataFrame`` (requires polars).
+    ///
+    /// Example:
+    ///     >>> df = perfdata.open("perf.data").to_polars("samples")
+    ///     >>> df.shape, int(df["period"].sum())
+    ///     ((441, 10), 88200000)
     #[pyo3(signature = (table = "samples", *, order = None, stack_data = false))]
     fn to_polars<'py>(
         &self,
@@ -341,6 +375,11 @@ impl PerfData {
     ///
     /// Raises:
     ///     ValueError: the recording has no such tracepoint event (the message lists those it has).
+    ///
+    /// Example:
+    ///     >>> t = perfdata.open("sched.data").tracepoint_table("sched:sched_switch")
+    ///     >>> t.num_rows, t.column_names[4:8]
+    ///     (117, ['prev_comm', 'prev_pid', 'prev_prio', 'prev_state'])
     #[pyo3(signature = (event, *, order = None, common = false))]
     fn tracepoint_table(
         &self,
@@ -419,6 +458,16 @@ impl PerfData {
     ///
     /// Returns:
     ///     dict: ``"comm;root;…;leaf"`` → weight, in the tools' (byte) order.
+    ///
+    /// Example:
+    ///     >>> f = perfdata.open("perf.data")
+    ///     >>> stacks = f.folded()  # stackcollapse-perf.pl: weights are periods (ns for cpu-clock)
+    ///     >>> sum(stacks.values())
+    ///     88200000
+    ///     >>> sum(f.folded(compat="perf-script-py").values())  # sample counts
+    ///     441
+    ///     >>> all(s.startswith(("ls;", "sh;")) for s in f.folded(pid=10335))
+    ///     True
     #[pyo3(signature = (**options))]
     #[pyo3(
         text_signature = "($self, *, compat='stackcollapse-pl', weight=None, root='comm', kernel=False, jit=False, \
@@ -433,6 +482,12 @@ impl PerfData {
 
     /// ``folded(...)`` as the tools' text: one ``stack weight`` line per stack. Takes the options of
     /// ``folded``.
+    ///
+    /// Example:
+    ///     >>> f = perfdata.open("perf.data")
+    ///     >>> text = f.folded_text()
+    ///     >>> text.count("\n") == len(f.folded())
+    ///     True
     #[pyo3(signature = (**options))]
     #[pyo3(text_signature = "($self, **options)")]
     fn folded_text(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<String> {
@@ -442,6 +497,11 @@ impl PerfData {
 
     /// Write ``folded_text(...)`` to ``path`` (the input of flamegraph.pl, speedscope, …). Takes the
     /// options of ``folded``.
+    ///
+    /// Example:
+    ///     >>> perfdata.open("perf.data").write_folded("perf.folded")
+    ///     >>> open("perf.folded").read() == perfdata.open("perf.data").folded_text()
+    ///     True
     #[pyo3(signature = (path, **options))]
     #[pyo3(text_signature = "($self, path, **options)")]
     fn write_folded(
@@ -470,6 +530,14 @@ impl PerfData {
     ///
     /// Returns:
     ///     FlameGraph
+    ///
+    /// Example:
+    ///     >>> g = perfdata.open("perf.data").flamegraph(title="sh -c loop; ls")
+    ///     >>> g.total
+    ///     88200000
+    ///     >>> g.save("perf.svg")
+    ///     >>> g.svg.startswith("<?xml")
+    ///     True
     #[pyo3(signature = (**options))]
     #[pyo3(
         text_signature = "($self, *, title=None, subtitle=None, colors='hot', inverted=False, width=None, **options)"
@@ -481,6 +549,12 @@ impl PerfData {
     }
 
     /// Release the file (unmap it). Iterators already started keep it alive until they finish.
+    ///
+    /// Example:
+    ///     >>> f = perfdata.open("perf.data")
+    ///     >>> f.close()
+    ///     >>> f.closed
+    ///     True
     fn close(&self) {
         if let Ok(mut f) = self.file.lock() {
             *f = None;

@@ -82,6 +82,11 @@ impl Record {
         self.time
     }
     /// The record's fields as a new dict.
+    ///
+    /// Example:
+    ///     >>> r = next(r for r in perfdata.open("perf.data").records() if r.type == "COMM")
+    ///     >>> r.to_dict()["comm"]
+    ///     'perf-exec'
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         self.fields.bind(py).copy()
     }
@@ -338,6 +343,11 @@ impl Sample {
     }
 
     /// The sample as a dict: type, offset, misc, cpumode, event and every field the sample has.
+    ///
+    /// Example:
+    ///     >>> d = next(iter(perfdata.open("perf.data").samples())).to_dict()
+    ///     >>> d["cpumode"], d["period"], len(d["callchain"])
+    ///     ('kernel', 200000, 9)
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("type", "SAMPLE")?;

@@ -109,6 +109,11 @@ impl ArrowTable {
     }
 
     /// As a ``pyarrow.Table`` (requires pyarrow).
+    ///
+    /// Example:
+    ///     >>> t = perfdata.open("perf.data").to_arrow("comms").to_pyarrow()
+    ///     >>> t.column("comm").to_pylist()
+    ///     ['perf-exec', 'sh', 'ls']
     fn to_pyarrow<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         Self::convert(slf, "to_pyarrow", "pyarrow")
     }
@@ -122,10 +127,9 @@ impl ArrowTable {
     ///         ``"object"``: those columns as Python objects, as ``pyarrow.Table.to_pandas()``.
     ///
     /// Example:
-    ///     >>> import perfdata
-    ///     >>> df = perfdata.open("testdata/fp.data").to_arrow("samples").to_pandas()
-    ///     >>> df["callchain"].list.len().max() > 0
-    ///     True
+    ///     >>> df = perfdata.open("perf.data").to_arrow("samples").to_pandas()
+    ///     >>> int(df["callchain"].list.len().max())
+    ///     26
     #[pyo3(signature = (*, dtypes = "arrow"))]
     fn to_pandas<'py>(slf: &Bound<'py, Self>, dtypes: &str) -> PyResult<Bound<'py, PyAny>> {
         let kw = pyo3::types::PyDict::new(slf.py());
@@ -134,6 +138,11 @@ impl ArrowTable {
     }
 
     /// As a ``polars.DataFrame`` (requires polars).
+    ///
+    /// Example:
+    ///     >>> df = perfdata.open("perf.data").to_arrow("samples").to_polars()
+    ///     >>> df.group_by("tid").len().height
+    ///     2
     fn to_polars<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         Self::convert(slf, "to_polars", "polars")
     }

@@ -1,0 +1,50 @@
+"""Every public function and method of the module documents itself with an example, and every
+example runs: the docstrings' ``>>>`` lines are doctests, run in a directory where ``perf.data`` is
+testdata/quickstart.data (``perf record -g`` of a shell loop and ``ls``) and ``sched.data`` is
+testdata/sched.data (``perf sched record``). The printed values are those files' own."""
+
+import doctest
+import inspect
+import shutil
+
+import perfdata
+import perfout
+import pytest
+
+
+def public_callables():
+    """(qualified name, object) for the module's functions and the methods of its classes."""
+    for name, obj in sorted(vars(perfdata).items()):
+        if name.startswith("_"):
+            continue
+        if inspect.isclass(obj) and getattr(obj, "__module__", "").startswith("perfdata"):
+            if issubclass(obj, BaseException):
+                continue
+            for m, member in sorted(vars(obj).items()):
+                if not m.startswith("_") and callable(member):
+                    yield f"{name}.{m}", member
+        elif inspect.isbuiltin(obj) or inspect.isfunction(obj):
+            yield name, obj
+
+
+CALLABLES = list(public_callables())
+
+
+def test_the_module_has_methods():
+    names = {n for n, _ in CALLABLES}
+    assert {"open", "PerfData.folded", "PerfData.to_arrow", "ArrowTable.to_pandas"} <= names, names
+
+
+@pytest.mark.parametrize("name,obj", CALLABLES, ids=[n for n, _ in CALLABLES])
+def test_example_runs(name, obj, tmp_path, monkeypatch):
+    doc = obj.__doc__ or ""
+    assert "Example:" in doc and ">>>" in doc, f"{name} has no example in its docstring"
+    shutil.copy(perfout.TESTDATA / "quickstart.data", tmp_path / "perf.data")
+    shutil.copy(perfout.TESTDATA / "sched.data", tmp_path / "sched.data")
+    monkeypatch.chdir(tmp_path)
+    test = doctest.DocTestParser().get_doctest(doc, {"perfdata": perfdata}, name, None, 0)
+    assert test.examples, name
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    out = []
+    result = runner.run(test, out=out.append)
+    assert result.failed == 0, "".join(out)
