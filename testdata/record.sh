@@ -42,6 +42,8 @@
 #   threads.data/    --threads: directory format (data + data.0 + data.1), one spin per CPU
 #   threads-z.data/  --threads -z -m 2: directory format with COMPRESSED records in data.N
 #   sched.data       perf sched record: 6 sched:* tracepoints, RAW, TRACING_DATA feature
+#   sched-mix.data   perf sched record of exec comm changes, a fork storm and migrations
+#   sched-pipe.data  the same workload recorded by perf sched record -o - (pipe format)
 #   syscalls.data    syscalls:sys_{enter,exit}_{openat,write}: 4 tracepoint attrs, RAW
 #   block.data       -a block:block_rq_{issue,complete,insert}: __data_loc strings (cmd, comm)
 #   sysw.data        -a -g -F 999: kernel + user stacks from every CPU, frequency mode (dd on
@@ -105,7 +107,7 @@ recp() {
 }
 
 ALL=(fp dwarf python multi multi-g jit group stat-read comp pipe pipe-z pipe-tp switch-ns switch-cpu regs mem
-	cgroup clock-mono clock-raw clock-tai threads threads-z sched syscalls block sysw stat
+	cgroup clock-mono clock-raw clock-tai threads threads-z sched sched-mix sched-pipe syscalls block sysw stat
 	killed lost)
 if [ $# -gt 0 ]; then SEL=("$@"); else SEL=("${ALL[@]}"); fi
 
@@ -169,6 +171,34 @@ do_sched() {
 	busy_off
 	[ $rc -ne 0 ] && echo "$rc" > sched.data.record.rc
 	echo "== sched.data (rc $rc): $(tail -1 sched.data.record.err)"
+}
+# sched-mix: the cases the scheduler analyses must get right: a comm change by exec (sh -> dd,
+# sh -> gzip), a fork storm (40 short-lived children), migrations (a spin moved between CPUs by
+# taskset -p while it runs, plus free-running pipes), and sleeping/blocked (D) tasks.
+SCHEDMIX='
+	'"$SPIN"' 60 > /dev/null & S=$!
+	for i in 1 2 3 4 5 6; do sleep 0.01; taskset -p -c $((i % 2)) $S > /dev/null; done
+	sh -c "exec dd if=/dev/zero bs=4k count=300 2>/dev/null" | sh -c "exec gzip -1 > /dev/null" &
+	for i in $(seq 40); do /bin/true & done
+	wait'
+do_sched-mix() {
+	clean sched-mix.data
+	busy_on
+	perf sched record -o sched-mix.data -- sh -c "$SCHEDMIX" > /dev/null 2> sched-mix.data.record.err
+	local rc=$?
+	busy_off
+	[ $rc -ne 0 ] && echo "$rc" > sched-mix.data.record.rc
+	echo "== sched-mix.data (rc $rc): $(tail -1 sched-mix.data.record.err)"
+}
+# sched-pipe: perf sched record into a pipe (-o -): HEADER_TRACING_DATA record, pipe header
+do_sched-pipe() {
+	clean sched-pipe.data
+	busy_on
+	perf sched record -o - -- sh -c "$SCHEDMIX" > sched-pipe.data 2> sched-pipe.data.record.err
+	local rc=$?
+	busy_off
+	[ $rc -ne 0 ] && echo "$rc" > sched-pipe.data.record.rc
+	echo "== sched-pipe.data (rc $rc): $(tail -1 sched-pipe.data.record.err)"
 }
 do_syscalls() { busy_on; rec syscalls.data -e 'syscalls:sys_enter_openat' -e 'syscalls:sys_exit_openat' \
 			-e syscalls:sys_enter_write -e syscalls:sys_exit_write -- $PIN0 $SPIN 30; busy_off; }
