@@ -22,7 +22,7 @@
 pub mod block;
 pub mod heatmap;
 pub mod hist;
-mod tp;
+pub(crate) mod tp;
 pub mod wakeup;
 
 /// Why a latency analysis could not run.
