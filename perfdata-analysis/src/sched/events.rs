@@ -98,9 +98,14 @@ pub(crate) fn drive(file: &PerfFile, h: &mut impl Handler) -> Result<StreamInfo,
     for rec in recs.by_ref() {
         let r = match rec {
             Ok(r) => r,
+            // The reader goes on after a bad record where it can (records queued for time
+            // order come after the error); it ends the stream itself when it cannot.
             Err(e) => {
                 info.diagnostics.push(e.to_string());
-                break;
+                if info.diagnostics.len() > 1000 {
+                    break;
+                }
+                continue;
             }
         };
         info.records += 1;
@@ -196,6 +201,8 @@ pub(crate) fn drive(file: &PerfFile, h: &mut impl Handler) -> Result<StreamInfo,
         }
     }
     info.diagnostics.extend(recs.diagnostics());
+    let mut seen = std::collections::HashSet::new();
+    info.diagnostics.retain(|d| seen.insert(d.clone()));
     if !has_event(recs.events(), tps.get(), "sched", SWITCH) {
         let why = if tps.get().is_none() { " (the file has no tracing data)" } else { "" };
         return Err(Error::Missing(format!(

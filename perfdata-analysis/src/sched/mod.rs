@@ -35,6 +35,7 @@ pub mod latency;
 pub mod map;
 pub mod state;
 pub mod timehist;
+pub mod timeline;
 
 pub use crate::latency::Error;
 
