@@ -8,6 +8,7 @@
 ...     df = f.to_pandas("samples")                          # or: polars.DataFrame(f.to_arrow())
 ...     switches = f.tracepoint_table("sched:sched_switch")  # one typed column per field
 ...     f.flamegraph().save("flame.svg")                     # or show it inline in Jupyter
+...     lat = f.sched_latency().to_pandas()                  # perf sched latency, as a table
 
 Everything is read by a Rust library (perfdata-core) that never crashes on damaged input: problems
 are raised as :class:`PerfDataError` (a ``ValueError``) or, where the rest of the file is still
@@ -26,6 +27,8 @@ from ._perfdata import (
     Record,
     RecordIterator,
     Sample,
+    SchedResult,
+    SchedTimeline,
     __version__,
     flamegraph_diff,
     open,
@@ -42,6 +45,8 @@ __all__ = [
     "Record",
     "RecordIterator",
     "Sample",
+    "SchedResult",
+    "SchedTimeline",
     "__version__",
     "flamegraph_diff",
     "open",
