@@ -32,20 +32,9 @@ pub struct Slice {
     pub comm: String,
 }
 
-/// A wait on the run queue, drawn on the CPU that ran the task next.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Wait {
-    /// CPU the task was switched in on.
-    pub cpu: u32,
-    /// Runnable since (wakeup or preemption), ns.
-    pub start_ns: u64,
-    /// Switched in, ns.
-    pub end_ns: u64,
-    /// Thread.
-    pub tid: u32,
-    /// Its comm.
-    pub comm: String,
-}
+/// A wait on the run queue (runnable since `start_ns`, switched in at `end_ns`), drawn on the
+/// CPU that then ran the task.
+pub type Wait = Slice;
 
 /// Options of [`sched_timeline`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -296,6 +285,11 @@ fn colour(comm: &str) -> String {
     format!("hsl({hue},70%,{light}%)")
 }
 
+/// Distinct colours for the tasks that ran longest (Tableau 10 without its grey, which marks
+/// merged runs here, and its red, which marks waits; light green instead).
+const PALETTE: [&str; 9] =
+    ["#4e79a7", "#f28e2b", "#59a14f", "#8cd17d", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f"];
+
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
@@ -359,11 +353,22 @@ impl Timeline {
         let wait_h = 8u32;
         let top = 60u32;
         let row = lane_h + wait_h + 10;
-        let height = top + row * self.cpus.len().max(1) as u32 + 60;
+        let height = top + row * self.cpus.len().max(1) as u32 + 80;
         let total_w = x0 + w + 20;
         let span = self.end_ns.saturating_sub(self.start_ns).max(1) as f64;
         let x = |t: u64| (t.saturating_sub(self.start_ns)) as f64 / span * f64::from(w);
         let lane_y = |cpu: u32| -> u32 { top + row * self.cpus.iter().position(|&c| c == cpu).unwrap_or(0) as u32 };
+        // The tasks that ran longest get distinct colours (and the legend); others a hashed hue.
+        let mut by_comm: HashMap<&str, u64> = HashMap::new();
+        for it in &self.items {
+            if let Item::Run(s) = it {
+                *by_comm.entry(s.comm.as_str()).or_default() += s.end_ns - s.start_ns;
+            }
+        }
+        let mut top_comms: Vec<(&str, u64)> = by_comm.into_iter().collect();
+        top_comms.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let palette: HashMap<&str, &str> = top_comms.iter().map(|t| t.0).zip(PALETTE).collect();
+        let colour = |comm: &str| palette.get(comm).map_or_else(|| colour(comm), |c| (*c).to_string());
         let mut o = String::new();
         let _ = write!(
             o,
@@ -449,17 +454,39 @@ impl Timeline {
             );
         }
         o.push_str("</g></svg>\n");
-        // Time axis.
+        // Time axis: the first label starts at the lane's left edge, the last ends at its right.
         let axis_y = top + row * self.cpus.len().max(1) as u32 + 4;
         for i in 0..=4u32 {
             let t = self.start_ns + (span * f64::from(i) / 4.0) as u64;
+            let anchor = match i {
+                0 => "start",
+                4 => "end",
+                _ => "middle",
+            };
             let _ = writeln!(
                 o,
-                r#"<text x="{}" y="{}" text-anchor="middle">{} s</text>"#,
+                r#"<text x="{}" y="{}" text-anchor="{anchor}">{} s</text>"#,
                 f64::from(x0) + f64::from(w) * f64::from(i) / 4.0,
                 axis_y + 14,
                 secs(t)
             );
+        }
+        // Legend: the tasks that ran longest, with their colours.
+        let mut lx = f64::from(x0);
+        for (comm, ns) in top_comms.iter().take(10) {
+            let label = format!("{} {}", esc(comm), ms(*ns));
+            let _ = writeln!(
+                o,
+                r#"<rect x="{lx:.0}" y="{}" width="12" height="12" fill="{}"/><text x="{:.0}" y="{}">{label}</text>"#,
+                axis_y + 26,
+                colour(comm),
+                lx + 16.0,
+                axis_y + 37
+            );
+            lx += 16.0 + 7.0 * label.chars().count() as f64 + 14.0;
+            if lx > f64::from(x0 + w) - 150.0 {
+                break;
+            }
         }
         let _ = writeln!(o, r#"<text id="details" x="10" y="{}"> </text>"#, height - 18);
         let _ =
