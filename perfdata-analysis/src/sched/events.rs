@@ -6,7 +6,7 @@ use super::state::TaskStates;
 use crate::latency::tp::{has_event, Loc, PerEvent, TpSource};
 use crate::latency::Error;
 use perfdata_core::process::{Machine, MachineEvent};
-use perfdata_core::{Order, PerfFile, RecordKind};
+use perfdata_core::{Order, PerfFile, ReadOptions, RecordKind};
 
 /// One sched tracepoint sample, its fields read by name.
 #[derive(Clone, Copy, Debug)]
@@ -82,6 +82,12 @@ enum Fields {
 /// Index into the list of state tables (one per sched_switch format; a file has one).
 type StatesIdx = usize;
 
+/// Records held for time ordering. `perf sched record` uses 4 MiB buffers per CPU (`-m 1024`),
+/// more with `-m`, so one round between markers can hold far more than the reader's default
+/// window; perf's own queue is unbounded. 4 Mi records keep perf's order on such files (the queue
+/// holds small keys into the mapped file, not copies of the records).
+const WINDOW: usize = 1 << 22;
+
 /// Tracepoints the analyses need, for the error when one is missing.
 pub(crate) const SWITCH: &str = "sched_switch";
 
@@ -93,7 +99,8 @@ pub(crate) fn drive(file: &PerfFile, h: &mut impl Handler) -> Result<StreamInfo,
     let mut tables: Vec<TaskStates> = Vec::new();
     let mut info = StreamInfo { machine: Machine::new(), ..Default::default() };
     let endian = file.endian();
-    let mut recs = file.records(Order::Time)?;
+    let mut recs =
+        file.records_with(ReadOptions { order: Order::Time, window_records: WINDOW, ..Default::default() })?;
     let mut waking_known = false;
     for rec in recs.by_ref() {
         let r = match rec {

@@ -677,12 +677,14 @@ pub struct TimehistText {
 }
 
 fn commstr(comm: &str, tid: u32, pid: u32) -> String {
+    // perf prints them as ints: a sample's tid of u32::MAX is -1.
+    let (t, p) = (tid as i32, pid as i32);
     let s = if pid == 0 {
         comm.to_string()
     } else if tid != pid {
-        format!("{comm}[{tid}/{pid}]")
+        format!("{comm}[{t}/{p}]")
     } else {
-        format!("{comm}[{tid}]")
+        format!("{comm}[{t}]")
     };
     // perf formats into a 32-byte buffer.
     truncate(s, 31)
