@@ -55,7 +55,7 @@ fn _perfdata(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<record::Sample>()?;
     m.add_class::<iter::RecordIterator>()?;
     m.add_class::<arrow::ArrowTable>()?;
-    m.add_class::<sched::SchedResult>()?;
+    m.add_class::<sched::AnalysisResult>()?;
     m.add_class::<sched::SchedTimeline>()?;
     Ok(())
 }

@@ -432,7 +432,7 @@ impl PerfData {
     ///     cpu: perf's ``-C``: profile-CPU mode (does not restrict the rows).
     ///
     /// Returns:
-    ///     SchedResult: columns ``task``, ``tid``, ``tids``, ``runtime_ns``, ``switches``,
+    ///     AnalysisResult: columns ``task``, ``tid``, ``tids``, ``runtime_ns``, ``switches``,
     ///     ``total_delay_ns``, ``avg_delay_ns``, ``max_delay_ns``, ``max_delay_start_ns``,
     ///     ``max_delay_end_ns``; ``.text()``; ``.info`` (context switch bugs, unordered
     ///     timestamps, lost events).
@@ -452,7 +452,7 @@ impl PerfData {
         sort: Option<&Bound<'_, PyAny>>,
         compat: Option<&str>,
         cpu: Option<u32>,
-    ) -> PyResult<crate::sched::SchedResult> {
+    ) -> PyResult<crate::sched::AnalysisResult> {
         crate::sched::latency(py, &*self.file()?, by, sort, compat, cpu)
     }
 
@@ -465,7 +465,7 @@ impl PerfData {
     ///     compat: accepted for symmetry; both semantics print the same map.
     ///
     /// Returns:
-    ///     SchedResult: columns ``time_ns``, ``cpu``, ``tid``, ``short_name``, ``new_name_comm``
+    ///     AnalysisResult: columns ``time_ns``, ``cpu``, ``tid``, ``short_name``, ``new_name_comm``
     ///     (set where perf announces ``A0 => comm:tid``), ``columns`` (the short names of every
     ///     column); ``.text()`` is perf's map.
     ///
@@ -480,7 +480,7 @@ impl PerfData {
         compact: bool,
         cpus: Option<&Bound<'_, PyAny>>,
         compat: Option<&str>,
-    ) -> PyResult<crate::sched::SchedResult> {
+    ) -> PyResult<crate::sched::AnalysisResult> {
         crate::sched::compat(compat)?;
         let cpus = crate::sched::int_list(cpus, "cpus")?;
         crate::sched::map(py, &*self.file()?, compact, cpus)
@@ -500,7 +500,7 @@ impl PerfData {
     ///     compat: None or ``"perf-6.1"`` (6.1's state letters; a preempted task's wait is sleep).
     ///
     /// Returns:
-    ///     SchedResult: columns ``time_ns``, ``cpu``, ``tid``, ``pid``, ``comm``, ``wait_ns``,
+    ///     AnalysisResult: columns ``time_ns``, ``cpu``, ``tid``, ``pid``, ``comm``, ``wait_ns``,
     ///     ``sleep_ns``, ``iowait_ns``, ``preempt_ns``, ``delay_ns``, ``run_ns``, ``state``,
     ///     ``state_label``, ``next_comm``, ``next_pid``, ``idle``.
     ///
@@ -527,7 +527,7 @@ impl PerfData {
         cpu: Option<&Bound<'_, PyAny>>,
         time: Option<&Bound<'_, PyAny>>,
         compat: Option<&str>,
-    ) -> PyResult<crate::sched::SchedResult> {
+    ) -> PyResult<crate::sched::AnalysisResult> {
         use perfdata_analysis::sched::timehist::{SummaryMode, TimehistOptions};
         let opts = TimehistOptions {
             compat: crate::sched::compat(compat)?,
@@ -575,6 +575,74 @@ impl PerfData {
             format!("Scheduler timeline{}", self.path.as_deref().map(|p| format!(": {p}")).unwrap_or_default())
         });
         crate::sched::timeline(py, &*self.file()?, width, crate::sched::time_value(time)?, title)
+    }
+
+    /// Block I/O latency: ``block_rq_issue`` (or ``block_rq_insert`` with ``queued``) paired with
+    /// ``block_rq_complete`` by (dev, sector), fields read by name from the recording's formats.
+    ///
+    /// Args:
+    ///     queued: from ``block_rq_insert`` (queue + device time, ``biolatency -Q``).
+    ///     dev: only this ``(major, minor)``.
+    ///     rwbs: only I/Os whose rwbs matches this glob (``"*R*"`` reads, ``"W*"`` writes).
+    ///     comm, pid: only I/Os started by this command or process.
+    ///     time: only I/Os completed in perf's ``"START,END"`` (seconds) or ``(start_ns, end_ns)``.
+    ///     msecs: ``text()``'s histogram in milliseconds.
+    ///
+    /// Returns:
+    ///     AnalysisResult: one row per I/O (``dev_major``, ``dev_minor``, ``sector``, ``nr_sector``,
+    ///     ``bytes``, ``rwbs``, ``comm``, ``pid``, ``start_ns``, ``complete_ns``, ``latency_ns``,
+    ///     ``queue_ns``…); ``text()`` is bcc biolatency's histogram; ``info`` the pairing counts
+    ///     (unmatched completes and starts, overwritten starts) and percentiles (``p50_ns``…).
+    ///
+    /// Example:
+    ///     >>> io = perfdata.open("block.data").block_latency()
+    ///     >>> io.info["paired"] == len(io.to_arrow()), "usecs" in io.text()
+    ///     (True, True)
+    #[pyo3(signature = (*, queued = false, dev = None, rwbs = None, comm = None, pid = None, time = None, msecs = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn block_latency(
+        &self,
+        py: Python<'_>,
+        queued: bool,
+        dev: Option<(u32, u32)>,
+        rwbs: Option<String>,
+        comm: Option<String>,
+        pid: Option<u32>,
+        time: Option<&Bound<'_, PyAny>>,
+        msecs: bool,
+    ) -> PyResult<crate::sched::AnalysisResult> {
+        let time = crate::sched::time_value(time)?;
+        let filter = perfdata_analysis::latency::block::BlockFilter {
+            dev,
+            rwbs,
+            comm,
+            pid,
+            from_ns: time.map(|t| t.start),
+            to_ns: time.map(|t| t.end),
+        };
+        crate::sched::block_latency(py, &*self.file()?, queued, filter, msecs)
+    }
+
+    /// Run-queue (wakeup) latency from a ``perf sched record`` file: the time from a task
+    /// becoming runnable (``sched_waking``/``sched_wakeup_new``, or, with ``preempted``, a
+    /// switch-out while runnable, as bcc runqlat) to its next switch-in.
+    ///
+    /// Args:
+    ///     preempted: count preemptions too (bcc runqlat; default). False: wakeups only (perf 6.1
+    ///         timehist's ``sch delay``).
+    ///     msecs: ``text()``'s histogram in milliseconds.
+    ///
+    /// Returns:
+    ///     AnalysisResult: one row per wait (``tid``, ``comm``, ``cpu``, ``wake_ns``, ``run_ns``,
+    ///     ``delay_ns``, ``preempted``); ``text()`` is runqlat's histogram; ``info`` percentiles.
+    ///
+    /// Example:
+    ///     >>> w = perfdata.open("sched.data").wakeup_latency()
+    ///     >>> w.info["waits"] == len(w.to_arrow()) > 0
+    ///     True
+    #[pyo3(signature = (*, preempted = true, msecs = false))]
+    fn wakeup_latency(&self, py: Python<'_>, preempted: bool, msecs: bool) -> PyResult<crate::sched::AnalysisResult> {
+        crate::sched::wakeup_latency(py, &*self.file()?, preempted, msecs)
     }
 
     /// Folded stacks, as ``perf script | stackcollapse-perf.pl`` (or ``inferno-collapse-perf``) or

@@ -1,5 +1,5 @@
 //! The scheduler helpers: `PerfData.sched_latency/sched_map/sched_timehist/sched_timeline` and
-//! their result objects (`SchedResult`, `SchedTimeline`).
+//! their result objects (`AnalysisResult`, `SchedTimeline`).
 
 use crate::arrow::ArrowTable;
 use arrow_array::{
@@ -83,8 +83,8 @@ fn strs(v: Vec<String>) -> ArrayRef {
 /// ``to_polars()``, or any Arrow consumer directly), the text ``perf sched`` prints
 /// (``text()``, exactly what the ``perfdata sched`` command prints), and perf's anomaly counters
 /// (``info``). Shows as a table in Jupyter.
-#[pyclass(module = "perfdata", name = "SchedResult", frozen)]
-pub struct SchedResult {
+#[pyclass(module = "perfdata", name = "AnalysisResult", frozen)]
+pub struct AnalysisResult {
     kind: &'static str,
     table: Py<ArrowTable>,
     summary: Option<Py<ArrowTable>>,
@@ -94,7 +94,7 @@ pub struct SchedResult {
 }
 
 #[pymethods]
-impl SchedResult {
+impl AnalysisResult {
     /// What made it: ``"latency"``, ``"map"`` or ``"timehist"``.
     #[getter]
     fn kind(&self) -> &str {
@@ -194,7 +194,7 @@ impl SchedResult {
         let info: Vec<(&str, Option<String>)> = self.info.iter().map(|(k, v)| (*k, Some(v.to_string()))).collect();
         let table: String = self.table.bind(py).call_method0("_repr_html_")?.extract()?;
         Ok(format!(
-            "<div><b>perfdata.SchedResult</b> {}{}{}{}</div>",
+            "<div><b>perfdata.AnalysisResult</b> {}{}{}{}</div>",
             self.kind,
             crate::html::key_values(&info),
             table,
@@ -203,7 +203,7 @@ impl SchedResult {
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(format!("<perfdata.SchedResult {} {} rows>", self.kind, self.table.bind(py).len()?))
+        Ok(format!("<perfdata.AnalysisResult {} {} rows>", self.kind, self.table.bind(py).len()?))
     }
 }
 
@@ -253,7 +253,7 @@ pub fn latency(
     sort: Option<&Bound<'_, PyAny>>,
     compat_: Option<&str>,
     cpu: Option<u32>,
-) -> PyResult<SchedResult> {
+) -> PyResult<AnalysisResult> {
     let by = match by {
         "comm" => GroupBy::Comm,
         "tid" | "pid" => GroupBy::Tid,
@@ -289,7 +289,7 @@ pub fn latency(
         ],
     )?;
     let i = lat.info;
-    Ok(SchedResult {
+    Ok(AnalysisResult {
         kind: "latency",
         table: Py::new(py, t)?,
         summary: None,
@@ -308,7 +308,7 @@ pub fn latency(
 }
 
 /// `PerfData.sched_map`.
-pub fn map(py: Python<'_>, file: &PerfFile<'_>, compact: bool, cpus: Option<Vec<u32>>) -> PyResult<SchedResult> {
+pub fn map(py: Python<'_>, file: &PerfFile<'_>, compact: bool, cpus: Option<Vec<u32>>) -> PyResult<AnalysisResult> {
     let opts = MapOptions { compact, cpus, nr_cpus: None };
     #[derive(Default)]
     struct Cols {
@@ -348,7 +348,7 @@ pub fn map(py: Python<'_>, file: &PerfFile<'_>, compact: bool, cpus: Option<Vec<
             ("columns", strs(c.columns)),
         ],
     )?;
-    Ok(SchedResult {
+    Ok(AnalysisResult {
         kind: "map",
         table: Py::new(py, t)?,
         summary: None,
@@ -365,7 +365,7 @@ pub struct TimehistArgs {
 }
 
 /// `PerfData.sched_timehist`.
-pub fn timehist(py: Python<'_>, file: &PerfFile<'_>, a: TimehistArgs) -> PyResult<SchedResult> {
+pub fn timehist(py: Python<'_>, file: &PerfFile<'_>, a: TimehistArgs) -> PyResult<AnalysisResult> {
     let opts = a.opts;
     #[derive(Default)]
     struct Cols {
@@ -479,7 +479,7 @@ pub fn timehist(py: Python<'_>, file: &PerfFile<'_>, a: TimehistArgs) -> PyResul
             ("window_ns", s.window_ns),
         ]);
     }
-    Ok(SchedResult {
+    Ok(AnalysisResult {
         kind: "timehist",
         table: Py::new(py, t)?,
         summary,
@@ -500,4 +500,108 @@ pub fn timeline(
     let opts = TimelineOptions { time, width, title };
     let tl = py.detach(|| sched_timeline(file, &opts)).map_err(|e| to_py(py, e, file))?;
     Ok(SchedTimeline { svg: tl.svg(), switches: tl.switches })
+}
+
+/// `PerfData.block_latency`.
+pub fn block_latency(
+    py: Python<'_>,
+    file: &PerfFile<'_>,
+    queued: bool,
+    filter: perfdata_analysis::latency::block::BlockFilter,
+    msecs: bool,
+) -> PyResult<AnalysisResult> {
+    use perfdata_analysis::latency::block::{block_latency, BlockOptions, Start};
+    use perfdata_analysis::latency::hist::{Log2Hist, Percentiles};
+    let opts = BlockOptions { start: if queued { Start::Insert } else { Start::Issue }, filter };
+    let r = py.detach(|| block_latency(file, &opts)).map_err(|e| to_py(py, e, file))?;
+    let ios = &r.ios;
+    let (div, label) = if msecs { (1_000_000, "msecs") } else { (1000, "usecs") };
+    let mut h = Log2Hist::new();
+    for io in ios {
+        h.add(io.latency_ns / div);
+    }
+    let mut lat: Vec<u64> = ios.iter().map(|i| i.latency_ns).collect();
+    let p = Percentiles::from_values(&mut lat);
+    let t = table(
+        "block_latency",
+        vec![
+            ("dev_major", u32s(ios.iter().map(|i| i.dev_major).collect())),
+            ("dev_minor", u32s(ios.iter().map(|i| i.dev_minor).collect())),
+            ("sector", u64s(ios.iter().map(|i| i.sector).collect())),
+            ("nr_sector", u32s(ios.iter().map(|i| i.nr_sector).collect())),
+            ("bytes", u32s(ios.iter().map(|i| i.bytes).collect())),
+            ("rwbs", strs(ios.iter().map(|i| i.rwbs.to_str_lossy().into_owned()).collect())),
+            ("comm", strs(ios.iter().map(|i| i.comm.to_str_lossy().into_owned()).collect())),
+            ("pid", u32s(ios.iter().map(|i| i.pid).collect())),
+            ("tid", u32s(ios.iter().map(|i| i.tid).collect())),
+            ("cpu", u32s(ios.iter().map(|i| i.cpu).collect())),
+            ("start_ns", u64s(ios.iter().map(|i| i.start_ns).collect())),
+            ("complete_ns", u64s(ios.iter().map(|i| i.complete_ns).collect())),
+            ("latency_ns", u64s(ios.iter().map(|i| i.latency_ns).collect())),
+            ("queue_ns", Arc::new(UInt64Array::from(ios.iter().map(|i| i.queue_ns).collect::<Vec<_>>())) as ArrayRef),
+        ],
+    )?;
+    let c = r.counts;
+    Ok(AnalysisResult {
+        kind: "block_latency",
+        table: Py::new(py, t)?,
+        summary: None,
+        text: h.bcc_text(label),
+        info: vec![
+            ("paired", c.paired),
+            ("starts", c.starts),
+            ("completes", c.completes),
+            ("filtered", c.filtered),
+            ("unmatched_completes", c.unmatched_completes),
+            ("unmatched_starts", c.unmatched_starts),
+            ("overwritten_starts", c.overwritten_starts),
+            ("p50_ns", p.p50),
+            ("p90_ns", p.p90),
+            ("p99_ns", p.p99),
+            ("p999_ns", p.p999),
+            ("max_ns", p.max),
+        ],
+        diagnostics: Vec::new(),
+    })
+}
+
+/// `PerfData.wakeup_latency`.
+pub fn wakeup_latency(py: Python<'_>, file: &PerfFile<'_>, preempted: bool, msecs: bool) -> PyResult<AnalysisResult> {
+    use perfdata_analysis::latency::hist::{Log2Hist, Percentiles};
+    use perfdata_analysis::latency::wakeup::{wakeup_latency, WakeupOptions};
+    let ev = py.detach(|| wakeup_latency(file, &WakeupOptions { preempted })).map_err(|e| to_py(py, e, file))?;
+    let (div, label) = if msecs { (1_000_000, "msecs") } else { (1000, "usecs") };
+    let mut h = Log2Hist::new();
+    for e in &ev {
+        h.add(e.delay_ns / div);
+    }
+    let mut d: Vec<u64> = ev.iter().map(|e| e.delay_ns).collect();
+    let p = Percentiles::from_values(&mut d);
+    let t = table(
+        "wakeup_latency",
+        vec![
+            ("tid", u32s(ev.iter().map(|e| e.tid).collect())),
+            ("comm", strs(ev.iter().map(|e| e.comm.to_str_lossy().into_owned()).collect())),
+            ("cpu", u32s(ev.iter().map(|e| e.cpu).collect())),
+            ("wake_ns", u64s(ev.iter().map(|e| e.wake_ns).collect())),
+            ("run_ns", u64s(ev.iter().map(|e| e.run_ns).collect())),
+            ("delay_ns", u64s(ev.iter().map(|e| e.delay_ns).collect())),
+            ("preempted", Arc::new(BooleanArray::from(ev.iter().map(|e| e.preempted).collect::<Vec<_>>())) as ArrayRef),
+        ],
+    )?;
+    Ok(AnalysisResult {
+        kind: "wakeup_latency",
+        table: Py::new(py, t)?,
+        summary: None,
+        text: h.bcc_text(label),
+        info: vec![
+            ("waits", ev.len() as u64),
+            ("p50_ns", p.p50),
+            ("p90_ns", p.p90),
+            ("p99_ns", p.p99),
+            ("p999_ns", p.p999),
+            ("max_ns", p.max),
+        ],
+        diagnostics: Vec::new(),
+    })
 }

@@ -110,3 +110,27 @@ def test_timeline() -> None:
     assert tl.switches == 319
     assert tl.svg.startswith("<?xml") and ">mix<" in tl.svg
     assert "<iframe" in tl._repr_html_()
+
+
+def test_block_latency() -> None:
+    io = perfdata.open(TESTDATA / "blockrw.data").block_latency()
+    df = io.to_pandas()
+    assert len(df) == io.info["paired"] > 0
+    assert (df.complete_ns - df.start_ns == df.latency_ns).all()
+    assert io.info["p50_ns"] <= io.info["p99_ns"] <= io.info["max_ns"] == int(df.latency_ns.max())
+    assert "usecs" in io.text() and "distribution" in io.text()
+    reads = perfdata.open(TESTDATA / "blockrw.data").block_latency(rwbs="*R*").to_pandas()
+    assert len(reads) > 0 and reads.rwbs.str.contains("R").all()
+    q = perfdata.open(TESTDATA / "blockrw.data").block_latency(queued=True).to_pandas()
+    assert len(q) > 0
+
+
+def test_wakeup_latency() -> None:
+    w = perfdata.open(TESTDATA / "sched-mix.data").wakeup_latency()
+    df = w.to_pandas()
+    assert (df.run_ns - df.wake_ns == df.delay_ns).all()
+    assert df.preempted.any() and len(df) == w.info["waits"]
+    only = perfdata.open(TESTDATA / "sched-mix.data").wakeup_latency(preempted=False).to_pandas()
+    assert not only.preempted.any() and len(only) < len(df)
+    with pytest.raises(ValueError, match="sched_switch"):
+        perfdata.open(TESTDATA / "fp.data").wakeup_latency()

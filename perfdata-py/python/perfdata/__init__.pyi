@@ -450,10 +450,10 @@ class ArrowTable:
     def __len__(self) -> int: ...
 
 @final
-class SchedResult:
-    """A scheduler analysis: rows (Arrow/pandas/polars), perf's text, perf's anomaly counters."""
+class AnalysisResult:
+    """An analysis (scheduler, latency): rows (Arrow/pandas/polars), the text the tools print, counters."""
 
-    kind: Literal["latency", "map", "timehist"]
+    kind: Literal["latency", "map", "timehist", "block_latency", "wakeup_latency"]
     info: Dict[str, int]
     """perf's counters (context_switch_bugs, nr_timestamps, unordered_timestamps, lost_events…) and row counts."""
     diagnostics: List[str]
@@ -536,7 +536,7 @@ class PerfData:
         sort: Union[None, str, Sequence[Literal["pid", "avg", "max", "switch", "runtime"]]] = None,
         compat: Optional[Literal["perf-6.1"]] = None,
         cpu: Optional[int] = None,
-    ) -> SchedResult:
+    ) -> AnalysisResult:
         """perf sched latency: per task run time and scheduling delays (columns task, tids,
         runtime_ns, switches, avg_delay_ns, max_delay_ns, max_delay_start_ns, max_delay_end_ns…)."""
     def sched_map(
@@ -545,7 +545,7 @@ class PerfData:
         compact: bool = False,
         cpus: Union[None, int, str, Sequence[int]] = None,
         compat: Optional[Literal["perf-6.1"]] = None,
-    ) -> SchedResult:
+    ) -> AnalysisResult:
         """perf sched map: one row per context switch, the short name of every CPU's task."""
     def sched_timehist(
         self,
@@ -562,7 +562,7 @@ class PerfData:
         cpu: Union[None, int, str, Sequence[int]] = None,
         time: Union[None, str, Tuple[Optional[int], Optional[int]]] = None,
         compat: Optional[Literal["perf-6.1"]] = None,
-    ) -> SchedResult:
+    ) -> AnalysisResult:
         """perf sched timehist: per switch wait (sleep/iowait/preempt), delay and run time (columns
         time_ns, cpu, tid, pid, comm, wait_ns, sleep_ns, iowait_ns, preempt_ns, delay_ns, run_ns, state…)."""
     def sched_timeline(
@@ -573,6 +573,20 @@ class PerfData:
         title: Optional[str] = None,
     ) -> SchedTimeline:
         """The scheduler timeline picture (inline in Jupyter)."""
+    def block_latency(
+        self,
+        *,
+        queued: bool = False,
+        dev: Optional[Tuple[int, int]] = None,
+        rwbs: Optional[str] = None,
+        comm: Optional[str] = None,
+        pid: Optional[int] = None,
+        time: Union[None, str, Tuple[Optional[int], Optional[int]]] = None,
+        msecs: bool = False,
+    ) -> AnalysisResult:
+        """Block I/O latency per request (issue or insert → complete); text() = biolatency's histogram."""
+    def wakeup_latency(self, *, preempted: bool = True, msecs: bool = False) -> AnalysisResult:
+        """Run-queue latency per wait (wakeup or preemption → switch-in); text() = runqlat's histogram."""
     def folded(self, **options: Unpack[_FoldOptions]) -> Dict[str, int]:
         """Folded stacks (stack → weight) as stackcollapse-perf.pl or perf script report
         stackcollapse print them."""
