@@ -409,7 +409,7 @@ pub fn timehist(py: Python<'_>, file: &PerfFile<'_>, a: TimehistArgs) -> PyResul
                 c.delay.push(r.delay_ns);
                 c.run.push(r.run_ns);
                 c.state.push(r.state.to_string());
-                c.label.push(r.state_label.clone());
+                c.label.push(r.state_label.to_string());
                 c.next_comm.push(r.next_comm.to_string());
                 c.next_pid.push(r.next_pid);
                 c.idle.push(r.idle);

@@ -282,12 +282,91 @@ impl<T: Default + Clone> PerCpu<T> {
 
 /// perf's `timestamp__scnprintf_usec`: `sec.usec`, truncated.
 pub(crate) fn secs_usec(ns: u64) -> String {
-    format!("{}.{:06}", ns / 1_000_000_000, ns % 1_000_000_000 / 1000)
+    let mut s = String::with_capacity(24);
+    push_secs_usec(&mut s, ns, 0);
+    s
+}
+
+/// Append `sec.usec` (truncated) right-aligned in `width`.
+pub(crate) fn push_secs_usec(o: &mut String, ns: u64, width: usize) {
+    let (sec, usec) = (ns / 1_000_000_000, ns % 1_000_000_000 / 1000);
+    let len = digits(sec) + 7;
+    pad(o, width.saturating_sub(len));
+    push_uint(o, sec, 0);
+    o.push('.');
+    push_uint(o, usec, 6);
 }
 
 /// perf's `print_sched_time(ns, width)`: `msec.usec` (truncated), the msec part right-aligned in
 /// `width`, and a trailing space.
-pub(crate) fn sched_time(out: &mut String, ns: u64, width: usize) {
-    use std::fmt::Write;
-    let _ = write!(out, "{:>width$}.{:03} ", ns / 1_000_000, ns % 1_000_000 / 1000);
+pub(crate) fn sched_time(o: &mut String, ns: u64, width: usize) {
+    let (ms, us) = (ns / 1_000_000, ns % 1_000_000 / 1000);
+    pad(o, width.saturating_sub(digits(ms)));
+    push_uint(o, ms, 0);
+    o.push('.');
+    push_uint(o, us, 3);
+    o.push(' ');
+}
+
+/// Append `n` spaces.
+pub(crate) fn pad(o: &mut String, n: usize) {
+    const SPACES: &str = "                                                                ";
+    let mut n = n;
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        o.push_str(SPACES.get(..k).unwrap_or(""));
+        n -= k;
+    }
+}
+
+/// Decimal digits of `v`.
+pub(crate) fn digits(v: u64) -> usize {
+    v.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
+/// Append `v` in decimal with at least `zeros` digits (zero-padded): what `{:0N}` prints, without
+/// going through `core::fmt` (the rows of map and timehist are a million lines on big files).
+pub(crate) fn push_uint(o: &mut String, v: u64, zeros: usize) {
+    let mut buf = [b'0'; 20];
+    let mut i = buf.len();
+    let mut v = v;
+    loop {
+        i -= 1;
+        if let Some(b) = buf.get_mut(i) {
+            *b = b'0' + (v % 10) as u8;
+        }
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    let start = i.min(buf.len().saturating_sub(zeros));
+    if let Ok(s) = std::str::from_utf8(buf.get(start..).unwrap_or(&[])) {
+        o.push_str(s);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_like_printf() {
+        for v in [0u64, 7, 10, 999, 1000, 123_456_789, u64::MAX] {
+            for z in [0, 3, 6] {
+                let mut s = String::new();
+                push_uint(&mut s, v, z);
+                assert_eq!(s, format!("{v:0z$}"));
+            }
+        }
+        let mut s = String::new();
+        push_secs_usec(&mut s, 3_117_201_023_941, 15);
+        assert_eq!(s, "    3117.201023");
+        s.clear();
+        sched_time(&mut s, 5_899_999, 6);
+        assert_eq!(s, "     5.899 ");
+        s.clear();
+        pad(&mut s, 100);
+        assert_eq!(s.len(), 100);
+    }
 }

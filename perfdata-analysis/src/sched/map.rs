@@ -8,7 +8,7 @@
 //! recording had more), or with `compact` the CPUs seen so far, in order of appearance.
 //! Both semantics print the same map.
 
-use super::events::{drive, secs_usec, At, Ev, Handler, PerCpu};
+use super::events::{drive, push_secs_usec, push_uint, At, Ev, Handler, PerCpu};
 use super::state::TaskStates;
 use crate::latency::Error;
 use perfdata_core::process::Machine;
@@ -78,24 +78,32 @@ pub struct MapRow<'a> {
 impl MapRow<'_> {
     /// The line as perf prints it (with its newline).
     pub fn write_text(&self, o: &mut String) {
-        use std::fmt::Write;
         o.push_str("  ");
         for (cpu, name) in self.columns {
             o.push(if *cpu == self.cpu { '*' } else { ' ' });
             match name {
                 Some(n) => {
-                    let _ = write!(o, "{n:>2} ");
+                    n.0.iter().for_each(|&b| o.push(char::from(b)));
+                    o.push(' ');
                 }
                 None => o.push_str("   "),
             }
         }
         if !self.hidden {
-            let _ = write!(o, "  {:>12} secs ", secs_usec(self.time_ns));
+            o.push_str("  ");
+            push_secs_usec(o, self.time_ns, 12);
+            o.push_str(" secs ");
             if let Some(n) = &self.new_name {
-                let _ = write!(o, "{} => {}:{}", n.short, n.comm, n.tid);
+                n.short.0.iter().for_each(|&b| o.push(char::from(b)));
+                o.push_str(" => ");
+                o.push_str(&n.comm);
+                o.push(':');
+                push_uint(o, u64::from(n.tid), 0);
             }
             if self.new_cpu {
-                let _ = write!(o, " (CPU {})", self.cpu);
+                o.push_str(" (CPU ");
+                push_uint(o, u64::from(self.cpu), 0);
+                o.push(')');
             }
         }
         o.push('\n');
@@ -155,11 +163,11 @@ impl<F: FnMut(&MapRow<'_>)> Handler for Map<F> {
         if let Some(c) = self.curr.get_mut(cpu) {
             *c = Some(next_pid);
         }
-        let comm = machine.comm(next_pid);
         let task = self.tasks.entry(next_pid).or_default();
         let mut new_short = false;
         if task.short.is_none() {
-            task.short = Some(if comm == "swapper" {
+            let swapper = machine.thread(next_pid).is_some_and(|t| t.comm == "swapper");
+            task.short = Some(if swapper {
                 ShortName(*b". ")
             } else {
                 let s = ShortName([self.next.0, self.next.1]);
@@ -180,7 +188,7 @@ impl<F: FnMut(&MapRow<'_>)> Handler for Map<F> {
         if announce && !hidden {
             task.comm_changed = false;
         }
-        let new_name = (announce && !hidden).then_some(NewName { short, comm, tid: next_pid });
+        let new_name = (announce && !hidden).then(|| NewName { short, comm: machine.comm(next_pid), tid: next_pid });
         self.cols.clear();
         let n = if self.opts.compact { self.comp_cpus.len() } else { self.max_cpu as usize };
         for i in 0..n {

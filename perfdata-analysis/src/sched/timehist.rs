@@ -18,7 +18,7 @@
 //! is preempt time) and, as a preempted task is runnable from its switch-out, its scheduling
 //! delay runs from there (perf 6.1 has no delay for it).
 
-use super::events::{drive, sched_time, secs_usec, At, Ev, Handler, PerCpu, WakeKind};
+use super::events::{drive, pad, push_secs_usec, push_uint, sched_time, At, Ev, Handler, PerCpu, WakeKind};
 use super::state::{perf61_timehist_letter, TaskStates};
 use super::Compat;
 use crate::latency::Error;
@@ -101,7 +101,7 @@ pub struct SwitchRow<'a> {
     /// `prev_state` as recorded.
     pub prev_state: u64,
     /// `prev_state` as the tracepoint prints it (`R+`, `S`, `D`…).
-    pub state_label: String,
+    pub state_label: &'a str,
     /// Comm of the task switched in (`next_comm`).
     pub next_comm: &'a str,
     /// Its pid (`next_pid`).
@@ -347,6 +347,8 @@ struct Th<F> {
     ppids: HashMap<u32, u32, ahash::RandomState>,
     idle: PerCpu<Runtime>,
     last_switch: PerCpu<u64>,
+    /// `prev_state` labels made so far (a handful of values per recording).
+    labels: HashMap<u64, String, ahash::RandomState>,
     hist_start: u64,
     hist_end: u64,
     skipped: u64,
@@ -445,14 +447,35 @@ impl<F: FnMut(&Row<'_>)> Th<F> {
             if self.o.summary != SummaryMode::Only && cpu_ok {
                 let r = if idle { self.idle.get(cpu).copied() } else { self.tasks.get(&tid).copied() };
                 let dt = r.map(|r| r.dt).unwrap_or_default();
-                let comm = if idle { "<idle>".to_string() } else { m.comm(tid) };
+                let placeholder;
+                let comm: &str = match (idle, m.thread(tid)) {
+                    (true, _) => "<idle>",
+                    (false, Some(t)) => &t.comm,
+                    (false, None) => {
+                        placeholder = format!(":{}", tid as i32);
+                        &placeholder
+                    }
+                };
+                let label_key = if idle { u64::MAX } else { prev_state };
+                if !self.labels.contains_key(&label_key) && self.labels.len() < 4096 {
+                    let l = if idle { "I".to_string() } else { states.label(prev_state) };
+                    self.labels.insert(label_key, l);
+                }
+                let fresh;
+                let state_label: &str = match self.labels.get(&label_key) {
+                    Some(l) => l,
+                    None => {
+                        fresh = states.label(prev_state);
+                        &fresh
+                    }
+                };
                 let next_comm = String::from_utf8_lossy(next_comm);
                 let row = SwitchRow {
                     time_ns: t,
                     cpu,
                     tid,
                     pid,
-                    comm: &comm,
+                    comm,
                     idle,
                     wait_ns: dt.sleep + dt.iowait + dt.preempt,
                     sleep_ns: dt.sleep,
@@ -462,7 +485,7 @@ impl<F: FnMut(&Row<'_>)> Th<F> {
                     run_ns: dt.run,
                     state: self.state_letter(prev_state, idle, states),
                     prev_state,
-                    state_label: if idle { "I".into() } else { states.label(prev_state) },
+                    state_label,
                     next_comm: &next_comm,
                     next_pid,
                     ncpus: self.max_cpu + 1,
@@ -596,6 +619,7 @@ pub fn sched_timehist_each(
         ppids: HashMap::default(),
         idle: PerCpu::default(),
         last_switch: PerCpu::default(),
+        labels: HashMap::default(),
         hist_start: 0,
         hist_end: 0,
         skipped: 0,
@@ -690,6 +714,13 @@ fn commstr(comm: &str, tid: u32, pid: u32) -> String {
     truncate(s, 31)
 }
 
+fn push_int(o: &mut String, v: i32) {
+    if v < 0 {
+        o.push('-');
+    }
+    push_uint(o, u64::from(v.unsigned_abs()), 0);
+}
+
 fn truncate(mut s: String, n: usize) -> String {
     if s.len() > n {
         let mut cut = n;
@@ -701,7 +732,43 @@ fn truncate(mut s: String, n: usize) -> String {
     s
 }
 
+/// `"%15s [%04d] "`: the time and CPU that start every row.
+fn prefix(o: &mut String, time_ns: u64, cpu: u32) {
+    push_secs_usec(o, time_ns, 15);
+    o.push_str(" [");
+    push_uint(o, u64::from(cpu), 4);
+    o.push_str("] ");
+}
+
 impl TimehistText {
+    /// perf's `%-*s` of the comm string (widening the column as perf does), without allocating.
+    fn push_comm(&mut self, o: &mut String, comm: &str, tid: u32, pid: u32) {
+        let start = o.len();
+        if pid == 0 {
+            o.push_str(comm);
+        } else {
+            o.push_str(comm);
+            o.push('[');
+            push_int(o, tid as i32);
+            if tid != pid {
+                o.push('/');
+                push_int(o, pid as i32);
+            }
+            o.push(']');
+        }
+        // perf formats into a 32-byte buffer.
+        if o.len() - start > 31 {
+            let mut cut = start + 31;
+            while !o.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            o.truncate(cut);
+        }
+        let n = o.len() - start;
+        self.comm_width = self.comm_width.max(n);
+        pad(o, self.comm_width - n);
+    }
+
     /// A renderer for `opts`.
     pub fn new(opts: &TimehistOptions) -> Self {
         TimehistText { o: opts.clone(), comm_width: 30 }
@@ -756,7 +823,7 @@ impl TimehistText {
     pub fn row(&mut self, row: &Row<'_>, o: &mut String) {
         match row {
             Row::Switch(r) => {
-                let _ = write!(o, "{:>15} [{:04}] ", secs_usec(r.time_ns), r.cpu);
+                prefix(o, r.time_ns, r.cpu);
                 if self.o.cpu_visual {
                     o.push(' ');
                     for i in 0..r.ncpus {
@@ -772,8 +839,9 @@ impl TimehistText {
                     }
                     o.push(' ');
                 }
-                let c = self.commstr(r.comm, r.tid, r.pid);
-                let _ = write!(o, " {c:<w$} ", w = self.comm_width);
+                o.push(' ');
+                self.push_comm(o, r.comm, r.tid, r.pid);
+                o.push(' ');
                 sched_time(o, r.wait_ns, 6);
                 sched_time(o, r.delay_ns, 6);
                 sched_time(o, r.run_ns, 6);
@@ -789,7 +857,7 @@ impl TimehistText {
                 }
             }
             Row::Wakeup(r) => {
-                let _ = write!(o, "{:>15} [{:04}] ", secs_usec(r.time_ns), r.cpu);
+                prefix(o, r.time_ns, r.cpu);
                 if self.o.cpu_visual {
                     let _ = write!(o, " {:n$} ", "", n = r.ncpus as usize);
                 }
@@ -800,7 +868,7 @@ impl TimehistText {
                 let _ = write!(o, "awakened: {c}");
             }
             Row::Migration(r) => {
-                let _ = write!(o, "{:>15} [{:04}] ", secs_usec(r.time_ns), r.cpu);
+                prefix(o, r.time_ns, r.cpu);
                 if self.o.cpu_visual {
                     o.push_str("  ");
                     for i in 0..r.ncpus {
