@@ -57,5 +57,7 @@ fn _perfdata(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<arrow::ArrowTable>()?;
     m.add_class::<sched::AnalysisResult>()?;
     m.add_class::<sched::SchedTimeline>()?;
+    m.add_class::<sched::Histogram>()?;
+    m.add_class::<sched::Picture>()?;
     Ok(())
 }

@@ -577,11 +577,12 @@ impl PerfData {
         crate::sched::timeline(py, &*self.file()?, width, crate::sched::time_value(time)?, title)
     }
 
-    /// Block I/O latency: ``block_rq_issue`` (or ``block_rq_insert`` with ``queued``) paired with
+    /// Block I/O latency: ``block_rq_issue`` (or ``block_rq_insert``, ``start="insert"``) paired with
     /// ``block_rq_complete`` by (dev, sector), fields read by name from the recording's formats.
     ///
     /// Args:
-    ///     queued: from ``block_rq_insert`` (queue + device time, ``biolatency -Q``).
+    ///     start: ``"issue"`` (device time, biolatency's default) or ``"insert"`` (queue + device
+    ///         time from ``block_rq_insert``, ``biolatency -Q``).
     ///     dev: only this ``(major, minor)``.
     ///     rwbs: only I/Os whose rwbs matches this glob (``"*R*"`` reads, ``"W*"`` writes).
     ///     comm, pid: only I/Os started by this command or process.
@@ -592,18 +593,19 @@ impl PerfData {
     ///     AnalysisResult: one row per I/O (``dev_major``, ``dev_minor``, ``sector``, ``nr_sector``,
     ///     ``bytes``, ``rwbs``, ``comm``, ``pid``, ``start_ns``, ``complete_ns``, ``latency_ns``,
     ///     ``queue_ns``…); ``text()`` is bcc biolatency's histogram; ``info`` the pairing counts
-    ///     (unmatched completes and starts, overwritten starts) and percentiles (``p50_ns``…).
+    ///     (unmatched completes and starts, overwritten starts) and percentiles (``p50_ns``…);
+    ///     ``.hist(unit="us", per="disk")``, ``.heatmap()``, ``.percentiles()``.
     ///
     /// Example:
     ///     >>> io = perfdata.open("block.data").block_latency()
     ///     >>> io.info["paired"] == len(io.to_arrow()), "usecs" in io.text()
     ///     (True, True)
-    #[pyo3(signature = (*, queued = false, dev = None, rwbs = None, comm = None, pid = None, time = None, msecs = false))]
+    #[pyo3(signature = (*, start = "issue", dev = None, rwbs = None, comm = None, pid = None, time = None, msecs = false))]
     #[allow(clippy::too_many_arguments)]
     fn block_latency(
         &self,
         py: Python<'_>,
-        queued: bool,
+        start: &str,
         dev: Option<(u32, u32)>,
         rwbs: Option<String>,
         comm: Option<String>,
@@ -620,7 +622,7 @@ impl PerfData {
             from_ns: time.map(|t| t.start),
             to_ns: time.map(|t| t.end),
         };
-        crate::sched::block_latency(py, &*self.file()?, queued, filter, msecs)
+        crate::sched::block_latency(py, &*self.file()?, start, filter, msecs)
     }
 
     /// Run-queue (wakeup) latency from a ``perf sched record`` file: the time from a task

@@ -91,10 +91,234 @@ pub struct AnalysisResult {
     text: String,
     info: Vec<(&'static str, u64)>,
     diagnostics: Vec<String>,
+    /// Latency analyses: one point per row, for hist(), heatmap(), percentiles().
+    points: Option<Points>,
+}
+
+/// The latencies of a latency analysis with what groups them.
+pub struct Points {
+    /// Latency, ns.
+    latency_ns: Vec<u64>,
+    /// When it ended (completion, switch-in), ns.
+    time_ns: Vec<u64>,
+    /// Per-disk group name (`MAJOR,MINOR`), block I/O only.
+    disk: Vec<String>,
+    /// Per-flag group name (rwbs), block I/O only.
+    flags: Vec<String>,
+}
+
+impl AnalysisResult {
+    fn points(&self) -> PyResult<&Points> {
+        self.points.as_ref().ok_or_else(|| {
+            PyValueError::new_err(format!("{} has no latencies (block_latency and wakeup_latency have)", self.kind))
+        })
+    }
+}
+
+/// A latency histogram: bcc's text (``print(h)``, ``h.text``) and a bar chart in Jupyter.
+#[pyclass(module = "perfdata", name = "Histogram", frozen)]
+pub struct Histogram {
+    /// The text bcc's tools print.
+    #[pyo3(get)]
+    text: String,
+    /// The chart (an SVG document).
+    #[pyo3(get)]
+    svg: String,
+}
+
+#[pymethods]
+impl Histogram {
+    fn __str__(&self) -> &str {
+        &self.text
+    }
+
+    fn _repr_svg_(&self) -> &str {
+        &self.svg
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<perfdata.Histogram {} lines>", self.text.lines().count())
+    }
+}
+
+/// A picture (an SVG document): inline in Jupyter, ``save(path)`` for a browser.
+#[pyclass(module = "perfdata", name = "Picture", frozen)]
+pub struct Picture {
+    /// The SVG document.
+    #[pyo3(get)]
+    svg: String,
+}
+
+#[pymethods]
+impl Picture {
+    /// Write the SVG to ``path``.
+    ///
+    /// Example:
+    ///     >>> perfdata.open("block.data").block_latency().heatmap().save("heat.svg")
+    ///     >>> "<svg" in open("heat.svg").read()
+    ///     True
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        crate::flamegraph::write_svg(py, &path, &self.svg)
+    }
+
+    fn _repr_svg_(&self) -> &str {
+        &self.svg
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<perfdata.Picture {} bytes of SVG>", self.svg.len())
+    }
+}
+
+/// Log2 buckets as horizontal bars, the bucket ranges on the left.
+fn hist_svg(sections: &[(String, perfdata_analysis::latency::hist::Log2Hist)], label: &str) -> String {
+    use std::fmt::Write;
+    let rows: usize = sections.iter().map(|(_, h)| h.rows().len() + 1).sum();
+    let (w, row_h) = (640u32, 16u32);
+    let height = 30 + row_h * rows.max(1) as u32;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        r#"<?xml version="1.0" standalone="no"?>
+<svg version="1.1" width="{w}" height="{height}" xmlns="http://www.w3.org/2000/svg"><style>text {{ font-family: monospace; font-size: 12px; }}</style>
+<text x="10" y="18">{label} : count</text>"#
+    );
+    let mut y = 30u32;
+    for (name, h) in sections {
+        if !name.is_empty() {
+            let _ =
+                writeln!(o, r#"<text x="10" y="{}" font-weight="bold">{}</text>"#, y + 12, crate::html::escape(name));
+            y += row_h;
+        }
+        let max = h.rows().iter().map(|r| r.2).max().unwrap_or(0).max(1);
+        for (lo, hi, n) in h.rows() {
+            let bar = (u64::from(w - 260) * n / max) as u32;
+            let _ = writeln!(
+                o,
+                r#"<text x="170" y="{ty}" text-anchor="end">{lo} -&gt; {hi}</text><rect x="180" y="{y}" width="{bar}" height="{bh}" fill="rgb(70,130,180)"><title>{n}</title></rect><text x="{tx}" y="{ty}">{n}</text>"#,
+                ty = y + 12,
+                bh = row_h - 3,
+                tx = 184 + bar
+            );
+            y += row_h;
+        }
+    }
+    o.push_str("</svg>\n");
+    o
 }
 
 #[pymethods]
 impl AnalysisResult {
+    /// The latencies as bcc's log2 histogram (biolatency / runqlat layout).
+    ///
+    /// Args:
+    ///     unit: ``"us"`` (usecs) or ``"ms"`` (msecs).
+    ///     per: None, ``"disk"`` (biolatency ``-D``) or ``"flags"`` (``-F``); block I/O only.
+    ///
+    /// Returns:
+    ///     Histogram: ``print(h)`` gives bcc's text; Jupyter shows bars.
+    ///
+    /// Example:
+    ///     >>> print(perfdata.open("block.data").block_latency().hist(per="disk").text.splitlines()[1])
+    ///     disk = 254,0
+    #[pyo3(signature = (unit = "us", per = None))]
+    fn hist(&self, unit: &str, per: Option<&str>) -> PyResult<Histogram> {
+        use perfdata_analysis::latency::hist::{bcc_sections, Log2Hist};
+        let p = self.points()?;
+        let (div, label) = match unit {
+            "us" | "usecs" => (1000, "usecs"),
+            "ms" | "msecs" => (1_000_000, "msecs"),
+            o => return Err(PyValueError::new_err(format!("unit must be 'us' or 'ms', not {o:?}"))),
+        };
+        let groups: Option<(&str, &Vec<String>)> = match per {
+            None => None,
+            Some("disk") => Some(("disk", &p.disk)),
+            Some("flags") | Some("flag") => Some(("flags", &p.flags)),
+            Some(o) => return Err(PyValueError::new_err(format!("per must be None, 'disk' or 'flags', not {o:?}"))),
+        };
+        let mut sections: Vec<(String, Log2Hist)> = Vec::new();
+        match groups {
+            None => {
+                let mut h = Log2Hist::new();
+                p.latency_ns.iter().for_each(|&l| h.add(l / div));
+                sections.push((String::new(), h));
+            }
+            Some((_, names)) if names.len() != p.latency_ns.len() => {
+                return Err(PyValueError::new_err(format!("{} rows have no {}", self.kind, per.unwrap_or(""))));
+            }
+            Some((_, names)) => {
+                let mut by: std::collections::BTreeMap<&str, Log2Hist> = std::collections::BTreeMap::new();
+                for (l, n) in p.latency_ns.iter().zip(names) {
+                    by.entry(n.as_str()).or_default().add(l / div);
+                }
+                sections.extend(by.into_iter().map(|(n, h)| (n.to_string(), h)));
+            }
+        }
+        let text = match groups {
+            None => sections.first().map(|(_, h)| h.bcc_text(label)).unwrap_or_default(),
+            Some((header, _)) => bcc_sections(header, label, sections.iter().map(|(n, h)| (n.as_str(), h))),
+        };
+        let named: Vec<(String, Log2Hist)> = match groups {
+            None => sections,
+            Some((header, _)) => sections.into_iter().map(|(n, h)| (format!("{header} = {n}"), h)).collect(),
+        };
+        Ok(Histogram { text, svg: hist_svg(&named, label) })
+    }
+
+    /// A latency heatmap (time columns × latency rows, colour by count, a tooltip per cell), as
+    /// Brendan Gregg's trace2heatmap.pl draws it.
+    ///
+    /// Args:
+    ///     column_ms: the width of a time column (default: about 100 columns over the recording).
+    ///     rows: latency rows.
+    ///
+    /// Returns:
+    ///     Picture
+    ///
+    /// Example:
+    ///     >>> perfdata.open("block.data").block_latency().heatmap().svg.count("<rect") > 10
+    ///     True
+    #[pyo3(signature = (column_ms = None, rows = 50))]
+    fn heatmap(&self, column_ms: Option<f64>, rows: u32) -> PyResult<Picture> {
+        use perfdata_analysis::latency::heatmap::{Heatmap, HeatmapOptions};
+        let p = self.points()?;
+        let points: Vec<(u64, u64)> = p.time_ns.iter().copied().zip(p.latency_ns.iter().copied()).collect();
+        let opts = HeatmapOptions {
+            title: format!("{} heatmap", self.kind.replace('_', " ")),
+            rows,
+            column_ns: column_ms.filter(|m| m.is_finite() && *m > 0.0).map(|m| (m * 1e6) as u64),
+            ..Default::default()
+        };
+        Ok(Picture { svg: Heatmap::new(&points, &opts).svg(&opts) })
+    }
+
+    /// Latency percentiles (nearest rank), ns: ``count``, ``min``, ``avg``, ``p50``, ``p90``,
+    /// ``p99``, ``p999``, ``max``.
+    ///
+    /// Example:
+    ///     >>> p = perfdata.open("block.data").block_latency().percentiles()
+    ///     >>> p["p50"] <= p["p99"] <= p["max"]
+    ///     True
+    fn percentiles<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        use perfdata_analysis::latency::hist::Percentiles;
+        let mut v = self.points()?.latency_ns.clone();
+        let p = Percentiles::from_values(&mut v);
+        let d = PyDict::new(py);
+        for (k, v) in [
+            ("count", p.count),
+            ("min", p.min),
+            ("avg", p.avg),
+            ("p50", p.p50),
+            ("p90", p.p90),
+            ("p99", p.p99),
+            ("p999", p.p999),
+            ("max", p.max),
+        ] {
+            d.set_item(k, v)?;
+        }
+        Ok(d)
+    }
+
     /// What made it: ``"latency"``, ``"map"`` or ``"timehist"``.
     #[getter]
     fn kind(&self) -> &str {
@@ -304,6 +528,7 @@ pub fn latency(
             ("time_reversals", i.time_reversals),
         ],
         diagnostics: lat.diagnostics,
+        points: None,
     })
 }
 
@@ -355,6 +580,7 @@ pub fn map(py: Python<'_>, file: &PerfFile<'_>, compact: bool, cpus: Option<Vec<
         text: c.text,
         info: vec![("rows", s.rows), ("tasks", s.tasks)],
         diagnostics: s.diagnostics,
+        points: None,
     })
 }
 
@@ -486,6 +712,7 @@ pub fn timehist(py: Python<'_>, file: &PerfFile<'_>, a: TimehistArgs) -> PyResul
         text: c.text,
         info,
         diagnostics: th.diagnostics,
+        points: None,
     })
 }
 
@@ -506,11 +733,16 @@ pub fn timeline(
 pub fn block_latency(
     py: Python<'_>,
     file: &PerfFile<'_>,
-    queued: bool,
+    start: &str,
     filter: perfdata_analysis::latency::block::BlockFilter,
     msecs: bool,
 ) -> PyResult<AnalysisResult> {
     use perfdata_analysis::latency::block::{block_latency, BlockOptions, Start};
+    let queued = match start {
+        "issue" => false,
+        "insert" => true,
+        o => return Err(PyValueError::new_err(format!("start must be 'issue' or 'insert', not {o:?}"))),
+    };
     use perfdata_analysis::latency::hist::{Log2Hist, Percentiles};
     let opts = BlockOptions { start: if queued { Start::Insert } else { Start::Issue }, filter };
     let r = py.detach(|| block_latency(file, &opts)).map_err(|e| to_py(py, e, file))?;
@@ -542,7 +774,14 @@ pub fn block_latency(
         ],
     )?;
     let c = r.counts;
+    let points = Points {
+        latency_ns: ios.iter().map(|i| i.latency_ns).collect(),
+        time_ns: ios.iter().map(|i| i.complete_ns).collect(),
+        disk: ios.iter().map(|i| format!("{},{}", i.dev_major, i.dev_minor)).collect(),
+        flags: ios.iter().map(|i| i.rwbs.to_str_lossy().into_owned()).collect(),
+    };
     Ok(AnalysisResult {
+        points: Some(points),
         kind: "block_latency",
         table: Py::new(py, t)?,
         summary: None,
@@ -589,7 +828,14 @@ pub fn wakeup_latency(py: Python<'_>, file: &PerfFile<'_>, preempted: bool, msec
             ("preempted", Arc::new(BooleanArray::from(ev.iter().map(|e| e.preempted).collect::<Vec<_>>())) as ArrayRef),
         ],
     )?;
+    let points = Points {
+        latency_ns: ev.iter().map(|e| e.delay_ns).collect(),
+        time_ns: ev.iter().map(|e| e.run_ns).collect(),
+        disk: Vec::new(),
+        flags: Vec::new(),
+    };
     Ok(AnalysisResult {
+        points: Some(points),
         kind: "wakeup_latency",
         table: Py::new(py, t)?,
         summary: None,

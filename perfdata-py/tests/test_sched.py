@@ -121,7 +121,7 @@ def test_block_latency() -> None:
     assert "usecs" in io.text() and "distribution" in io.text()
     reads = perfdata.open(TESTDATA / "blockrw.data").block_latency(rwbs="*R*").to_pandas()
     assert len(reads) > 0 and reads.rwbs.str.contains("R").all()
-    q = perfdata.open(TESTDATA / "blockrw.data").block_latency(queued=True).to_pandas()
+    q = perfdata.open(TESTDATA / "blockrw.data").block_latency(start="insert").to_pandas()
     assert len(q) > 0
 
 
@@ -134,3 +134,29 @@ def test_wakeup_latency() -> None:
     assert not only.preempted.any() and len(only) < len(df)
     with pytest.raises(ValueError, match="sched_switch"):
         perfdata.open(TESTDATA / "fp.data").wakeup_latency()
+
+
+def test_block_hist_heatmap_percentiles() -> None:
+    io = perfdata.open(TESTDATA / "blockrw.data").block_latency()
+    lat = io.to_pandas().latency_ns
+    h = io.hist()
+    assert str(h) == h.text == io.text()
+    # bcc's buckets: the counts add up to the I/Os
+    counts = [int(l.split(":")[1].split("|")[0]) for l in h.text.splitlines() if "->" in l]
+    assert sum(counts) == len(lat)
+    per_disk = io.hist(per="disk").text
+    assert "disk = 254,0" in per_disk
+    per_flag = io.hist(per="flags").text
+    assert "flags = " in per_flag and "usecs" in per_flag
+    assert "msecs" in io.hist(unit="ms").text or io.percentiles()["max"] < 1_000_000
+    assert h._repr_svg_().startswith("<?xml")
+    p = io.percentiles()
+    assert p["count"] == len(lat) and p["max"] == int(lat.max()) and p["min"] == int(lat.min())
+    assert p["p50"] == int(sorted(lat)[(len(lat) + 1) // 2 - 1])
+    assert "<rect" in io.heatmap(column_ms=5).svg
+    with pytest.raises(ValueError, match="no latencies"):
+        perfdata.open(TESTDATA / "sched.data").sched_latency().hist()
+    with pytest.raises(ValueError, match="start must be"):
+        perfdata.open(TESTDATA / "blockrw.data").block_latency(start="queue")
+    w = perfdata.open(TESTDATA / "sched-mix.data").wakeup_latency()
+    assert "usecs" in str(w.hist()) and w.percentiles()["count"] == w.info["waits"]

@@ -467,10 +467,33 @@ class AnalysisResult:
         """The rows as a pandas.DataFrame."""
     def to_polars(self) -> Any:
         """The rows as a polars.DataFrame."""
+    def hist(self, unit: Literal["us", "ms"] = "us", per: Optional[Literal["disk", "flags"]] = None) -> Histogram:
+        """bcc's log2 histogram of the latencies (block_latency, wakeup_latency)."""
+    def heatmap(self, column_ms: Optional[float] = None, rows: int = 50) -> Picture:
+        """A latency heatmap (trace2heatmap.pl's)."""
+    def percentiles(self) -> Dict[str, int]:
+        """count, min, avg, p50, p90, p99, p999, max of the latencies, ns."""
     def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object: ...
     def _repr_html_(self) -> str:
         """The counters and the first rows as HTML (Jupyter shows it)."""
     def __len__(self) -> int: ...
+
+@final
+class Histogram:
+    """A latency histogram: bcc's text (str(h)) and bars in Jupyter."""
+
+    text: str
+    svg: str
+    def _repr_svg_(self) -> str: ...
+
+@final
+class Picture:
+    """An SVG picture (heatmap): inline in Jupyter, save(path) for a browser."""
+
+    svg: str
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        """Write the SVG to ``path``."""
+    def _repr_svg_(self) -> str: ...
 
 @final
 class SchedTimeline:
@@ -576,7 +599,7 @@ class PerfData:
     def block_latency(
         self,
         *,
-        queued: bool = False,
+        start: Literal["issue", "insert"] = "issue",
         dev: Optional[Tuple[int, int]] = None,
         rwbs: Optional[str] = None,
         comm: Optional[str] = None,
