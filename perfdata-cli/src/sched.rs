@@ -306,7 +306,7 @@ fn timehist(a: &TimehistArgs) -> CliResult {
     let json = a.common.json;
     let mut text = TimehistText::new(&opts);
     if !json && opts.summary != SummaryMode::Only {
-        let cpus = perfdata_core::HeaderInfo::new(&f).nr_cpus_online.filter(|&n| n > 0).unwrap_or(4);
+        let cpus = perfdata_analysis::sched::timehist::header_cpus(&f);
         out.put(&text.header(cpus + 1));
     }
     let mut line = String::new();

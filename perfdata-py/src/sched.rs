@@ -613,7 +613,7 @@ pub fn timehist(py: Python<'_>, file: &PerfFile<'_>, a: TimehistArgs) -> PyResul
         idle: Vec<bool>,
         text: String,
     }
-    let ncpus = perfdata_core::HeaderInfo::new(file).nr_cpus_online.filter(|&n| n > 0).unwrap_or(4);
+    let ncpus = perfdata_analysis::sched::timehist::header_cpus(file);
     let built = py.detach(|| {
         let mut c = Cols::default();
         let mut text = TimehistText::new(&opts);

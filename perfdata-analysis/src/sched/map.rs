@@ -226,6 +226,8 @@ pub fn sched_map_each(file: &PerfFile, opts: &MapOptions, each: impl FnMut(&MapR
         let h = HeaderInfo::new(file);
         h.nr_cpus_available.or(h.nr_cpus_online).unwrap_or(0)
     });
+    // The header is input: at most perf's MAX_CPUS columns.
+    let nr_cpus = nr_cpus.min(super::events::MAX_CPUS);
     let mut m = Map {
         opts: opts.clone(),
         max_cpu: nr_cpus,

@@ -596,9 +596,10 @@ impl<F: FnMut(&Row<'_>)> Handler for Th<F> {
 }
 
 /// The number of CPUs perf 6.1's timehist starts from: the recording's online CPUs (4 when
-/// the header does not say).
-fn header_cpus(file: &PerfFile) -> u32 {
-    HeaderInfo::new(file).nr_cpus_online.filter(|&n| n > 0).unwrap_or(4)
+/// the header does not say), at most [`MAX_CPUS`](super::events::MAX_CPUS) (the header is
+/// input: a damaged one must not make every row billions of columns wide).
+pub fn header_cpus(file: &PerfFile) -> u32 {
+    HeaderInfo::new(file).nr_cpus_online.filter(|&n| n > 0).unwrap_or(4).min(super::events::MAX_CPUS)
 }
 
 /// Stream `perf sched timehist` rows of `file` to `each`; returns the summary when asked for.
@@ -800,7 +801,9 @@ impl TimehistText {
         o.push('\n');
         let _ = write!(o, "{:>15} {:<6} ", "", "");
         if self.o.cpu_visual {
-            let _ = write!(o, " {:n$} ", "", n = ncpus as usize);
+            o.push(' ');
+            pad(&mut o, ncpus as usize);
+            o.push(' ');
         }
         let _ = write!(o, " {:<w$}  {:>9}  {:>9}  {:>9}", "[tid/pid]", "(msec)", "(msec)", "(msec)");
         if self.o.state {
@@ -859,7 +862,9 @@ impl TimehistText {
             Row::Wakeup(r) => {
                 prefix(o, r.time_ns, r.cpu);
                 if self.o.cpu_visual {
-                    let _ = write!(o, " {:n$} ", "", n = r.ncpus as usize);
+                    o.push(' ');
+                    pad(o, r.ncpus as usize);
+                    o.push(' ');
                 }
                 let c = self.commstr(r.comm, r.tid, r.pid);
                 let _ = write!(o, " {c:<w$} ", w = self.comm_width);
