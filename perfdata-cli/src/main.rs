@@ -10,6 +10,7 @@ use std::process::ExitCode;
 mod folded;
 mod info;
 mod latency;
+mod out;
 mod sched;
 mod timeline;
 
