@@ -10,7 +10,8 @@
 #                 F.sched-timehist[-wMVstate-n|-s|-S-state|-I-s] (perf sched latency/map/timehist with
 #                 the options the suffix names)
 #   off-CPU files (name starts with "offcpu"): F.trace-g = perf script -F
-#                 comm,pid,tid,cpu,time,event,trace,ip,sym,dso --ns (fields and callchains, ns times)
+#                 comm,pid,tid,cpu,time,event,trace,ip,sym,dso --ns (fields and callchains, ns times),
+#                 F.sched-timehist = perf sched timehist (its wait time column is the off-CPU time)
 #   stat files  (name starts with "stat."): F.statreport = perf stat report -i F (stdout+stderr)
 #   folded stacks: folded/gen-folded.sh
 # An output over 1 MB is stored zstd-compressed as F.KIND.zst (the tests read either).
@@ -68,6 +69,7 @@ for f in "$@"; do
 		;;
 	offcpu*)
 		out "$f" trace-g perf script -F comm,pid,tid,cpu,time,event,trace,ip,sym,dso --ns -i "$f"
+		out "$f" sched-timehist perf sched timehist -i "$f"
 		;;
 	stat.*)
 		# perf stat report prints its table on stderr: keep it in F.statreport

@@ -176,6 +176,53 @@ fn intervals_match_an_independent_pairing_of_perf_script() {
     assert_eq!(twice, 1);
 }
 
+/// `S.UUU…` in units of its last decimal.
+fn fixed(s: &str) -> u64 {
+    let (a, b) = s.split_once('.').unwrap();
+    a.parse::<u64>().unwrap() * 10u64.pow(b.len() as u32) + b.parse::<u64>().unwrap()
+}
+
+/// perf sched timehist prints, at each switch-out of a task, its `wait time`: from its previous
+/// switch-out to the previous sched_switch on this CPU (its switch-in), truncated to µs. Per
+/// task, the sum of those equals the sum of our intervals (each truncated to µs) that ended by
+/// the task's last printed switch-out.
+#[test]
+fn wait_times_per_task_equal_perf_sched_timehist() {
+    let text = std::fs::read_to_string(testdata("offcpu.data.sched-timehist")).unwrap();
+    // tid → (sum of wait time µs, last row's time µs)
+    let mut th: BTreeMap<u32, (u64, u64)> = BTreeMap::new();
+    for l in text.lines().skip(3) {
+        let t: Vec<&str> = l.split_whitespace().collect();
+        // time [cpu] task… wait sch-delay run-time stack…
+        let n = t.iter().skip(2).position(|w| fixed_ok(w)).unwrap();
+        let task = t[2..2 + n].join(" ");
+        if task == "<idle>" {
+            continue;
+        }
+        let tid: u32 =
+            task.rsplit_once('[').unwrap().1.trim_end_matches(']').split('/').next().unwrap().parse().unwrap();
+        let e = th.entry(tid).or_default();
+        e.0 += fixed(t[2 + n]);
+        e.1 = e.1.max(fixed(t[0]));
+    }
+    let (got, _) = off_cpu(&open(), &OffCpuOptions::default()).unwrap();
+    let mut ours: BTreeMap<u32, u64> = BTreeMap::new();
+    for i in &got {
+        if th.get(&i.tid).is_some_and(|t| i.end_ns / 1000 <= t.1) {
+            *ours.entry(i.tid).or_default() += i.duration_ns / 1000;
+        }
+    }
+    ours.retain(|_, v| *v > 0);
+    let want: BTreeMap<u32, u64> = th.iter().filter(|(_, v)| v.0 > 0).map(|(k, v)| (*k, v.0)).collect();
+    assert_eq!(ours, want);
+    assert!(want.len() >= 8, "{want:?}");
+}
+
+/// A `N.NNN` column of timehist.
+fn fixed_ok(w: &str) -> bool {
+    w.split_once('.').is_some_and(|(a, b)| b.len() == 3 && [a, b].iter().all(|p| p.bytes().all(|c| c.is_ascii_digit())))
+}
+
 /// stackcollapse-perf.pl's frame name for a printed frame.
 fn frame_name(sym: &str, dso: &str) -> String {
     if sym != "[unknown]" {
