@@ -34,7 +34,8 @@ fn lines() -> Vec<Line> {
         r"^\s*(.*?)\s+(\d+)/(\d+)\s+\[(\d+)\]\s+(\d+)\.(\d{9}):\s+sched:sched_switch:\s+prev_comm=(.*) prev_pid=(\d+) prev_prio=-?\d+ prev_state=(\S+) ==> next_comm=.* next_pid=(\d+) next_prio=-?\d+$",
     )
     .unwrap();
-    let frame = regex::Regex::new(r"^\t\s*([0-9a-f]+) (.*) \((.*)\)$").unwrap();
+    // The module is a path or `[name]`, and may itself end in ` (deleted)`.
+    let frame = regex::Regex::new(r"^\t\s*([0-9a-f]+) (.*?) \(([/\[].*)\)$").unwrap();
     let text = std::fs::read_to_string(testdata("offcpu.data.trace-g")).unwrap();
     let mut out: Vec<Line> = Vec::new();
     for l in text.lines() {
