@@ -297,6 +297,43 @@ fn filters_select_what_an_independent_selection_selects() {
     assert_eq!(counts.too_short, want.len() as u64);
 }
 
+/// Pipe-format recordings (tracing data in a HEADER_TRACING_DATA record, formats known only from
+/// there on), without -g: their intervals, at the µs perf script prints, pair as the printed
+/// fields do.
+#[test]
+fn pipe_recordings_pair_like_their_perf_script_lines() {
+    for name in ["pipe-tp.data", "sched-pipe.data"] {
+        let text = std::fs::read_to_string(testdata(&format!("{name}.script"))).unwrap();
+        let mut pending: HashMap<u32, (u64, OffCpuState)> = HashMap::new();
+        let mut want = Vec::new();
+        for l in text.lines() {
+            let Some((head, fields)) = l.split_once("sched:sched_switch: ") else { continue };
+            let t = fixed(head.split_whitespace().last().unwrap().trim_end_matches(':'));
+            let get = |k: &str| fields.split(' ').find_map(|f| f.strip_prefix(k)).unwrap();
+            let (prev, next): (u32, u32) = (get("prev_pid=").parse().unwrap(), get("next_pid=").parse().unwrap());
+            let st = get("prev_state=");
+            let state = if st.contains('D') {
+                OffCpuState::D
+            } else if st.contains('S') {
+                OffCpuState::S
+            } else {
+                OffCpuState::Other
+            };
+            if prev != 0 {
+                pending.insert(prev, (t, state));
+            }
+            if let Some((s, state)) = pending.remove(&next).filter(|_| next != 0) {
+                want.push((next, s, t, state));
+            }
+        }
+        let f = PerfFile::open(testdata(name)).unwrap();
+        let (got, _) = off_cpu(&f, &OffCpuOptions::default()).unwrap();
+        let got: Vec<_> = got.iter().map(|i| (i.tid, i.start_ns / 1000, i.end_ns / 1000, i.state)).collect();
+        assert!(want.len() > 50, "{name}: {}", want.len());
+        assert_eq!(got, want, "{name}");
+    }
+}
+
 #[test]
 fn missing_sched_switch_is_named() {
     let f = PerfFile::open(testdata("fp.data")).unwrap();
