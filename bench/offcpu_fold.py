@@ -7,8 +7,8 @@ folded stacks weighted by ns (stackcollapse-perf.pl's frame names: `[module]` fo
 import re
 import sys
 
-# The module is a path or `[name]`, and may itself end in ` (deleted)`.
-FRAME = re.compile(r"^\t\s*[0-9a-f]+ (.*?) \(([/\[].*)\)$")
+# The module is a path or `[name]` (which may end in ` (deleted)`), or `inlined` for inline frames.
+FRAME = re.compile(r"^\t\s*[0-9a-f]+ (.*?) \(([/\[].*|inlined)\)$")
 HEAD = re.compile(
     r"^\s*(.*?)\s+\d+/(\d+)\s+\[\d+\]\s+(\d+)\.(\d{9}):\s+sched:sched_switch:\s+.* prev_pid=(\d+) .* next_pid=(\d+) next_prio=")
 

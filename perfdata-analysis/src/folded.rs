@@ -648,6 +648,16 @@ struct DwarfUnwind {
 }
 
 impl DwarfUnwind {
+    /// An unwinder with its own threads, maps and binaries, when `file` samples stack dumps.
+    fn for_file(file: &PerfFile, opts: &FoldedOptions) -> Option<DwarfUnwind> {
+        dwarf_unwinder(file).map(|unwinder| DwarfUnwind {
+            unwinder,
+            machine: Machine::new(),
+            sym: symbolizer(file, opts),
+            modules: ModuleCache::default(),
+        })
+    }
+
     /// The user frames perf appends after a sample's kernel callchain when it unwinds the stack
     /// dump (leaf first; callers' return addresses less one).
     fn user_frames(&mut self, s: &Sample, pid: u32, out: &mut Vec<u64>) {
@@ -711,12 +721,7 @@ fn read_items(
     let mut batch = Batch::default();
     // `--call-graph dwarf`: the user stack is unwound here, where the record's stack dump is at
     // hand, against this thread's own copy of the maps and binaries.
-    let mut dwarf = dwarf_unwinder(file).map(|unwinder| DwarfUnwind {
-        unwinder,
-        machine: Machine::new(),
-        sym: symbolizer(file, opts),
-        modules: ModuleCache::default(),
-    });
+    let mut dwarf = DwarfUnwind::for_file(file, opts);
     let max_items = if dwarf.is_some() { BATCH_ITEMS_UNWOUND } else { BATCH_ITEMS };
     let mut jit = JitInjector::new(file.events(), &opts.symbolize);
     let mut recs = match file.records(Order::Time) {
@@ -992,8 +997,8 @@ pub struct StackId(u32);
 /// something ([`StackFolder::stack`]: symbolized against the threads and maps of that moment, as
 /// [`folded`] does), weigh their stacks ([`StackFolder::add`]) and take the result
 /// ([`StackFolder::finish`]). The options' frame formatting, root frame and comm filter apply;
-/// their weight and the event, pid, tid and time filters are the caller's to apply. Only the
-/// callchain counts: user stacks are not unwound from stack dumps (`--call-graph dwarf`).
+/// their weight and the event, pid, tid and time filters are the caller's to apply. User stacks
+/// recorded as stack dumps (`--call-graph dwarf`) are unwound as [`folded`] unwinds them.
 ///
 /// ```no_run
 /// use perfdata_analysis::folded::{FoldedOptions, StackFolder};
@@ -1021,6 +1026,9 @@ pub struct StackFolder<'o> {
     printed: bool,
     stack: Vec<u32>,
     ips: Vec<u64>,
+    /// `--call-graph dwarf`: the unwinder, and the user frames it found for the current sample.
+    dwarf: Option<DwarfUnwind>,
+    unwound: Vec<u64>,
 }
 
 impl<'o> StackFolder<'o> {
@@ -1036,14 +1044,21 @@ impl<'o> StackFolder<'o> {
             printed: false,
             stack: Vec::new(),
             ips: Vec::new(),
+            dwarf: DwarfUnwind::for_file(file, opts),
+            unwound: Vec::new(),
         }
     }
 
     /// Take in a record (threads, comms and maps change; jitdump code appears); every record of
     /// the file, in time order, before [`StackFolder::stack`] of a sample.
     pub fn record(&mut self, r: &Record<'_>) {
-        let folder = &mut self.folder;
-        self.jit.record(r, &mut |e| folder.machine_event(e));
+        let (folder, dwarf) = (&mut self.folder, &mut self.dwarf);
+        self.jit.record(r, &mut |e| {
+            if let Some(d) = dwarf.as_mut() {
+                d.machine.apply(e.clone());
+            }
+            folder.machine_event(e);
+        });
     }
 
     /// Fold the callchain of sample `s` (of record `r`) as [`folded`] would; `None` when it drops
@@ -1052,8 +1067,14 @@ impl<'o> StackFolder<'o> {
         let kernel = r.header.cpumode() == CpuMode::Kernel;
         let (pid, tid) = (s.pid().unwrap_or(u32::MAX), s.tid().unwrap_or(u32::MAX));
         self.ips.clear();
-        let chain = s.callchain().map(|c| self.ips.extend(c.iter()));
-        let chain = chain.map(|()| (self.ips.as_slice(), &[][..]));
+        self.unwound.clear();
+        let chain = s.callchain().map(|c| {
+            self.ips.extend(c.iter());
+            if let Some(d) = &mut self.dwarf {
+                d.user_frames(s, pid, &mut self.unwound);
+            }
+        });
+        let chain = chain.map(|()| (self.ips.as_slice(), self.unwound.as_slice()));
         if !self.folder.fold_sample(pid, tid, kernel, s.ip(), chain, &mut self.printed, &mut self.stack) {
             return None;
         }

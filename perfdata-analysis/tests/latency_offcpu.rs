@@ -30,13 +30,18 @@ struct Line {
 }
 
 fn lines() -> Vec<Line> {
+    lines_of("offcpu.data.trace-g")
+}
+
+fn lines_of(name: &str) -> Vec<Line> {
     let head = regex::Regex::new(
         r"^\s*(.*?)\s+(\d+)/(\d+)\s+\[(\d+)\]\s+(\d+)\.(\d{9}):\s+sched:sched_switch:\s+prev_comm=(.*) prev_pid=(\d+) prev_prio=-?\d+ prev_state=(\S+) ==> next_comm=.* next_pid=(\d+) next_prio=-?\d+$",
     )
     .unwrap();
-    // The module is a path or `[name]`, and may itself end in ` (deleted)`.
-    let frame = regex::Regex::new(r"^\t\s*([0-9a-f]+) (.*?) \(([/\[].*)\)$").unwrap();
-    let text = std::fs::read_to_string(testdata("offcpu.data.trace-g")).unwrap();
+    // The module is a path or `[name]` (which may end in ` (deleted)`), or `inlined` for the
+    // inline frames perf adds to DWARF-unwound stacks.
+    let frame = regex::Regex::new(r"^\t\s*([0-9a-f]+) (.*?) \(([/\[].*|inlined)\)$").unwrap();
+    let text = std::fs::read_to_string(testdata(name)).unwrap();
     let mut out: Vec<Line> = Vec::new();
     for l in text.lines() {
         if let Some(c) = head.captures(l) {
@@ -256,6 +261,43 @@ fn folded_stacks_match_an_independent_fold_weighted_by_ns() {
     let text = got.to_folded_string();
     assert_eq!(text.lines().count(), folded.len());
     assert!(text.lines().all(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().is_ok()));
+}
+
+/// `--call-graph dwarf,2048`: the user part of each stack is unwound from the switch-out sample's
+/// stack dump (as `perfdata folded` unwinds it; where that unwinder stops earlier than perf's is
+/// the unwinder's business, see tests/unwind.rs). The pairing, the weights and the kernel part of
+/// every stack are checked against perf script's text: folded with kernel frames marked `_[k]`,
+/// the stacks reduced to comm and kernel frames weigh what the independent fold's reduced stacks
+/// weigh.
+#[test]
+fn dwarf_unwound_stacks_keep_the_pairing_and_kernel_frames() {
+    let want = pair(&lines_of("offcpu-dwarf.data.trace-g"));
+    let f = PerfFile::open(testdata("offcpu-dwarf.data")).unwrap();
+    let (got, _) = off_cpu(&f, &OffCpuOptions::default()).unwrap();
+    assert_eq!(got.iter().map(key).collect::<Vec<_>>(), want.iter().map(want_key).collect::<Vec<_>>());
+    let mut reduced_want: BTreeMap<String, u64> = BTreeMap::new();
+    for w in &want {
+        let mut stack = vec![w.out.comm.replace(' ', "_")];
+        stack.extend(w.out.frames.iter().rev().filter(|f| f.2 == "[kernel.kallsyms]").map(|f| f.1.clone()));
+        *reduced_want.entry(stack.join(";")).or_default() += w.duration();
+    }
+    let fold = FoldedOptions { annotate_kernel: true, ..FoldedOptions::default() };
+    let (stacks, _) = off_cpu_folded(&f, &OffCpuOptions::default(), &fold).unwrap();
+    assert_eq!(stacks.total(), want.iter().map(Want::duration).sum::<u64>());
+    let mut reduced: BTreeMap<String, u64> = BTreeMap::new();
+    let mut user = 0;
+    for (k, w) in &stacks.stacks {
+        let frames: Vec<&str> = k.split(';').collect();
+        let kernel: Vec<&str> = frames[1..].iter().filter_map(|f| f.strip_suffix("_[k]")).collect();
+        user += usize::from(frames.len() > kernel.len() + 2);
+        let stack = std::iter::once(frames[0]).chain(kernel).collect::<Vec<_>>().join(";");
+        *reduced.entry(stack).or_default() += w;
+    }
+    assert_eq!(reduced, reduced_want);
+    // User stacks were unwound: more than one user frame on many stacks (the callchain of a
+    // dwarf recording holds one user address at most).
+    assert!(user >= 10, "{user}");
+    assert!(stacks.stacks.keys().any(|k| k.starts_with("sleep;[sleep];__libc_start_main_impl;")));
 }
 
 #[test]

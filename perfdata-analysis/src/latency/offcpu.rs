@@ -105,7 +105,9 @@ pub struct OffCpu {
     pub cpu: u32,
     /// The switch-out sample's callchain as recorded: addresses leaf first, with the
     /// `PERF_CONTEXT_*` markers (`PERF_CONTEXT_KERNEL`, `PERF_CONTEXT_USER`, …) where perf put
-    /// them; empty without `-g`.
+    /// them; empty without `-g`. With `--call-graph dwarf` it holds the kernel part and the
+    /// user ip; the rest of the user stack is in the sample's stack dump, which
+    /// [`off_cpu_folded`] unwinds.
     pub callchain: Vec<u64>,
     /// The switch-out sample's cpumode is kernel (addresses before the first marker are kernel
     /// addresses).
