@@ -9,6 +9,9 @@
 #   sched files (name starts with "sched"): F.sched-latency[-p|-s-max-runtime], F.sched-map[-compact],
 #                 F.sched-timehist[-wMVstate-n|-s|-S-state|-I-s] (perf sched latency/map/timehist with
 #                 the options the suffix names)
+#   off-CPU files (name starts with "offcpu"): F.trace-g = perf script -F
+#                 comm,pid,tid,cpu,time,event,trace,ip,sym,dso --ns (fields and callchains, ns times),
+#                 F.sched-timehist = perf sched timehist (its wait time column is the off-CPU time)
 #   stat files  (name starts with "stat."): F.statreport = perf stat report -i F (stdout+stderr)
 #   folded stacks: folded/gen-folded.sh
 # An output over 1 MB is stored zstd-compressed as F.KIND.zst (the tests read either).
@@ -63,6 +66,10 @@ for f in "$@"; do
 		out "$f" sched-timehist-s perf sched timehist -s -i "$f"
 		out "$f" sched-timehist-S-state perf sched timehist -S --state -i "$f"
 		out "$f" sched-timehist-I-s perf sched timehist -I -s -i "$f"
+		;;
+	offcpu*)
+		out "$f" trace-g perf script -F comm,pid,tid,cpu,time,event,trace,ip,sym,dso --ns -i "$f"
+		out "$f" sched-timehist perf sched timehist -i "$f"
 		;;
 	stat.*)
 		# perf stat report prints its table on stderr: keep it in F.statreport

@@ -46,6 +46,10 @@
 #   sched-pipe.data  the same workload recorded by perf sched record -o - (pipe format)
 #   syscalls.data    syscalls:sys_{enter,exit}_{openat,write}: 4 tracepoint attrs, RAW
 #   block.data       -a block:block_rq_{issue,complete,insert}: __data_loc strings (cmd, comm)
+#   offcpu.data      -a -g sched:sched_switch: off-CPU intervals (switch-out with its kernel+user
+#                    stack → next switch-in) in states S (sleep), D (direct dsync writes), R
+#   offcpu-dwarf.data the same workload with --call-graph dwarf,2048: user stacks unwound from
+#                    the switch-out samples' stack dumps
 #   sysw.data        -a -g -F 999: kernel + user stacks from every CPU, frequency mode (dd on
 #                    CPU 0 for kernel stacks: an idle CPU takes no cpu-clock samples)
 #   stat.data        perf stat record -I 50: STAT, STAT_ROUND, STAT_CONFIG, THREAD_MAP, CPU_MAP,
@@ -108,7 +112,7 @@ recp() {
 
 ALL=(fp dwarf python multi multi-g jit group stat-read comp pipe pipe-z pipe-tp switch-ns switch-cpu regs mem
 	cgroup clock-mono clock-raw clock-tai threads threads-z sched sched-mix sched-pipe syscalls block sysw stat
-	killed lost)
+	killed lost offcpu offcpu-dwarf)
 if [ $# -gt 0 ]; then SEL=("$@"); else SEL=("${ALL[@]}"); fi
 
 do_fp()        { rec fp.data -e cpu-clock -c 100000 -g -- $PIN0 $SPIN 24; }
@@ -208,6 +212,13 @@ do_block() {
 		-- sh -c 'dd if=/dev/zero of=/tmp/ddtest bs=64k count=32 oflag=direct 2>/dev/null; sync /tmp/ddtest; rm -f /tmp/ddtest'
 	busy_off
 }
+# offcpu: sleeps (S), direct dsync writes (D), a spin preempted on CPU 0 (R)
+OFFCPU='for i in 1 2 3; do sleep 0.01; done
+	dd if=/dev/zero of=/var/tmp/offcpu-lat bs=4k count=20 oflag=direct,dsync 2>/dev/null
+	rm -f /var/tmp/offcpu-lat; taskset -c 0 '"$SPIN"' 5 > /dev/null'
+do_offcpu() { busy_on; rec offcpu.data -a -e sched:sched_switch -g -- sh -c "$OFFCPU"; busy_off; }
+do_offcpu-dwarf() { busy_on; rec offcpu-dwarf.data -a -e sched:sched_switch --call-graph dwarf,2048 -- \
+			sh -c "$OFFCPU"; busy_off; }
 # sysw: dd /dev/zero -> /dev/null on CPU 0 gives kernel stacks (an idle CPU takes no cpu-clock samples)
 do_sysw() { busy_on; rec sysw.data -a -g -F 999 -- sh -c \
 		'taskset -c 0 dd if=/dev/zero of=/dev/null bs=64k count=20000 2>/dev/null; sleep 0.02'; busy_off; }

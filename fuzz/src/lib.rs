@@ -43,11 +43,12 @@ pub fn run(name: &str, data: &[u8]) -> bool {
 }
 
 /// `file`: the bytes as a perf.data file (either framing, either byte order): every record, the
-/// tracepoint rendering of every sample, the header summary, and folded stacks.
+/// tracepoint rendering of every sample, the header summary, folded stacks and off-CPU stacks.
 pub fn file(data: &[u8]) {
     if let Ok(f) = PerfFile::from_bytes(data) {
         drive(&f);
         drive_folded(&f);
+        drive_offcpu(&f);
     }
 }
 
@@ -59,6 +60,7 @@ pub fn pipe(data: &[u8]) {
     bytes.extend_from_slice(data);
     if let Ok(f) = PerfFile::from_bytes(&bytes) {
         drive(&f);
+        drive_offcpu(&f);
     }
     if let Ok(f) = PerfFile::from_reader(std::io::Cursor::new(bytes.clone())) {
         header_info(&f);
@@ -477,6 +479,38 @@ pub fn drive_folded(file: &PerfFile<'_>) {
         }
     }
     let _ = perfdata_analysis::folded::feature_build_ids(file);
+}
+
+/// Off-CPU intervals of `file` (every state, and the filters with a time range reversed on
+/// purpose) and its folded off-CPU stacks, symbolized against [`empty_dir`] only.
+pub fn drive_offcpu(file: &PerfFile<'_>) {
+    use perfdata_analysis::latency::offcpu::{off_cpu_each, off_cpu_folded, OffCpuOptions, OffCpuState};
+    use perfdata_analysis::options::TimeRange;
+    let filtered = OffCpuOptions {
+        state: Some(OffCpuState::D),
+        min_ns: 1,
+        time: Some(TimeRange { start: u64::MAX, end: 0 }),
+        pid: Some(1),
+        tid: Some(1),
+    };
+    for opts in [OffCpuOptions::default(), filtered] {
+        let _ = off_cpu_each(file, &opts, |i| {
+            let _ = (i.frames(), i.state.as_str(), i.comm.to_str_lossy());
+        });
+    }
+    let dir = empty_dir();
+    let fold = FoldedOptions {
+        symbolize: SymbolizeOptions {
+            symfs: Some(dir.clone()),
+            buildid_dir: Some(dir.clone()),
+            kallsyms: Some(dir.join("kallsyms")),
+            ..Default::default()
+        },
+        ..FoldedOptions::default()
+    };
+    if let Ok((stacks, _)) = off_cpu_folded(file, &OffCpuOptions::default(), &fold) {
+        let _ = stacks.to_folded_string();
+    }
 }
 
 /// Every tracepoint format of `tp` over `raw`, and the lookups by id and name.

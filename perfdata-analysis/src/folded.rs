@@ -20,7 +20,7 @@ use perfdata_core::attr::EventType;
 use perfdata_core::feature::BuildId;
 use perfdata_core::file::PerfFile;
 use perfdata_core::process::{Machine, MachineEvent};
-use perfdata_core::record::{CpuMode, RecordKind};
+use perfdata_core::record::{CpuMode, Record, RecordKind};
 use perfdata_core::records::Order;
 use perfdata_core::sample::{Sample, PERF_CONTEXT_MAX};
 use perfdata_core::Result;
@@ -648,6 +648,16 @@ struct DwarfUnwind {
 }
 
 impl DwarfUnwind {
+    /// An unwinder with its own threads, maps and binaries, when `file` samples stack dumps.
+    fn for_file(file: &PerfFile, opts: &FoldedOptions) -> Option<DwarfUnwind> {
+        dwarf_unwinder(file).map(|unwinder| DwarfUnwind {
+            unwinder,
+            machine: Machine::new(),
+            sym: symbolizer(file, opts),
+            modules: ModuleCache::default(),
+        })
+    }
+
     /// The user frames perf appends after a sample's kernel callchain when it unwinds the stack
     /// dump (leaf first; callers' return addresses less one).
     fn user_frames(&mut self, s: &Sample, pid: u32, out: &mut Vec<u64>) {
@@ -711,12 +721,7 @@ fn read_items(
     let mut batch = Batch::default();
     // `--call-graph dwarf`: the user stack is unwound here, where the record's stack dump is at
     // hand, against this thread's own copy of the maps and binaries.
-    let mut dwarf = dwarf_unwinder(file).map(|unwinder| DwarfUnwind {
-        unwinder,
-        machine: Machine::new(),
-        sym: symbolizer(file, opts),
-        modules: ModuleCache::default(),
-    });
+    let mut dwarf = DwarfUnwind::for_file(file, opts);
     let max_items = if dwarf.is_some() { BATCH_ITEMS_UNWOUND } else { BATCH_ITEMS };
     let mut jit = JitInjector::new(file.events(), &opts.symbolize);
     let mut recs = match file.records(Order::Time) {
@@ -786,116 +791,190 @@ fn read_items(
     jit.diagnostics().to_vec()
 }
 
+impl<'o> Folder<'o> {
+    fn new(file: &PerfFile, opts: &'o FoldedOptions) -> Folder<'o> {
+        Folder {
+            opts,
+            sym: symbolizer(file, opts),
+            machine: Machine::new(),
+            labels: Labels::default(),
+            frames: FastMap::default(),
+            seqs: Vec::new(),
+            front: vec![None; FRONT_SLOTS],
+            gens: FastMap::default(),
+            kernel_gen: 0,
+            user_gen: 0,
+            roots: FastMap::default(),
+            scratch: Vec::new(),
+            no_inlines: std::rc::Rc::from(Vec::new()),
+            no_lines: std::rc::Rc::from(Vec::new()),
+        }
+    }
+
+    /// The kernel's symbols, unless no event samples the kernel.
+    fn preload_kernel(&mut self, file: &PerfFile) {
+        if file.events().iter().any(|e| !e.attr.exclude_kernel()) {
+            self.sym.load_kernel_symbols();
+        }
+    }
+
+    /// Apply a thread/map change, forgetting what it makes stale.
+    fn machine_event(&mut self, e: MachineEvent) {
+        invalidate(self, &e);
+        self.machine.apply(e);
+    }
+
+    /// Fold one sample of thread `pid`/`tid` into `stack` (labels, root first). `kernel`: the
+    /// sample's cpumode is kernel; `ip`: its ip; `chain`: its callchain (with context markers)
+    /// and the user frames unwound from its stack dump. `printed`: perf script has printed a
+    /// sample before this one. False when the tool drops the sample.
+    #[allow(clippy::too_many_arguments)]
+    fn fold_sample(
+        &mut self,
+        pid: u32,
+        tid: u32,
+        kernel: bool,
+        ip: Option<u64>,
+        chain: Option<(&[u64], &[u64])>,
+        printed: &mut bool,
+        stack: &mut Vec<u32>,
+    ) -> bool {
+        let opts = self.opts;
+        let pl = opts.compat == Compat::StackcollapsePl;
+        let (root, comm, java) = self.root(pid, tid);
+        self.enter_process(pid);
+        // perf resolves the sample's ip first (`machine__resolve`): in the kernel, that
+        // lookup may be the one that loads the kernel's or a module's symbols.
+        if let (true, Some(ip)) = (kernel, ip) {
+            stack.clear();
+            self.frame(pid, true, false, ip, java, stack);
+        }
+        if opts.comm.as_ref().is_some_and(|c| **c != *comm) {
+            return false;
+        }
+        stack.clear();
+        if let Some((ips, unwound)) = chain {
+            let complete =
+                walk_chain(ips.iter().copied(), kernel, |kernel, ip| self.frame(pid, kernel, false, ip, java, stack));
+            if complete {
+                for &ip in unwound {
+                    self.frame(pid, false, true, ip, java, stack);
+                }
+            } else {
+                stack.clear();
+            }
+        }
+        // perf script prints the sample now, and printing its first one loads the
+        // kernel's symbols ([`Symbolizer::sample_printed`]).
+        if pl && !*printed {
+            *printed = true;
+            let generation = self.sym.kernel_generation();
+            self.sym.sample_printed(&self.machine);
+            self.kernel_symbols_changed(generation);
+        }
+        // A sample without a callchain: stackcollapse-perf.pl drops it (perf script
+        // prints it on one line, never ended by a blank one; inferno-collapse-perf
+        // instead takes that line's frame); perf 6.1 hands stackcollapse.py an empty
+        // callchain, so it counts under its comm alone.
+        if chain.is_none() && pl {
+            return false;
+        }
+        // An empty stack: stackcollapse-perf.pl sees no frame lines and stores nothing;
+        // stackcollapse.py still counts the sample under its comm.
+        if stack.is_empty() && (pl || opts.root == Root::None) {
+            return false;
+        }
+        if opts.root != Root::None {
+            stack.push(root);
+        }
+        stack.reverse();
+        true
+    }
+}
+
+/// Distinct stacks (label sequences) with their weights.
+#[derive(Default)]
+struct StackTable {
+    stacks: Vec<(Box<[u32]>, u64)>,
+    ids: FastMap<Box<[u32]>, u32>,
+}
+
+impl StackTable {
+    /// The index of `stack`, added with weight 0 if new.
+    fn id(&mut self, stack: &[u32]) -> u32 {
+        if let Some(&i) = self.ids.get(stack) {
+            return i;
+        }
+        let i = u32::try_from(self.stacks.len()).unwrap_or(u32::MAX);
+        self.stacks.push((stack.into(), 0));
+        self.ids.insert(stack.into(), i);
+        i
+    }
+
+    fn add(&mut self, id: u32, weight: u64) {
+        if let Some(e) = self.stacks.get_mut(id as usize) {
+            e.1 = e.1.saturating_add(weight);
+        }
+    }
+
+    /// The stacks as text (labels joined by `;`); `zero`: keep the stacks of weight 0.
+    fn into_folded(self, labels: &Labels, diagnostics: Vec<String>, zero: bool) -> FoldedStacks {
+        let mut out = FoldedStacks { diagnostics, ..FoldedStacks::default() };
+        for (ids, w) in self.stacks {
+            if w == 0 && !zero {
+                continue;
+            }
+            let mut key = String::new();
+            for (i, id) in ids.iter().enumerate() {
+                if i > 0 {
+                    key.push(';');
+                }
+                key.push_str(labels.names.get(*id as usize).map_or("", String::as_str));
+            }
+            let e = out.stacks.entry(key).or_insert(0);
+            *e = e.saturating_add(w);
+        }
+        out
+    }
+}
+
 /// Fold the samples of `file`. Records are read and decoded on a second thread while this one
 /// resolves and counts the stacks.
 pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
-    let pl = opts.compat == Compat::StackcollapsePl;
-    let mut f = Folder {
-        opts,
-        sym: symbolizer(file, opts),
-        machine: Machine::new(),
-        labels: Labels::default(),
-        frames: FastMap::default(),
-        seqs: Vec::new(),
-        front: vec![None; FRONT_SLOTS],
-        gens: FastMap::default(),
-        kernel_gen: 0,
-        user_gen: 0,
-        roots: FastMap::default(),
-        scratch: Vec::new(),
-        no_inlines: std::rc::Rc::from(Vec::new()),
-        no_lines: std::rc::Rc::from(Vec::new()),
-    };
+    let mut f = Folder::new(file, opts);
     // perf script has printed a sample.
     let mut printed = false;
-    // Distinct stacks with their weights, and the index of each.
-    let mut stacks: Vec<(Box<[u32]>, u64)> = Vec::new();
-    let mut stack_ids: FastMap<Box<[u32]>, u32> = FastMap::default();
+    let mut table = StackTable::default();
     let mut stack: Vec<u32> = Vec::new();
     let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Batch>>(2);
     let (spent_tx, spent_rx) = std::sync::mpsc::sync_channel::<Batch>(2);
     let diagnostics = std::thread::scope(|scope| -> Result<Vec<String>> {
         let reader = scope.spawn(move || read_items(file, opts, &tx, &spent_rx));
-        // While the reader fills its first batch: the kernel's symbols, unless no event samples
-        // the kernel.
-        if file.events().iter().any(|e| !e.attr.exclude_kernel()) {
-            f.sym.load_kernel_symbols();
-        }
+        // While the reader fills its first batch: the kernel's symbols.
+        f.preload_kernel(file);
         for batch in rx {
             let mut batch = batch?;
             for item in batch.items.drain(..) {
                 let (pid, tid, kernel, ip, weight, chain, unwound) = match item {
                     Item::Machine(e) => {
-                        invalidate(&mut f, &e);
-                        f.machine.apply(*e);
+                        f.machine_event(*e);
                         continue;
                     }
                     Item::Sample { pid, tid, kernel, ip, weight, chain, unwound } => {
                         (pid, tid, kernel, ip, weight, chain, unwound)
                     }
                 };
-                let (root, comm, java) = f.root(pid, tid);
-                f.enter_process(pid);
-                // perf resolves the sample's ip first (`machine__resolve`): in the kernel, that
-                // lookup may be the one that loads the kernel's or a module's symbols.
-                if let (true, Some(ip)) = (kernel, ip) {
-                    stack.clear();
-                    f.frame(pid, true, false, ip, java, &mut stack);
-                }
-                if opts.comm.as_ref().is_some_and(|c| **c != *comm) {
-                    continue;
-                }
-                stack.clear();
-                if let Some((start, len)) = chain {
+                let chain = chain.map(|(start, len)| {
                     let (start, len) = (start as usize, len as usize);
-                    let ips = batch.ips.get(start..start.saturating_add(len)).unwrap_or(&[]);
-                    let complete = walk_chain(ips.iter().copied(), kernel, |kernel, ip| {
-                        f.frame(pid, kernel, false, ip, java, &mut stack)
-                    });
-                    if complete {
-                        let user = start.saturating_add(len);
-                        for &ip in batch.ips.get(user..user.saturating_add(unwound as usize)).unwrap_or(&[]) {
-                            f.frame(pid, false, true, ip, java, &mut stack);
-                        }
-                    } else {
-                        stack.clear();
-                    }
-                }
-                // perf script prints the sample now, and printing its first one loads the
-                // kernel's symbols ([`Symbolizer::sample_printed`]).
-                if pl && !printed {
-                    printed = true;
-                    let generation = f.sym.kernel_generation();
-                    f.sym.sample_printed(&f.machine);
-                    f.kernel_symbols_changed(generation);
-                }
-                // A sample without a callchain: stackcollapse-perf.pl drops it (perf script
-                // prints it on one line, never ended by a blank one; inferno-collapse-perf
-                // instead takes that line's frame); perf 6.1 hands stackcollapse.py an empty
-                // callchain, so it counts under its comm alone.
-                if chain.is_none() && pl {
-                    continue;
-                }
-                // An empty stack: stackcollapse-perf.pl sees no frame lines and stores nothing;
-                // stackcollapse.py still counts the sample under its comm.
-                if stack.is_empty() && (pl || opts.root == Root::None) {
-                    continue;
-                }
-                if opts.root != Root::None {
-                    stack.push(root);
-                }
-                stack.reverse();
-                let i = match stack_ids.get(stack.as_slice()) {
-                    Some(&i) => i,
-                    None => {
-                        let i = u32::try_from(stacks.len()).unwrap_or(u32::MAX);
-                        stacks.push((stack.as_slice().into(), 0));
-                        stack_ids.insert(stack.as_slice().into(), i);
-                        i
-                    }
-                };
-                if let Some(e) = stacks.get_mut(i as usize) {
-                    e.1 = e.1.saturating_add(weight);
+                    let user = start.saturating_add(len);
+                    (
+                        batch.ips.get(start..user).unwrap_or(&[]),
+                        batch.ips.get(user..user.saturating_add(unwound as usize)).unwrap_or(&[]),
+                    )
+                });
+                if f.fold_sample(pid, tid, kernel, ip, chain, &mut printed, &mut stack) {
+                    let i = table.id(&stack);
+                    table.add(i, weight);
                 }
             }
             batch.ips.clear();
@@ -904,19 +983,113 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
         }
         Ok(reader.join().unwrap_or_default())
     })?;
-    let mut out = FoldedStacks { diagnostics, ..FoldedStacks::default() };
-    for (ids, w) in stacks {
-        let mut key = String::new();
-        for (i, id) in ids.iter().enumerate() {
-            if i > 0 {
-                key.push(';');
-            }
-            key.push_str(f.labels.names.get(*id as usize).map_or("", String::as_str));
+    Ok(table.into_folded(&f.labels, diagnostics, true))
+}
+
+/// A stack folded by [`StackFolder::stack`], to weigh with [`StackFolder::add`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StackId(u32);
+
+/// Folds samples one at a time, for analyses that know a sample's weight only later (the
+/// off-CPU time that a `sched_switch` sample starts ends at the task's next switch-in).
+///
+/// Feed it every record in time order ([`StackFolder::record`]), fold the samples that start
+/// something ([`StackFolder::stack`]: symbolized against the threads and maps of that moment, as
+/// [`folded`] does), weigh their stacks ([`StackFolder::add`]) and take the result
+/// ([`StackFolder::finish`]). The options' frame formatting, root frame and comm filter apply;
+/// their weight and the event, pid, tid and time filters are the caller's to apply. User stacks
+/// recorded as stack dumps (`--call-graph dwarf`) are unwound as [`folded`] unwinds them.
+///
+/// ```no_run
+/// use perfdata_analysis::folded::{FoldedOptions, StackFolder};
+/// use perfdata_core::{Order, RecordKind};
+/// let file = perfdata_core::PerfFile::open("perf.data")?;
+/// let opts = FoldedOptions::default();
+/// let mut folder = StackFolder::new(&file, &opts);
+/// for r in file.records(Order::Time)? {
+///     let r = r?;
+///     folder.record(&r);
+///     if let RecordKind::Sample(s) = &r.kind {
+///         if let Some(id) = folder.stack(&r, s) {
+///             folder.add(id, 1);
+///         }
+///     }
+/// }
+/// print!("{}", folder.finish().to_folded_string());
+/// # Ok::<(), perfdata_core::Error>(())
+/// ```
+pub struct StackFolder<'o> {
+    folder: Folder<'o>,
+    jit: JitInjector,
+    table: StackTable,
+    /// perf script has printed a sample.
+    printed: bool,
+    stack: Vec<u32>,
+    ips: Vec<u64>,
+    /// `--call-graph dwarf`: the unwinder, and the user frames it found for the current sample.
+    dwarf: Option<DwarfUnwind>,
+    unwound: Vec<u64>,
+}
+
+impl<'o> StackFolder<'o> {
+    /// A folder for the records of `file` (loads the kernel's symbols unless no event samples
+    /// the kernel).
+    pub fn new(file: &PerfFile, opts: &'o FoldedOptions) -> StackFolder<'o> {
+        let mut folder = Folder::new(file, opts);
+        folder.preload_kernel(file);
+        StackFolder {
+            folder,
+            jit: JitInjector::new(file.events(), &opts.symbolize),
+            table: StackTable::default(),
+            printed: false,
+            stack: Vec::new(),
+            ips: Vec::new(),
+            dwarf: DwarfUnwind::for_file(file, opts),
+            unwound: Vec::new(),
         }
-        let e = out.stacks.entry(key).or_insert(0);
-        *e = e.saturating_add(w);
     }
-    Ok(out)
+
+    /// Take in a record (threads, comms and maps change; jitdump code appears); every record of
+    /// the file, in time order, before [`StackFolder::stack`] of a sample.
+    pub fn record(&mut self, r: &Record<'_>) {
+        let (folder, dwarf) = (&mut self.folder, &mut self.dwarf);
+        self.jit.record(r, &mut |e| {
+            if let Some(d) = dwarf.as_mut() {
+                d.machine.apply(e.clone());
+            }
+            folder.machine_event(e);
+        });
+    }
+
+    /// Fold the callchain of sample `s` (of record `r`) as [`folded`] would; `None` when it drops
+    /// the sample (no callchain, an empty or corrupt one, another comm).
+    pub fn stack(&mut self, r: &Record<'_>, s: &Sample<'_>) -> Option<StackId> {
+        let kernel = r.header.cpumode() == CpuMode::Kernel;
+        let (pid, tid) = (s.pid().unwrap_or(u32::MAX), s.tid().unwrap_or(u32::MAX));
+        self.ips.clear();
+        self.unwound.clear();
+        let chain = s.callchain().map(|c| {
+            self.ips.extend(c.iter());
+            if let Some(d) = &mut self.dwarf {
+                d.user_frames(s, pid, &mut self.unwound);
+            }
+        });
+        let chain = chain.map(|()| (self.ips.as_slice(), self.unwound.as_slice()));
+        if !self.folder.fold_sample(pid, tid, kernel, s.ip(), chain, &mut self.printed, &mut self.stack) {
+            return None;
+        }
+        Some(StackId(self.table.id(&self.stack)))
+    }
+
+    /// Add `weight` to a folded stack.
+    pub fn add(&mut self, id: StackId, weight: u64) {
+        self.table.add(id.0, weight);
+    }
+
+    /// The weighed stacks (stacks folded but never weighed, or weighed 0, are left out).
+    pub fn finish(self) -> FoldedStacks {
+        self.table.into_folded(&self.folder.labels, self.jit.diagnostics().to_vec(), false)
+    }
 }
 
 /// Call `frame(kernel, ip)` for each address of a callchain, leaf first, tracking the

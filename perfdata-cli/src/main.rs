@@ -10,6 +10,7 @@ use std::process::ExitCode;
 mod folded;
 mod info;
 mod latency;
+mod offcpu;
 mod out;
 mod sched;
 mod timeline;
@@ -90,6 +91,10 @@ enum Cmd {
     /// Run-queue latency (wakeup or preemption to switch-in): bcc runqlat's histogram and a
     /// per-task table.
     WakeupLatency(latency::WakeupLatencyArgs),
+    /// Off-CPU time from `perf record -e sched:sched_switch -g`: each switch-out's stack weighted
+    /// by the ns until the task's next switch-in, as folded stacks (`comm;frame;…;leaf NS`), an
+    /// off-CPU flame graph (--flamegraph) or one JSON object per interval (--json).
+    Offcpu(offcpu::OffCpuArgs),
     /// The header and every feature section, as `perf report --header-only -I` prints them.
     Info {
         /// perf.data file, directory, or - for stdin.
@@ -126,6 +131,7 @@ fn main() -> ExitCode {
         Cmd::Block { cmd } => latency::run_block(&cmd),
         Cmd::Sched { cmd } => sched::run(&cmd),
         Cmd::WakeupLatency(a) => latency::wakeup_latency(&a),
+        Cmd::Offcpu(a) => offcpu::run(&a),
         Cmd::Folded { file, fold, output } => folded::run_folded(&file, &fold, output.as_ref()),
         Cmd::Flamegraph { files, fold, graph, output } => {
             folded::run_flamegraph(&files, &fold, &graph, output.as_ref())

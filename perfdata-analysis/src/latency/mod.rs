@@ -1,6 +1,6 @@
-//! Latency analyses: block I/O latency ([`block`]) and wakeup (run-queue) latency ([`wakeup`]),
-//! with the histograms of the reference tools ([`hist`]: bcc's log2 layout, perf-tools iolatency's,
-//! linear, percentiles) and latency heatmaps ([`heatmap`]).
+//! Latency analyses: block I/O latency ([`block`]), wakeup (run-queue) latency ([`wakeup`]) and
+//! off-CPU time ([`offcpu`]), with the histograms of the reference tools ([`hist`]: bcc's log2
+//! layout, perf-tools iolatency's, linear, percentiles) and latency heatmaps ([`heatmap`]).
 //!
 //! Every analysis streams the records of a file in time order and reads tracepoint fields by name,
 //! resolved once per event from the recording's own formats; memory is bounded by the number of
@@ -22,6 +22,7 @@
 pub mod block;
 pub mod heatmap;
 pub mod hist;
+pub mod offcpu;
 pub(crate) mod tp;
 pub mod wakeup;
 
