@@ -647,6 +647,56 @@ impl PerfData {
         crate::sched::wakeup_latency(py, &*self.file()?, preempted, msecs)
     }
 
+    /// Off-CPU time from a ``perf record -e sched:sched_switch -g`` recording: each task's time
+    /// from its switch-out (with that sample's stack) to its next switch-in, folded by stack and
+    /// weighted in ns, ready for a flame graph (``off_cpu_flamegraph``).
+    ///
+    /// Args:
+    ///     state: only ``"S"`` (sleeping), ``"D"`` (uninterruptible, usually I/O) or ``"other"``
+    ///         time (default: all).
+    ///     min_us: only intervals at least this long.
+    ///     pid, tid, time: only intervals of this process or thread, or starting in this range.
+    ///     **options: the frame options of ``folded()`` (``root``, ``kernel``, ``inline``,
+    ///         ``addrs``, ``symfs``, ``kallsyms``…).
+    ///
+    /// Returns:
+    ///     dict: ``"comm;root;…;leaf"`` → ns off the CPU.
+    ///
+    /// Raises:
+    ///     ValueError: no ``sched:sched_switch``, or recorded without ``-g``.
+    ///
+    /// Example:
+    ///     >>> f = perfdata.open("perf.data")
+    ///     >>> try:
+    ///     ...     f.off_cpu()
+    ///     ... except ValueError as e:
+    ///     ...     print(str(e).split(":")[0])
+    ///     no sched
+    #[pyo3(signature = (**options))]
+    fn off_cpu<'py>(&self, py: Python<'py>, options: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {
+        let stacks = crate::sched::off_cpu(py, &*self.file()?, options, &[])?;
+        flame::stacks_dict(py, &stacks)
+    }
+
+    /// The off-CPU flame graph (``off_cpu()``'s stacks, widths in ns): the options of
+    /// ``off_cpu()`` and the look of ``flamegraph()`` (title, subtitle, colors, inverted, width).
+    ///
+    /// Returns:
+    ///     FlameGraph
+    ///
+    /// Example:
+    ///     >>> "off_cpu_flamegraph" in dir(perfdata.PerfData)
+    ///     True
+    #[pyo3(signature = (**options))]
+    fn off_cpu_flamegraph(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<FlameGraph> {
+        let stacks = crate::sched::off_cpu(py, &*self.file()?, options, &GRAPH_KEYS)?;
+        let mut g = flame::graph_options(options, "ns", "Off-CPU Time Flame Graph", self.path.clone())?;
+        if options.and_then(|o| o.get_item("colors").ok().flatten()).is_none() {
+            g.colors = "io".to_string();
+        }
+        flame::draw(py, &stacks, &g)
+    }
+
     /// Folded stacks, as ``perf script | stackcollapse-perf.pl`` (or ``inferno-collapse-perf``) or
     /// ``perf script report stackcollapse`` print them: stack → weight, computed in one pass
     /// (without the GIL) with symbols resolved like perf.

@@ -610,6 +610,22 @@ class PerfData:
         """Block I/O latency per request (issue or insert → complete); text() = biolatency's histogram."""
     def wakeup_latency(self, *, preempted: bool = True, msecs: bool = False) -> AnalysisResult:
         """Run-queue latency per wait (wakeup or preemption → switch-in); text() = runqlat's histogram."""
+    def off_cpu(
+        self,
+        *,
+        state: Optional[Literal["S", "D", "other", "all"]] = None,
+        min_us: float = 0,
+        **options: Unpack[_FoldOptions],
+    ) -> Dict[str, int]:
+        """Off-CPU time (sched_switch -g): folded stacks → ns off the CPU."""
+    def off_cpu_flamegraph(
+        self,
+        *,
+        state: Optional[Literal["S", "D", "other", "all"]] = None,
+        min_us: float = 0,
+        **options: Unpack[_GraphOptions],
+    ) -> FlameGraph:
+        """The off-CPU flame graph (widths in ns)."""
     def folded(self, **options: Unpack[_FoldOptions]) -> Dict[str, int]:
         """Folded stacks (stack → weight) as stackcollapse-perf.pl or perf script report
         stackcollapse print them."""
