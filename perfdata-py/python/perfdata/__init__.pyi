@@ -531,9 +531,16 @@ class PerfData:
     def record_counts(self) -> Dict[str, int]:
         """Count the records of each type."""
     def to_arrow(
-        self, table: _Table = "samples", *, order: Optional[_Order] = None, stack_data: bool = False
+        self,
+        table: _Table = "samples",
+        *,
+        order: Optional[_Order] = None,
+        stack_data: bool = False,
+        symbolize: bool = False,
+        **options: Unpack[_FoldOptions],
     ) -> ArrowTable:
-        """Build an Arrow table."""
+        """Build an Arrow table (``symbolize=True``: samples get comm, dso, symbol and frames,
+        folded with ``folded()``'s options)."""
     def to_pandas(
         self,
         table: _Table = "samples",
@@ -541,10 +548,18 @@ class PerfData:
         order: Optional[_Order] = None,
         stack_data: bool = False,
         dtypes: Literal["arrow", "object"] = "arrow",
+        symbolize: bool = False,
+        **options: Unpack[_FoldOptions],
     ) -> Any:
         """Build a pandas.DataFrame (list/string columns Arrow-backed unless ``dtypes="object"``)."""
     def to_polars(
-        self, table: _Table = "samples", *, order: Optional[_Order] = None, stack_data: bool = False
+        self,
+        table: _Table = "samples",
+        *,
+        order: Optional[_Order] = None,
+        stack_data: bool = False,
+        symbolize: bool = False,
+        **options: Unpack[_FoldOptions],
     ) -> Any:
         """Build a polars.DataFrame."""
     def tracepoint_table(
