@@ -157,7 +157,8 @@ impl FoldArgs {
         }
     }
 
-    fn options(&self) -> Result<FoldedOptions, String> {
+    /// The analysis crate's folding options these flags say.
+    pub fn options(&self) -> Result<FoldedOptions, String> {
         self.request().options()
     }
 

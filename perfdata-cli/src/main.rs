@@ -40,6 +40,13 @@ enum Cmd {
         /// Record order.
         #[arg(long, value_enum, default_value = "file")]
         order: OrderArg,
+        /// Samples also get `comm`, `dso` and `symbol` (of the ip) and `frames` (the stack as
+        /// `perfdata folded` writes it, leaf first), with perfdata folded's frame options (the
+        /// same columns as Python's `to_arrow(symbolize=True)`); implies --order time.
+        #[arg(long)]
+        symbolize: bool,
+        #[command(flatten)]
+        fold: folded::FoldArgs,
     },
     /// One line per sample as `perf script` prints it (tracepoints rendered from their print fmt).
     Script {
@@ -124,7 +131,7 @@ fn open(path: &str) -> perfdata_core::Result<PerfFile<'static>> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let res = match cli.cmd {
-        Cmd::Dump { file, json, order } => dump(&file, json, order),
+        Cmd::Dump { file, json, order, symbolize, fold } => dump(&file, json, order, symbolize.then_some(&fold)),
         Cmd::Stats { file, json } => stats(&file, json),
         Cmd::Script { file } => script(&file),
         Cmd::Info { file, json } => info::run(&file, json),
@@ -171,12 +178,42 @@ fn script(path: &str) -> CliResult {
     Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
-fn dump(path: &str, as_json: bool, order: OrderArg) -> CliResult {
+/// The symbolized fields of a sample (`dump --symbolize`): comm, dso, symbol, frames.
+fn symbolized(
+    folder: &mut perfdata_analysis::folded::StackFolder<'_>,
+    r: &perfdata_core::Record<'_>,
+    root: bool,
+    m: &mut serde_json::Map<String, serde_json::Value>,
+) {
+    folder.record(r);
+    let RecordKind::Sample(s) = &r.kind else { return };
+    let (pid, tid) = (s.pid().unwrap_or(u32::MAX), s.tid().unwrap_or(u32::MAX));
+    m.insert("comm".into(), folder.comm(tid).into());
+    if let Some(ip) = s.ip() {
+        let kernel = r.header.cpumode() == perfdata_core::record::CpuMode::Kernel;
+        let (dso, sym) = folder.locate(pid, kernel, ip);
+        m.insert("dso".into(), dso.as_ref().into());
+        let sym = sym.as_deref().map(|n| n.split('\0').next().unwrap_or(n).to_string());
+        m.insert("symbol".into(), sym.into());
+    }
+    let frames = folder.stack(r, s).map(|id| {
+        let mut f: Vec<serde_json::Value> = folder.frames(id).skip(usize::from(root)).map(Into::into).collect();
+        f.reverse();
+        f
+    });
+    m.insert("frames".into(), frames.into());
+}
+
+fn dump(path: &str, as_json: bool, order: OrderArg, symbolize: Option<&folded::FoldArgs>) -> CliResult {
     let f = open(path)?;
     let order = match order {
+        _ if symbolize.is_some() => Order::Time,
         OrderArg::File => Order::File,
         OrderArg::Time => Order::Time,
     };
+    let fold_opts = symbolize.map(folded::FoldArgs::options).transpose()?;
+    let mut folder = fold_opts.as_ref().map(|o| perfdata_analysis::folded::StackFolder::new(&f, o));
+    let root = fold_opts.as_ref().is_some_and(|o| o.root != perfdata_analysis::folded::Root::None);
     let out = std::io::stdout();
     let mut out = BufWriter::new(out.lock());
     let mut recs = f.records(order)?;
@@ -190,6 +227,9 @@ fn dump(path: &str, as_json: bool, order: OrderArg) -> CliResult {
                 // Tracepoint samples: their RAW data decoded by field name.
                 if let (Some((fmt, raw)), Some(m)) = (tps.format_of(&r), v.as_object_mut()) {
                     m.insert("fields".into(), fmt.fields_json(raw));
+                }
+                if let (Some(folder), Some(m)) = (folder.as_mut(), v.as_object_mut()) {
+                    symbolized(folder, &r, root, m);
                 }
                 if as_json {
                     serde_json::to_writer(&mut out, &v)?;
