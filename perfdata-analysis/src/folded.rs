@@ -633,7 +633,11 @@ fn dwarf_unwinder(file: &PerfFile) -> Option<Unwinder> {
     if !file.events().iter().any(|e| e.attr.sample_type & both == both) {
         return None;
     }
-    let uname = file.features().arch().and_then(|a| a.ok()).unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    let uname = file
+        .features()
+        .arch()
+        .and_then(|a| a.ok())
+        .map_or_else(|| std::env::consts::ARCH.to_string(), std::borrow::Cow::into_owned);
     let arch = Arch::from_uname(&uname)?;
     Some(Unwinder::new(arch, file.endian() == perfdata_core::Endian::Little, UnwindOptions::default()))
 }

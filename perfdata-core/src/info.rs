@@ -14,6 +14,7 @@ use crate::reader::Endian;
 use crate::record::{record_type as rt, RecordKind};
 use crate::records::Order;
 use crate::PerfFile;
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// perf 6.1's `HEADER_LAST_FEATURE`: the bits its "missing features" line covers (1..=31).
@@ -428,18 +429,18 @@ impl HeaderInfo {
                     info.build_ids_old_abi = ids.old_abi;
                     info.build_ids = Some(ids.entries);
                 }
-                F::Hostname(s) => info.hostname = Some(s),
-                F::OsRelease(s) => info.os_release = Some(s),
-                F::Version(s) => info.perf_version = Some(s),
-                F::Arch(s) => info.arch = Some(s),
+                F::Hostname(s) => info.hostname = Some(s.into_owned()),
+                F::OsRelease(s) => info.os_release = Some(s.into_owned()),
+                F::Version(s) => info.perf_version = Some(s.into_owned()),
+                F::Arch(s) => info.arch = Some(s.into_owned()),
                 F::NrCpus(n) => {
                     info.nr_cpus_online = Some(n.online);
                     info.nr_cpus_available = Some(n.available);
                 }
-                F::CpuDesc(s) => info.cpu_desc = Some(s),
-                F::CpuId(s) => info.cpuid = Some(s),
+                F::CpuDesc(s) => info.cpu_desc = Some(s.into_owned()),
+                F::CpuId(s) => info.cpuid = Some(s.into_owned()),
                 F::TotalMem(m) => info.total_mem_kb = Some(m),
-                F::Cmdline(c) => info.cmdline = Some(c),
+                F::Cmdline(c) => info.cmdline = Some(c.into_iter().map(Cow::into_owned).collect()),
                 F::EventDesc(d) => {
                     info.event_desc = DescState::Parsed;
                     desc = Some(d);

@@ -51,7 +51,9 @@ fn perf_detail_lines(s: &perfdata_core::Sample<'_>, ev: &perfdata_core::Event) -
         }
     }
     for (regs, what) in [(&s.regs_user(), "user"), (&s.regs_intr(), "intr")] {
-        if let Some(r) = regs {
+        // perf prints registers only when they were taken (ABI not none: a kernel thread's
+        // sample has no user registers).
+        if let Some(r) = regs.as_ref().filter(|r| r.abi != 0) {
             let abi = match r.abi {
                 0 => "none",
                 1 => "32-bit",

@@ -596,7 +596,7 @@ impl<F: FnMut(&Row<'_>)> Handler for Th<F> {
 }
 
 /// The number of CPUs perf 6.1's timehist starts from: the recording's online CPUs (4 when
-/// the header does not say), at most [`MAX_CPUS`](super::events::MAX_CPUS) (the header is
+/// the header does not say), at most 4096, perf's `MAX_CPUS` (the header is
 /// input: a damaged one must not make every row billions of columns wide).
 pub fn header_cpus(file: &PerfFile) -> u32 {
     HeaderInfo::new(file).nr_cpus_online.filter(|&n| n > 0).unwrap_or(4).min(super::events::MAX_CPUS)

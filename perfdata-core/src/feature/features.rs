@@ -4,6 +4,7 @@ use super::*;
 use crate::error::{Position, Result};
 use crate::header::feature as bit;
 use crate::reader::Endian;
+use std::borrow::Cow;
 
 /// The payload of one feature section and where it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,17 +24,17 @@ pub enum Feature<'a> {
     /// TRACING_DATA, raw (see [`crate::tracepoint`]).
     TracingData(&'a [u8]),
     BuildId(BuildIds),
-    Hostname(String),
-    OsRelease(String),
+    Hostname(Cow<'a, str>),
+    OsRelease(Cow<'a, str>),
     /// VERSION: the perf version that wrote the file.
-    Version(String),
-    Arch(String),
+    Version(Cow<'a, str>),
+    Arch(Cow<'a, str>),
     NrCpus(NrCpus),
-    CpuDesc(String),
-    CpuId(String),
+    CpuDesc(Cow<'a, str>),
+    CpuId(Cow<'a, str>),
     /// TOTAL_MEM, kB.
     TotalMem(u64),
-    Cmdline(Vec<String>),
+    Cmdline(Vec<Cow<'a, str>>),
     EventDesc(Vec<EventDesc>),
     CpuTopology(CpuTopology),
     NumaTopology(Vec<NumaNode>),
@@ -117,23 +118,23 @@ impl<'a> Features<'a> {
     accessor!(/// BUILD_ID.
         build_ids, bit::BUILD_ID, BuildIds, build_id::build_ids);
     accessor!(/// HOSTNAME (`uname -n`).
-        hostname, bit::HOSTNAME, String, system::string);
+        hostname, bit::HOSTNAME, Cow<'a, str>, system::string);
     accessor!(/// OSRELEASE (`uname -r`).
-        os_release, bit::OSRELEASE, String, system::string);
+        os_release, bit::OSRELEASE, Cow<'a, str>, system::string);
     accessor!(/// VERSION: the perf version that wrote the file.
-        perf_version, bit::VERSION, String, system::string);
+        perf_version, bit::VERSION, Cow<'a, str>, system::string);
     accessor!(/// ARCH (`uname -m`).
-        arch, bit::ARCH, String, system::string);
+        arch, bit::ARCH, Cow<'a, str>, system::string);
     accessor!(/// NRCPUS.
         nr_cpus, bit::NRCPUS, NrCpus, system::nr_cpus);
     accessor!(/// CPUDESC.
-        cpu_desc, bit::CPUDESC, String, system::string);
+        cpu_desc, bit::CPUDESC, Cow<'a, str>, system::string);
     accessor!(/// CPUID.
-        cpuid, bit::CPUID, String, system::string);
+        cpuid, bit::CPUID, Cow<'a, str>, system::string);
     accessor!(/// TOTAL_MEM, kB.
         total_mem_kb, bit::TOTAL_MEM, u64, system::total_mem);
     accessor!(/// CMDLINE.
-        cmdline, bit::CMDLINE, Vec<String>, system::cmdline);
+        cmdline, bit::CMDLINE, Vec<Cow<'a, str>>, system::cmdline);
     accessor!(/// EVENT_DESC.
         event_desc, bit::EVENT_DESC, Vec<EventDesc>, events::event_desc);
     accessor!(/// NUMA_TOPOLOGY.

@@ -1,15 +1,18 @@
 //! The machine description features: the string features (HOSTNAME, OSRELEASE, VERSION, ARCH,
 //! CPUDESC, CPUID), NRCPUS, TOTAL_MEM and CMDLINE.
 
-use super::strings::{header_string, string_list};
+use super::strings::{header_str, str_list};
 use crate::error::{Position, Result};
 use crate::reader::{Endian, Reader};
+use std::borrow::Cow;
 
 /// A feature that is one `perf_header_string`: HOSTNAME (`uname -n`), OSRELEASE (`uname -r`), VERSION
 /// (perf's version), ARCH (`uname -m`), CPUDESC (CPU model name), CPUID (e.g.
 /// `GenuineIntel,6,85,4`).
-pub fn string(data: &[u8], endian: Endian, pos: Position) -> Result<String> {
-    header_string(&mut Reader::new(data, endian, pos, "string feature"))
+///
+/// Borrowed from the section (no copy) when it is UTF-8.
+pub fn string(data: &[u8], endian: Endian, pos: Position) -> Result<Cow<'_, str>> {
+    header_str(&mut Reader::new(data, endian, pos, "string feature"))
 }
 
 /// HEADER_NRCPUS, in the stored order: available first, then online.
@@ -35,8 +38,9 @@ pub fn total_mem(data: &[u8], endian: Endian, pos: Position) -> Result<u64> {
 }
 
 /// Parse HEADER_CMDLINE: a string list; entry 0 is the perf binary, then its arguments.
-pub fn cmdline(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<String>> {
-    string_list(&mut Reader::new(data, endian, pos, "CMDLINE"))
+/// The strings are borrowed from the section when they are UTF-8.
+pub fn cmdline(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<Cow<'_, str>>> {
+    str_list(&mut Reader::new(data, endian, pos, "CMDLINE"))
 }
 
 #[cfg(test)]
