@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 shared=../../shared/corpus
-for t in file pipe roundtrip features sample zstd tracepoint symbols; do mkdir -p "corpus/$t"; done
+for t in file pipe roundtrip features sample zstd tracepoint symbols sched; do mkdir -p "corpus/$t"; done
 seed() { # target, files...
   local t=$1; shift
   for f in "$@"; do if [ -f "$f" ]; then cp "$f" "corpus/$t/$(basename "$(dirname "$f")")_$(basename "$f")"; fi; done
@@ -20,6 +20,9 @@ for t in file roundtrip; do seed "$t" "${files[@]}"; done
 for f in ../testdata/pipe*.data "$shared"/quipper/*piped* "$shared"/mslt/pipe.data; do
   [ -f "$f" ] && tail -c +17 "$f" > "corpus/pipe/$(basename "$f")"
 done
+# sched: the sched, block and off-CPU recordings as files, and the sched pipe stream without its header
+seed sched ../testdata/sched*.data ../testdata/block*.data ../testdata/offcpu*.data ../testdata/pipe-tp.data
+tail -c +17 ../testdata/sched-pipe.data > corpus/sched/sched-pipe.stream
 # Every regression file is a seed of the target it was found by (regressions/<target>/).
 for d in regressions/*/; do
   t=$(basename "$d")

@@ -22,7 +22,8 @@ use perfdata_core::{Endian, HeaderInfo, Order, PerfFile, Position};
 use std::path::PathBuf;
 
 /// Every target, by the name of its `fuzz_targets/` file.
-pub const TARGETS: [&str; 8] = ["file", "pipe", "sample", "features", "zstd", "roundtrip", "tracepoint", "symbols"];
+pub const TARGETS: [&str; 9] =
+    ["file", "pipe", "sample", "features", "zstd", "roundtrip", "tracepoint", "symbols", "sched"];
 
 /// Run target `name` on `data`; false when there is no such target.
 pub fn run(name: &str, data: &[u8]) -> bool {
@@ -35,18 +36,18 @@ pub fn run(name: &str, data: &[u8]) -> bool {
         "roundtrip" => roundtrip(data),
         "tracepoint" => tracepoint(data),
         "symbols" => symbols(data),
+        "sched" => sched(data),
         _ => return false,
     }
     true
 }
 
 /// `file`: the bytes as a perf.data file (either framing, either byte order): every record, the
-/// tracepoint rendering of every sample, the header summary, folded stacks and off-CPU stacks.
+/// tracepoint rendering of every sample, the header summary, and folded stacks.
 pub fn file(data: &[u8]) {
     if let Ok(f) = PerfFile::from_bytes(data) {
         drive(&f);
         drive_folded(&f);
-        drive_offcpu(&f);
     }
 }
 
@@ -58,7 +59,6 @@ pub fn pipe(data: &[u8]) {
     bytes.extend_from_slice(data);
     if let Ok(f) = PerfFile::from_bytes(&bytes) {
         drive(&f);
-        drive_offcpu(&f);
     }
     if let Ok(f) = PerfFile::from_reader(std::io::Cursor::new(bytes.clone())) {
         header_info(&f);
@@ -685,4 +685,66 @@ pub fn attr_from(data: &[u8]) -> EventAttr {
         flags: 1 << 18,
         ..Default::default()
     }
+}
+
+/// `sched`: the scheduler and latency analyses (perf sched latency/map/timehist with every
+/// option, the timeline, block and wakeup latency, off-CPU time) on the bytes as a file, and as a
+/// pipe stream after a pipe header (whose tracing data comes inline, so mutations reach the sched
+/// fields).
+pub fn sched(data: &[u8]) {
+    let mut piped = b"PERFILE2".to_vec();
+    piped.extend_from_slice(&16u64.to_le_bytes());
+    piped.extend_from_slice(data);
+    for bytes in [data, &piped[..]] {
+        if let Ok(f) = PerfFile::from_bytes(bytes) {
+            sched_all(&f);
+        }
+    }
+}
+
+fn sched_all(f: &PerfFile<'_>) {
+    use perfdata_analysis::latency::{block, wakeup};
+    use perfdata_analysis::sched::{latency, map, timehist, timeline, Compat};
+    for compat in [Compat::Modern, Compat::Perf61] {
+        for by in [latency::GroupBy::Comm, latency::GroupBy::Tid] {
+            let o = latency::LatencyOptions {
+                by,
+                compat,
+                cpu: (by == latency::GroupBy::Tid).then_some(0),
+                ..Default::default()
+            };
+            if let Ok(l) = latency::sched_latency(f, &o) {
+                let _ = l.text();
+            }
+        }
+        let o = timehist::TimehistOptions {
+            compat,
+            wakeups: true,
+            migrations: true,
+            cpu_visual: true,
+            state: true,
+            next: true,
+            summary: timehist::SummaryMode::With,
+            ..Default::default()
+        };
+        let _ = timehist::sched_timehist_text(f, &o);
+        let o = timehist::TimehistOptions {
+            compat,
+            idle_hist: true,
+            summary: timehist::SummaryMode::Only,
+            pids: Some(vec![1]),
+            cpus: Some(vec![0]),
+            time: Some(perfdata_analysis::TimeRange { start: 1, end: u64::MAX / 2 }),
+            ..Default::default()
+        };
+        let _ = timehist::sched_timehist_text(f, &o);
+    }
+    let _ = map::sched_map_text(f, &map::MapOptions::default());
+    let _ = map::sched_map_text(f, &map::MapOptions { compact: true, cpus: Some(vec![1]), nr_cpus: Some(3) });
+    if let Ok(t) = timeline::sched_timeline(f, &timeline::TimelineOptions { width: 100, ..Default::default() }) {
+        let _ = t.svg();
+    }
+    let _ = wakeup::wakeup_latency(f, &wakeup::WakeupOptions::default());
+    let _ = block::block_latency(f, &block::BlockOptions::default());
+    drive_offcpu(f);
 }

@@ -11,6 +11,8 @@ mod folded;
 mod info;
 mod latency;
 mod offcpu;
+mod sched;
+mod timeline;
 
 #[derive(Parser)]
 #[command(name = "perfdata", version, about = "Read Linux perf.data files: exact, fast, never crashing")]
@@ -79,6 +81,12 @@ enum Cmd {
         #[command(subcommand)]
         cmd: latency::BlockCmd,
     },
+    /// Scheduler analyses of `perf sched record` files: latency, map, timehist (perf sched's,
+    /// with its option names; --compat perf-6.1 for 6.1's output byte for byte) and a timeline SVG.
+    Sched {
+        #[command(subcommand)]
+        cmd: sched::SchedCmd,
+    },
     /// Run-queue latency (wakeup or preemption to switch-in): bcc runqlat's histogram and a
     /// per-task table.
     WakeupLatency(latency::WakeupLatencyArgs),
@@ -120,6 +128,7 @@ fn main() -> ExitCode {
         Cmd::Script { file } => script(&file),
         Cmd::Info { file, json } => info::run(&file, json),
         Cmd::Block { cmd } => latency::run_block(&cmd),
+        Cmd::Sched { cmd } => sched::run(&cmd),
         Cmd::WakeupLatency(a) => latency::wakeup_latency(&a),
         Cmd::Offcpu(a) => offcpu::run(&a),
         Cmd::Folded { file, fold, output } => folded::run_folded(&file, &fold, output.as_ref()),

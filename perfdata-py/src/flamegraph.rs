@@ -14,7 +14,7 @@ use perfdata_analysis::symbolize::SymbolizeOptions;
 use perfdata_core::PerfFile;
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::PyDict;
 use std::path::PathBuf;
 
 /// The keyword arguments that say how stacks are folded.
@@ -98,15 +98,7 @@ pub fn check_keys(kw: Option<&Bound<'_, PyDict>>, also: &[&str]) -> PyResult<()>
 
 /// `time=`: perf's "START,END" in seconds, or a (start_ns, end_ns) tuple with None for an open end.
 fn time_range(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Option<TimeRange>> {
-    let Some(v) = get(kw, "time")?.filter(|v| !v.is_none()) else { return Ok(None) };
-    if v.is_instance_of::<PyString>() {
-        let t: TimeRange = v.extract::<String>()?.parse().map_err(PyValueError::new_err)?;
-        return Ok(Some(t));
-    }
-    if let Ok((a, b)) = v.extract::<(Option<u64>, Option<u64>)>() {
-        return Ok(Some(TimeRange { start: a.unwrap_or(0), end: b.unwrap_or(u64::MAX) }));
-    }
-    Err(PyTypeError::new_err("time must be perf's 'START,END' in seconds or a (start_ns, end_ns) tuple"))
+    crate::sched::time_value(get(kw, "time")?.as_ref())
 }
 
 /// A keyword parsed by the analysis crate's `FromStr` (the words the CLI accepts).
@@ -242,6 +234,23 @@ fn svg_attr<'a>(svg: &'a str, name: &str) -> Option<&'a str> {
     value.split('"').next()
 }
 
+/// Write an SVG document to `path` (without the GIL), an OSError when that fails.
+pub(crate) fn write_svg(py: Python<'_>, path: &std::path::Path, svg: &str) -> PyResult<()> {
+    py.detach(|| std::fs::write(path, svg))
+        .map_err(|e| PyOSError::new_err((e.raw_os_error().unwrap_or(0), e.to_string())))
+}
+
+/// An SVG in an ``<iframe>`` sized like the SVG, for Jupyter: its JavaScript (search, zoom) runs
+/// in the frame, apart from the notebook's page and from other pictures.
+pub(crate) fn svg_iframe(svg: &str) -> String {
+    let width = svg_attr(svg, "width").unwrap_or("1200");
+    let height = svg_attr(svg, "height").unwrap_or("600");
+    format!(
+        "<iframe srcdoc=\"{}\" width=\"{width}\" height=\"{height}\" style=\"border:none;max-width:100%\"></iframe>",
+        html_attr(svg)
+    )
+}
+
 #[pymethods]
 impl FlameGraph {
     /// Write the SVG to ``path`` (open it in a browser for search and zoom).
@@ -251,8 +260,7 @@ impl FlameGraph {
     ///     >>> open("perf.svg").read().count("<svg") >= 1
     ///     True
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-        py.detach(|| std::fs::write(&path, &self.svg))
-            .map_err(|e| PyOSError::new_err((e.raw_os_error().unwrap_or(0), e.to_string())))
+        write_svg(py, &path, &self.svg)
     }
 
     /// The SVG, for Jupyter's image display.
@@ -263,12 +271,7 @@ impl FlameGraph {
     /// The SVG in an ``<iframe>``, for Jupyter's HTML display: its JavaScript (search, zoom) runs in
     /// the frame, apart from the notebook's page and from other graphs.
     fn _repr_html_(&self) -> String {
-        let width = svg_attr(&self.svg, "width").unwrap_or("1200");
-        let height = svg_attr(&self.svg, "height").unwrap_or("600");
-        format!(
-            "<iframe srcdoc=\"{}\" width=\"{width}\" height=\"{height}\" style=\"border:none;max-width:100%\"></iframe>",
-            html_attr(&self.svg)
-        )
+        svg_iframe(&self.svg)
     }
 
     fn __repr__(&self) -> String {

@@ -11,6 +11,8 @@
 //! - [`arrow`]: Arrow tables (built without the GIL) exported through the Arrow PyCapsule interface;
 //! - [`error`]: `PerfDataError` and the mapping of core errors;
 //! - [`convert`]: JSON views of the core (`perfdata_core::json`) → Python objects;
+//! - [`sched`]: the scheduler helpers (`sched_latency`, `sched_map`, `sched_timehist`,
+//!   `sched_timeline`) and their result objects;
 //! - [`tracepoint`]: decoded tracepoint fields → Python values, the tracing data shared by a file's
 //!   iterators.
 #![warn(missing_docs)]
@@ -26,6 +28,7 @@ mod html;
 mod iter;
 mod perfdata;
 mod record;
+mod sched;
 mod source;
 mod tracepoint;
 
@@ -52,5 +55,9 @@ fn _perfdata(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<record::Sample>()?;
     m.add_class::<iter::RecordIterator>()?;
     m.add_class::<arrow::ArrowTable>()?;
+    m.add_class::<sched::AnalysisResult>()?;
+    m.add_class::<sched::SchedTimeline>()?;
+    m.add_class::<sched::Histogram>()?;
+    m.add_class::<sched::Picture>()?;
     Ok(())
 }

@@ -417,6 +417,236 @@ impl PerfData {
         Ok(ArrowTable::new(&name, built.schema, built.batches))
     }
 
+    /// ``perf sched latency``: per task, run time, the number of scheduling delays (wakeup to
+    /// switch-in) and their average and largest, in one pass without the GIL.
+    ///
+    /// Args:
+    ///     by: ``"comm"`` (perf's default: one row per final comm, ``tids`` threads merged) or
+    ///         ``"tid"`` (``perf sched latency -p``).
+    ///     sort: keys, descending, first decides: ``"pid"``, ``"avg"``, ``"max"``, ``"switch"``,
+    ///         ``"runtime"`` (a list or perf's ``"max,runtime"``; default perf's
+    ///         ``avg,max,switch,runtime``).
+    ///     compat: None (correct on current kernels: ``sched_waking`` wakes, preempted tasks are
+    ///         runnable) or ``"perf-6.1"`` (perf 6.1's numbers and text byte for byte, quirks
+    ///         included).
+    ///     cpu: perf's ``-C``: profile-CPU mode (does not restrict the rows).
+    ///
+    /// Returns:
+    ///     AnalysisResult: columns ``task``, ``tid``, ``tids``, ``runtime_ns``, ``switches``,
+    ///     ``total_delay_ns``, ``avg_delay_ns``, ``max_delay_ns``, ``max_delay_start_ns``,
+    ///     ``max_delay_end_ns``; ``.text()``; ``.info`` (context switch bugs, unordered
+    ///     timestamps, lost events).
+    ///
+    /// Raises:
+    ///     ValueError: the recording has no ``sched:sched_switch`` (or no tracing data).
+    ///
+    /// Example:
+    ///     >>> lat = perfdata.open("sched.data").sched_latency(compat="perf-6.1")
+    ///     >>> lat.to_arrow().num_rows, lat.info["context_switch_bugs"]
+    ///     (11, 0)
+    #[pyo3(signature = (*, by = "comm", sort = None, compat = None, cpu = None))]
+    fn sched_latency(
+        &self,
+        py: Python<'_>,
+        by: &str,
+        sort: Option<&Bound<'_, PyAny>>,
+        compat: Option<&str>,
+        cpu: Option<u32>,
+    ) -> PyResult<crate::sched::AnalysisResult> {
+        crate::sched::latency(py, &*self.file()?, by, sort, compat, cpu)
+    }
+
+    /// ``perf sched map``: one row per context switch with the short name of the task each CPU
+    /// runs (``A0``, ``B0``…, ``.`` for idle).
+    ///
+    /// Args:
+    ///     compact: columns only for the CPUs that switched so far (``--compact``).
+    ///     cpus: only these CPUs (an int, a list, or ``"0-3,7"``).
+    ///     compat: accepted for symmetry; both semantics print the same map.
+    ///
+    /// Returns:
+    ///     AnalysisResult: columns ``time_ns``, ``cpu``, ``tid``, ``short_name``, ``new_name_comm``
+    ///     (set where perf announces ``A0 => comm:tid``), ``columns`` (the short names of every
+    ///     column); ``.text()`` is perf's map.
+    ///
+    /// Example:
+    ///     >>> m = perfdata.open("sched.data").sched_map()
+    ///     >>> m.text().splitlines()[0]
+    ///     '  *A0        3117.201023 secs A0 => migration/0:18'
+    #[pyo3(signature = (*, compact = false, cpus = None, compat = None))]
+    fn sched_map(
+        &self,
+        py: Python<'_>,
+        compact: bool,
+        cpus: Option<&Bound<'_, PyAny>>,
+        compat: Option<&str>,
+    ) -> PyResult<crate::sched::AnalysisResult> {
+        crate::sched::compat(compat)?;
+        let cpus = crate::sched::int_list(cpus, "cpus")?;
+        crate::sched::map(py, &*self.file()?, compact, cpus)
+    }
+
+    /// ``perf sched timehist``: one row per context switch for the task switched out: its wait
+    /// before it ran (sleep, iowait, preempt), its scheduling delay and its run time.
+    ///
+    /// Args:
+    ///     wakeups, migrations, cpu_visual, state, next: perf's ``-w``, ``-M``, ``-V``,
+    ///         ``--state``, ``-n`` (they shape ``text()``; ``migrations`` also counts them in the
+    ///         summary).
+    ///     summary: also the per-task summary (``-S``; ``.summary()`` gives it as a table).
+    ///     idle_hist: perf's ``-I``.
+    ///     pid, tid, cpu: only these processes, threads, CPUs (int, list, or ``"0-3"``).
+    ///     time: perf's ``"START,END"`` in seconds, or a ``(start_ns, end_ns)`` tuple.
+    ///     compat: None or ``"perf-6.1"`` (6.1's state letters; a preempted task's wait is sleep).
+    ///
+    /// Returns:
+    ///     AnalysisResult: columns ``time_ns``, ``cpu``, ``tid``, ``pid``, ``comm``, ``wait_ns``,
+    ///     ``sleep_ns``, ``iowait_ns``, ``preempt_ns``, ``delay_ns``, ``run_ns``, ``state``,
+    ///     ``state_label``, ``next_comm``, ``next_pid``, ``idle``.
+    ///
+    /// Example:
+    ///     >>> th = perfdata.open("sched.data").sched_timehist(summary=True)
+    ///     >>> df = th.to_pandas()
+    ///     >>> int(df.run_ns.sum()) > 0, th.info["switches"]
+    ///     (True, 117)
+    #[pyo3(signature = (*, wakeups = false, migrations = false, cpu_visual = false, state = false, next = false,
+                        summary = false, idle_hist = false, pid = None, tid = None, cpu = None, time = None, compat = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn sched_timehist(
+        &self,
+        py: Python<'_>,
+        wakeups: bool,
+        migrations: bool,
+        cpu_visual: bool,
+        state: bool,
+        next: bool,
+        summary: bool,
+        idle_hist: bool,
+        pid: Option<&Bound<'_, PyAny>>,
+        tid: Option<&Bound<'_, PyAny>>,
+        cpu: Option<&Bound<'_, PyAny>>,
+        time: Option<&Bound<'_, PyAny>>,
+        compat: Option<&str>,
+    ) -> PyResult<crate::sched::AnalysisResult> {
+        use perfdata_analysis::sched::timehist::{SummaryMode, TimehistOptions};
+        let opts = TimehistOptions {
+            compat: crate::sched::compat(compat)?,
+            wakeups,
+            migrations,
+            cpu_visual,
+            state,
+            next,
+            summary: if summary { SummaryMode::With } else { SummaryMode::None },
+            idle_hist,
+            pids: crate::sched::int_list(pid, "pid")?,
+            tids: crate::sched::int_list(tid, "tid")?,
+            cpus: crate::sched::int_list(cpu, "cpu")?,
+            time: crate::sched::time_value(time)?,
+        };
+        crate::sched::timehist(py, &*self.file()?, crate::sched::TimehistArgs { opts })
+    }
+
+    /// The scheduler timeline picture: one lane per CPU coloured by task (idle blank), run-queue
+    /// waits (wakeup or preemption to switch-in) in red under the lane, tooltips, search
+    /// (Ctrl-F) and zoom (wheel, click). Runs narrower than a pixel are merged, so the SVG stays
+    /// small on any recording.
+    ///
+    /// Args:
+    ///     width: pixels of the time axis.
+    ///     time: perf's ``"START,END"`` in seconds, or a ``(start_ns, end_ns)`` tuple.
+    ///     title: the title.
+    ///
+    /// Returns:
+    ///     SchedTimeline: shows inline in Jupyter; ``save(path)``.
+    ///
+    /// Example:
+    ///     >>> tl = perfdata.open("sched.data").sched_timeline(width=800)
+    ///     >>> tl.switches, tl.svg.count(">CPU ")
+    ///     (117, 2)
+    #[pyo3(signature = (*, width = 1600, time = None, title = None))]
+    fn sched_timeline(
+        &self,
+        py: Python<'_>,
+        width: u32,
+        time: Option<&Bound<'_, PyAny>>,
+        title: Option<String>,
+    ) -> PyResult<crate::sched::SchedTimeline> {
+        let title = title.unwrap_or_else(|| {
+            format!("Scheduler timeline{}", self.path.as_deref().map(|p| format!(": {p}")).unwrap_or_default())
+        });
+        crate::sched::timeline(py, &*self.file()?, width, crate::sched::time_value(time)?, title)
+    }
+
+    /// Block I/O latency: ``block_rq_issue`` (or ``block_rq_insert``, ``start="insert"``) paired with
+    /// ``block_rq_complete`` by (dev, sector), fields read by name from the recording's formats.
+    ///
+    /// Args:
+    ///     start: ``"issue"`` (device time, biolatency's default) or ``"insert"`` (queue + device
+    ///         time from ``block_rq_insert``, ``biolatency -Q``).
+    ///     dev: only this ``(major, minor)``.
+    ///     rwbs: only I/Os whose rwbs matches this glob (``"*R*"`` reads, ``"W*"`` writes).
+    ///     comm, pid: only I/Os started by this command or process.
+    ///     time: only I/Os completed in perf's ``"START,END"`` (seconds) or ``(start_ns, end_ns)``.
+    ///     msecs: ``text()``'s histogram in milliseconds.
+    ///
+    /// Returns:
+    ///     AnalysisResult: one row per I/O (``dev_major``, ``dev_minor``, ``sector``, ``nr_sector``,
+    ///     ``bytes``, ``rwbs``, ``comm``, ``pid``, ``start_ns``, ``complete_ns``, ``latency_ns``,
+    ///     ``queue_ns``…); ``text()`` is bcc biolatency's histogram; ``info`` the pairing counts
+    ///     (unmatched completes and starts, overwritten starts) and percentiles (``p50_ns``…);
+    ///     ``.hist(unit="us", per="disk")``, ``.heatmap()``, ``.percentiles()``.
+    ///
+    /// Example:
+    ///     >>> io = perfdata.open("block.data").block_latency()
+    ///     >>> io.info["paired"] == len(io.to_arrow()), "usecs" in io.text()
+    ///     (True, True)
+    #[pyo3(signature = (*, start = "issue", dev = None, rwbs = None, comm = None, pid = None, time = None, msecs = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn block_latency(
+        &self,
+        py: Python<'_>,
+        start: &str,
+        dev: Option<(u32, u32)>,
+        rwbs: Option<String>,
+        comm: Option<String>,
+        pid: Option<u32>,
+        time: Option<&Bound<'_, PyAny>>,
+        msecs: bool,
+    ) -> PyResult<crate::sched::AnalysisResult> {
+        let time = crate::sched::time_value(time)?;
+        let filter = perfdata_analysis::latency::block::BlockFilter {
+            dev,
+            rwbs,
+            comm,
+            pid,
+            from_ns: time.map(|t| t.start),
+            to_ns: time.map(|t| t.end),
+        };
+        crate::sched::block_latency(py, &*self.file()?, start, filter, msecs)
+    }
+
+    /// Run-queue (wakeup) latency from a ``perf sched record`` file: the time from a task
+    /// becoming runnable (``sched_waking``/``sched_wakeup_new``, or, with ``preempted``, a
+    /// switch-out while runnable, as bcc runqlat) to its next switch-in.
+    ///
+    /// Args:
+    ///     preempted: count preemptions too (bcc runqlat; default). False: wakeups only (perf 6.1
+    ///         timehist's ``sch delay``).
+    ///     msecs: ``text()``'s histogram in milliseconds.
+    ///
+    /// Returns:
+    ///     AnalysisResult: one row per wait (``tid``, ``comm``, ``cpu``, ``wake_ns``, ``run_ns``,
+    ///     ``delay_ns``, ``preempted``); ``text()`` is runqlat's histogram; ``info`` percentiles.
+    ///
+    /// Example:
+    ///     >>> w = perfdata.open("sched.data").wakeup_latency()
+    ///     >>> w.info["waits"] == len(w.to_arrow()) > 0
+    ///     True
+    #[pyo3(signature = (*, preempted = true, msecs = false))]
+    fn wakeup_latency(&self, py: Python<'_>, preempted: bool, msecs: bool) -> PyResult<crate::sched::AnalysisResult> {
+        crate::sched::wakeup_latency(py, &*self.file()?, preempted, msecs)
+    }
+
     /// Folded stacks, as ``perf script | stackcollapse-perf.pl`` (or ``inferno-collapse-perf``) or
     /// ``perf script report stackcollapse`` print them: stack → weight, computed in one pass
     /// (without the GIL) with symbols resolved like perf.

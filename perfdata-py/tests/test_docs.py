@@ -1,7 +1,8 @@
 """Every public function and method of the module documents itself with an example, and every
 example runs: the docstrings' ``>>>`` lines are doctests, run in a directory where ``perf.data`` is
-testdata/quickstart.data (``perf record -g`` of a shell loop and ``ls``) and ``sched.data`` is
-testdata/sched.data (``perf sched record``). The printed values are those files' own."""
+testdata/quickstart.data (``perf record -g`` of a shell loop and ``ls``), ``sched.data`` is
+testdata/sched.data (``perf sched record``) and ``block.data`` testdata/block.data (block_rq_*
+tracepoints). The printed values are those files' own."""
 
 import doctest
 import inspect
@@ -41,6 +42,7 @@ def test_example_runs(name, obj, tmp_path, monkeypatch):
     assert "Example:" in doc and ">>>" in doc, f"{name} has no example in its docstring"
     shutil.copy(perfout.TESTDATA / "quickstart.data", tmp_path / "perf.data")
     shutil.copy(perfout.TESTDATA / "sched.data", tmp_path / "sched.data")
+    shutil.copy(perfout.TESTDATA / "block.data", tmp_path / "block.data")
     monkeypatch.chdir(tmp_path)
     test = doctest.DocTestParser().get_doctest(doc, {"perfdata": perfdata}, name, None, 0)
     assert test.examples, name

@@ -23,7 +23,7 @@ pub mod block;
 pub mod heatmap;
 pub mod hist;
 pub mod offcpu;
-mod tp;
+pub(crate) mod tp;
 pub mod wakeup;
 
 /// Why a latency analysis could not run.

@@ -8,6 +8,7 @@
 ...     df = f.to_pandas("samples")                          # or: polars.DataFrame(f.to_arrow())
 ...     switches = f.tracepoint_table("sched:sched_switch")  # one typed column per field
 ...     f.flamegraph().save("flame.svg")                     # or show it inline in Jupyter
+...     lat = f.sched_latency().to_pandas()                  # perf sched latency, as a table
 
 Everything is read by a Rust library (perfdata-core) that never crashes on damaged input: problems
 are raised as :class:`PerfDataError` (a ``ValueError``) or, where the rest of the file is still
@@ -21,11 +22,15 @@ from ._perfdata import (
     Event,
     FlameGraph,
     Header,
+    Histogram,
     PerfData,
     PerfDataError,
+    Picture,
     Record,
     RecordIterator,
     Sample,
+    AnalysisResult,
+    SchedTimeline,
     __version__,
     flamegraph_diff,
     open,
@@ -37,11 +42,15 @@ __all__ = [
     "Event",
     "FlameGraph",
     "Header",
+    "Histogram",
     "PerfData",
     "PerfDataError",
+    "Picture",
     "Record",
     "RecordIterator",
     "Sample",
+    "AnalysisResult",
+    "SchedTimeline",
     "__version__",
     "flamegraph_diff",
     "open",

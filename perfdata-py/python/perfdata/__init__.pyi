@@ -10,6 +10,7 @@ from typing import (
     List,
     Literal,
     Optional,
+    Sequence,
     Tuple,
     TypedDict,
     Union,
@@ -449,6 +450,63 @@ class ArrowTable:
     def __len__(self) -> int: ...
 
 @final
+class AnalysisResult:
+    """An analysis (scheduler, latency): rows (Arrow/pandas/polars), the text the tools print, counters."""
+
+    kind: Literal["latency", "map", "timehist", "block_latency", "wakeup_latency"]
+    info: Dict[str, int]
+    """perf's counters (context_switch_bugs, nr_timestamps, unordered_timestamps, lost_events…) and row counts."""
+    diagnostics: List[str]
+    def text(self) -> str:
+        """What ``perf sched`` (and the ``perfdata sched`` command) prints."""
+    def to_arrow(self) -> ArrowTable:
+        """The rows: snake_case columns, times in integer ns."""
+    def summary(self) -> Optional[ArrowTable]:
+        """The per-task summary of ``sched_timehist(summary=True)``."""
+    def to_pandas(self, *, dtypes: Literal["arrow", "object"] = "arrow") -> Any:
+        """The rows as a pandas.DataFrame."""
+    def to_polars(self) -> Any:
+        """The rows as a polars.DataFrame."""
+    def hist(self, unit: Literal["us", "ms"] = "us", per: Optional[Literal["disk", "flags"]] = None) -> Histogram:
+        """bcc's log2 histogram of the latencies (block_latency, wakeup_latency)."""
+    def heatmap(self, column_ms: Optional[float] = None, rows: int = 50) -> Picture:
+        """A latency heatmap (trace2heatmap.pl's)."""
+    def percentiles(self) -> Dict[str, int]:
+        """count, min, avg, p50, p90, p99, p999, max of the latencies, ns."""
+    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object: ...
+    def _repr_html_(self) -> str:
+        """The counters and the first rows as HTML (Jupyter shows it)."""
+    def __len__(self) -> int: ...
+
+@final
+class Histogram:
+    """A latency histogram: bcc's text (str(h)) and bars in Jupyter."""
+
+    text: str
+    svg: str
+    def _repr_svg_(self) -> str: ...
+
+@final
+class Picture:
+    """An SVG picture (heatmap): inline in Jupyter, save(path) for a browser."""
+
+    svg: str
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        """Write the SVG to ``path``."""
+    def _repr_svg_(self) -> str: ...
+
+@final
+class SchedTimeline:
+    """The scheduler timeline SVG: a lane per CPU coloured by task, run-queue waits in red."""
+
+    svg: str
+    switches: int
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        """Write the SVG to ``path``."""
+    def _repr_svg_(self) -> str: ...
+    def _repr_html_(self) -> str: ...
+
+@final
 class PerfData:
     """An opened recording."""
 
@@ -494,6 +552,64 @@ class PerfData:
     ) -> ArrowTable:
         """One row per sample of a tracepoint event: time, cpu, pid, tid, then one typed column per
         field (a field named like a sample column keeps the name; the sample's becomes sample_<name>)."""
+    def sched_latency(
+        self,
+        *,
+        by: Literal["comm", "tid"] = "comm",
+        sort: Union[None, str, Sequence[Literal["pid", "avg", "max", "switch", "runtime"]]] = None,
+        compat: Optional[Literal["perf-6.1"]] = None,
+        cpu: Optional[int] = None,
+    ) -> AnalysisResult:
+        """perf sched latency: per task run time and scheduling delays (columns task, tids,
+        runtime_ns, switches, avg_delay_ns, max_delay_ns, max_delay_start_ns, max_delay_end_ns…)."""
+    def sched_map(
+        self,
+        *,
+        compact: bool = False,
+        cpus: Union[None, int, str, Sequence[int]] = None,
+        compat: Optional[Literal["perf-6.1"]] = None,
+    ) -> AnalysisResult:
+        """perf sched map: one row per context switch, the short name of every CPU's task."""
+    def sched_timehist(
+        self,
+        *,
+        wakeups: bool = False,
+        migrations: bool = False,
+        cpu_visual: bool = False,
+        state: bool = False,
+        next: bool = False,
+        summary: bool = False,
+        idle_hist: bool = False,
+        pid: Union[None, int, str, Sequence[int]] = None,
+        tid: Union[None, int, str, Sequence[int]] = None,
+        cpu: Union[None, int, str, Sequence[int]] = None,
+        time: Union[None, str, Tuple[Optional[int], Optional[int]]] = None,
+        compat: Optional[Literal["perf-6.1"]] = None,
+    ) -> AnalysisResult:
+        """perf sched timehist: per switch wait (sleep/iowait/preempt), delay and run time (columns
+        time_ns, cpu, tid, pid, comm, wait_ns, sleep_ns, iowait_ns, preempt_ns, delay_ns, run_ns, state…)."""
+    def sched_timeline(
+        self,
+        *,
+        width: int = 1600,
+        time: Union[None, str, Tuple[Optional[int], Optional[int]]] = None,
+        title: Optional[str] = None,
+    ) -> SchedTimeline:
+        """The scheduler timeline picture (inline in Jupyter)."""
+    def block_latency(
+        self,
+        *,
+        start: Literal["issue", "insert"] = "issue",
+        dev: Optional[Tuple[int, int]] = None,
+        rwbs: Optional[str] = None,
+        comm: Optional[str] = None,
+        pid: Optional[int] = None,
+        time: Union[None, str, Tuple[Optional[int], Optional[int]]] = None,
+        msecs: bool = False,
+    ) -> AnalysisResult:
+        """Block I/O latency per request (issue or insert → complete); text() = biolatency's histogram."""
+    def wakeup_latency(self, *, preempted: bool = True, msecs: bool = False) -> AnalysisResult:
+        """Run-queue latency per wait (wakeup or preemption → switch-in); text() = runqlat's histogram."""
     def folded(self, **options: Unpack[_FoldOptions]) -> Dict[str, int]:
         """Folded stacks (stack → weight) as stackcollapse-perf.pl or perf script report
         stackcollapse print them."""

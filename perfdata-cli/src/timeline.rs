@@ -1,0 +1,23 @@
+//! `perfdata sched timeline`: the scheduler timeline SVG.
+
+use perfdata_analysis::options::TimeRange;
+use perfdata_analysis::sched::timeline::{sched_timeline, TimelineOptions};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Draw the timeline of `file` to `output` (stdout when `None`).
+pub fn run(
+    file: &str,
+    output: Option<&PathBuf>,
+    time: Option<TimeRange>,
+    width: u32,
+) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let f = crate::open(file)?;
+    let title = format!("Scheduler timeline: {}", if file == "-" { "stdin" } else { file });
+    let tl = sched_timeline(&f, &TimelineOptions { time, width, title })?;
+    crate::folded::output(output, &tl.svg())?;
+    for d in &tl.diagnostics {
+        eprintln!("perfdata: warning: {d}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
