@@ -7,8 +7,8 @@
 # seconds, peak RSS and the ratio.
 #
 #   bench/block.sh [FILE]   (default FILE: records bench/work/block-big.data once, not committed:
-#                            perf record -a block:block_rq_issue/complete over 1 M direct 4 KiB reads
-#                            of the root disk, CPU 1 kept busy)
+#                            perf record -a block:block_rq_issue/complete over 1 M direct 512-byte
+#                            reads of a 512 MiB file, CPU 1 kept busy)
 # Each command runs REPS times (default 3); the best wall time and the largest peak RSS count.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,12 +17,14 @@ FILE=${1:-bench/work/block-big.data}
 mkdir -p bench/work
 export LC_ALL=C
 if [ ! -e "$FILE" ]; then
-  disk=/dev/$(lsblk -dnbo NAME,TYPE,SIZE | awk '$2 == "disk" && $3 > 0 {print $1; exit}')
-  echo "recording $FILE (1 M direct 4 KiB reads of $disk)..." >&2
+  # Direct 512-byte reads of a 512 MiB file (this VM does not let root open the disk itself).
+  img=bench/work/blockbench.img
+  [ -e $img ] || { dd if=/dev/urandom of=$img bs=1M count=512 status=none; sync; }
+  echo "recording $FILE (1 M direct 512-byte reads of $img)..." >&2
   taskset -c 1 nice -n 19 sh -c 'while :; do :; done' &
   busy=$!
   perf record -a -m 4096 -o "$FILE" -e block:block_rq_issue -e block:block_rq_complete -- \
-    dd if="$disk" of=/dev/null bs=4k count=1000000 iflag=direct > /dev/null 2>&1 || true
+    dd if=$img of=/dev/null bs=512 count=1000000 iflag=direct > /dev/null 2>&1 || true
   kill $busy
 fi
 cargo build --release -q -p perfdata-cli

@@ -1081,6 +1081,34 @@ impl<'o> StackFolder<'o> {
         Some(StackId(self.table.id(&self.stack)))
     }
 
+    /// The frames of a folded stack, root first (the root frame, `comm` or `comm-PID/TID`,
+    /// first when the options have one), as [`folded`] writes them between `;`.
+    pub fn frames(&self, id: StackId) -> impl Iterator<Item = &str> + '_ {
+        let ids = self.table.stacks.get(id.0 as usize).map_or(&[][..], |(s, _)| &s[..]);
+        ids.iter().map(move |l| self.folder.labels.names.get(*l as usize).map_or("", String::as_str))
+    }
+
+    /// The module and symbol of address `ip` of process `pid` (`kernel`: a kernel address), as
+    /// perf names them for a sample's ip: the module's path (`[kernel.kallsyms]`, `[unknown]`)
+    /// and the demangled symbol (`None` when none covers it).
+    pub fn locate(&mut self, pid: u32, kernel: bool, ip: u64) -> (std::rc::Rc<str>, Option<std::rc::Rc<str>>) {
+        let f = if kernel {
+            let generation = self.folder.sym.kernel_generation();
+            let f = self.folder.sym.resolve_kernel(&self.folder.machine, ip);
+            self.folder.kernel_symbols_changed(generation);
+            f
+        } else {
+            let map = self.folder.machine.find_map(pid, ip, false);
+            self.folder.sym.resolve(map, ip)
+        };
+        (f.dso, f.symbol)
+    }
+
+    /// perf's comm of thread `tid` now (`:TID` for a thread nothing named).
+    pub fn comm(&self, tid: u32) -> String {
+        self.folder.machine.comm(tid)
+    }
+
     /// Add `weight` to a folded stack.
     pub fn add(&mut self, id: StackId, weight: u64) {
         self.table.add(id.0, weight);

@@ -134,18 +134,24 @@ fn block_latency(a: &BlockLatencyArgs) -> CliResult {
         eprintln!("perfdata: {}", counts_line(&counts));
         return Ok(ExitCode::SUCCESS);
     }
+    // The per-I/O formats stream: memory stays bounded by the I/Os in flight.
+    let mut sink = crate::out::Out::new(a.output.as_ref())?;
     let counts = match a.format {
         BlockFormat::Hist => {
             let mut by: BTreeMap<String, Log2Hist> = BTreeMap::new();
+            let mut key = String::new();
             let counts = block_latency_each(&f, &opts, |io| {
-                let key = if a.per_disk {
-                    format!("{},{}", io.dev_major, io.dev_minor)
+                key.clear();
+                if a.per_disk {
+                    let _ = write!(key, "{},{}", io.dev_major, io.dev_minor);
                 } else if a.per_flag {
-                    io.rwbs.to_string()
-                } else {
-                    String::new()
-                };
-                by.entry(key).or_default().add(io.latency_ns / div);
+                    key.push_str(&io.rwbs.to_str_lossy());
+                }
+                // Looked up by reference: no key allocated per I/O.
+                match by.get_mut(key.as_str()) {
+                    Some(h) => h.add(io.latency_ns / div),
+                    None => by.entry(key.clone()).or_default().add(io.latency_ns / div),
+                }
             })?;
             if a.per_disk || a.per_flag {
                 let header = if a.per_disk { "disk" } else { "flags" };
@@ -161,9 +167,10 @@ fn block_latency(a: &BlockLatencyArgs) -> CliResult {
             out.push_str(&h.text());
             counts
         }
-        BlockFormat::Heatmap => {
-            block_latency_each(&f, &opts, |io| heatmap_line(&mut out, io.complete_ns, io.latency_ns))?
-        }
+        BlockFormat::Heatmap => block_latency_each(&f, &opts, |io| {
+            heatmap_line(&mut out, io.complete_ns, io.latency_ns);
+            sink.spill(&mut out);
+        })?,
         BlockFormat::Csv => {
             out.push_str("dev_major,dev_minor,sector,nr_sector,bytes,rwbs,comm,pid,tid,cpu,start_ns,complete_ns,latency_ns,queue_ns,error\n");
             block_latency_each(&f, &opts, |io| {
@@ -188,6 +195,7 @@ fn block_latency(a: &BlockLatencyArgs) -> CliResult {
                     q,
                     io.error
                 );
+                sink.spill(&mut out);
             })?
         }
         BlockFormat::Json => {
@@ -222,7 +230,8 @@ fn block_latency(a: &BlockLatencyArgs) -> CliResult {
             counts
         }
     };
-    output(a.output.as_ref(), &out)?;
+    sink.put(&out);
+    sink.finish(&[])?;
     if matches!(a.format, BlockFormat::Hist | BlockFormat::Iolatency) {
         eprintln!("perfdata: {}", counts_line(&counts));
     }

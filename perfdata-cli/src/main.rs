@@ -11,6 +11,7 @@ mod folded;
 mod info;
 mod latency;
 mod offcpu;
+mod out;
 mod sched;
 mod timeline;
 

@@ -1,5 +1,6 @@
 //! `perfdata sched map|latency|timehist|timeline`: perf sched's analyses with perf's option names.
 
+use crate::out::Out;
 use clap::{Args, Subcommand};
 use perfdata_analysis::options::TimeRange;
 use perfdata_analysis::sched::latency::{parse_sort, sched_latency, GroupBy, LatencyOptions, DEFAULT_SORT};
@@ -7,7 +8,6 @@ use perfdata_analysis::sched::map::{sched_map_each, MapOptions, MapRow};
 use perfdata_analysis::sched::timehist::{sched_timehist_each, Row, SummaryMode, TimehistOptions, TimehistText};
 use perfdata_analysis::sched::Compat;
 use serde_json::json;
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -144,48 +144,6 @@ fn cpu_list(s: &str) -> Result<CpuList, String> {
         .filter(|l| l.iter().all(|&c| c >= 0))
         .map(|l| CpuList(l.into_iter().map(|c| c as u32).collect()))
         .ok_or_else(|| format!("bad CPU list {s:?} (like 0-3,7)"))
-}
-
-/// A writer to stdout or a file that remembers its first error (rows are written from inside
-/// the analysis's callback).
-struct Out {
-    w: Box<dyn Write>,
-    err: Option<std::io::Error>,
-}
-
-impl Out {
-    fn new(path: Option<&PathBuf>) -> std::io::Result<Out> {
-        let w: Box<dyn Write> = match path {
-            Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p)?)),
-            None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
-        };
-        Ok(Out { w, err: None })
-    }
-
-    fn put(&mut self, s: &str) {
-        if self.err.is_none() {
-            if let Err(e) = self.w.write_all(s.as_bytes()) {
-                self.err = Some(e);
-            }
-        }
-    }
-
-    fn json(&mut self, v: &serde_json::Value) {
-        let mut s = v.to_string();
-        s.push('\n');
-        self.put(&s);
-    }
-
-    fn finish(mut self, diagnostics: &[String]) -> CliResult {
-        if let Some(e) = self.err.take() {
-            return Err(e.into());
-        }
-        self.w.flush()?;
-        for d in diagnostics {
-            eprintln!("perfdata: warning: {d}");
-        }
-        Ok(ExitCode::SUCCESS)
-    }
 }
 
 /// `perfdata sched …`.

@@ -117,6 +117,26 @@ impl PerfData {
         Ok((stacks, fold))
     }
 
+    /// The folding options of `to_arrow(symbolize=True, **options)` (None without symbolize).
+    fn symbolize_options(
+        &self,
+        table: &str,
+        symbolize: bool,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Option<perfdata_analysis::folded::FoldedOptions>> {
+        if !symbolize {
+            if options.is_some_and(|o| !o.is_empty()) {
+                return Err(PyTypeError::new_err("folding options need symbolize=True"));
+            }
+            return Ok(None);
+        }
+        if table != "samples" {
+            return Err(PyValueError::new_err(format!("symbolize=True is for the samples table, not {table:?}")));
+        }
+        flame::check_keys(options, &[])?;
+        Ok(Some(flame::fold_options(options)?.options))
+    }
+
     fn file(&self) -> PyResult<Arc<PerfFile<'static>>> {
         self.file
             .lock()
@@ -137,12 +157,19 @@ impl PerfData {
         Ok(RecordIterator::new(cell, self.shared.clone(), what, strict, tp))
     }
 
-    fn build(&self, py: Python<'_>, table: &str, order: Option<&str>, stack_data: bool) -> PyResult<tables::Built> {
+    fn build(
+        &self,
+        py: Python<'_>,
+        table: &str,
+        order: Option<&str>,
+        stack_data: bool,
+        symbolize: Option<perfdata_analysis::folded::FoldedOptions>,
+    ) -> PyResult<tables::Built> {
         let which = Table::parse(table).ok_or_else(|| {
             let names: Vec<&str> = Table::ALL.iter().map(|(n, _)| *n).collect();
             PyValueError::new_err(format!("table must be one of {}, not {table:?}", names.join(", ")))
         })?;
-        let opts = tables::Options { order: self.order_or_default(order)?, stack_data };
+        let opts = tables::Options { order: self.order_or_default(order)?, stack_data, symbolize };
         let file = self.file()?;
         let built = py.detach(|| tables::build(&file, which, opts)).map_err(|e| match e {
             BuildError::Core(e) => error::to_py(py, e, file.path()),
@@ -269,7 +296,7 @@ impl PerfData {
     ///     >>> perfdata.open("perf.data").record_counts()["SAMPLE"]
     ///     441
     fn record_counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let built = self.build(py, "records", Some("file"), false)?;
+        let built = self.build(py, "records", Some("file"), false, None)?;
         let d = PyDict::new(py);
         for batch in &built.batches {
             let names = batch.column(0).as_any().downcast_ref::<arrow_array::StringArray>();
@@ -295,6 +322,12 @@ impl PerfData {
     ///     order: 'time' or 'file' (default: the order given to ``open``).
     ///     stack_data: samples table only: add the user stack bytes (PERF_SAMPLE_STACK_USER) as a
     ///         ``stack_user`` column (large: off by default).
+    ///     symbolize: samples table only: add ``comm`` (the thread's comm at the sample), ``dso``
+    ///         and ``symbol`` (of the sample's ip, as perf names them) and ``frames`` (the stack as
+    ///         ``folded()`` writes it, leaf first, without the comm; null where ``folded()`` drops
+    ///         the sample), dictionary-encoded.
+    ///     **options: with ``symbolize``, ``folded()``'s frame options (``compat``, ``inline``,
+    ///         ``kernel``, ``jit``, ``srcline``, ``addrs``, ``symfs``, ``buildid_dir``, ``kallsyms``…).
     ///
     /// Returns:
     ///     ArrowTable: implements ``__arrow_c_stream__``: pass it to ``pyarrow.table()``,
@@ -306,9 +339,18 @@ impl PerfData {
     ///     (441, ['time', 'pid', 'tid', 'cpu'])
     ///     >>> t.to_pyarrow().column("period").to_pylist()[0]
     ///     200000
-    #[pyo3(signature = (table = "samples", *, order = None, stack_data = false))]
-    fn to_arrow(&self, py: Python<'_>, table: &str, order: Option<&str>, stack_data: bool) -> PyResult<ArrowTable> {
-        let built = self.build(py, table, order, stack_data)?;
+    #[pyo3(signature = (table = "samples", *, order = None, stack_data = false, symbolize = false, **options))]
+    fn to_arrow(
+        &self,
+        py: Python<'_>,
+        table: &str,
+        order: Option<&str>,
+        stack_data: bool,
+        symbolize: bool,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<ArrowTable> {
+        let fold = self.symbolize_options(table, symbolize, options)?;
+        let built = self.build(py, table, order, stack_data, fold)?;
         Ok(ArrowTable::new(table, built.schema, built.batches))
     }
 
@@ -320,7 +362,11 @@ impl PerfData {
     ///     >>> df = perfdata.open("perf.data").to_pandas("samples")
     ///     >>> int(df["period"].sum()), str(df["callchain"].dtype)
     ///     (88200000, 'large_list<item: uint64>[pyarrow]')
-    #[pyo3(signature = (table = "samples", *, order = None, stack_data = false, dtypes = "arrow"))]
+    ///     >>> sym = perfdata.open("perf.data").to_pandas(symbolize=True)
+    ///     >>> sorted(sym.groupby("comm").size().to_dict().items())
+    ///     [('ls', 15), ('sh', 426)]
+    #[pyo3(signature = (table = "samples", *, order = None, stack_data = false, dtypes = "arrow", symbolize = false, **options))]
+    #[allow(clippy::too_many_arguments)]
     fn to_pandas<'py>(
         &self,
         py: Python<'py>,
@@ -328,9 +374,11 @@ impl PerfData {
         order: Option<&str>,
         stack_data: bool,
         dtypes: &str,
+        symbolize: bool,
+        options: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         require(py, &["pandas", "pyarrow"])?;
-        let t = Bound::new(py, self.to_arrow(py, table, order, stack_data)?)?;
+        let t = Bound::new(py, self.to_arrow(py, table, order, stack_data, symbolize, options)?)?;
         let kw = pyo3::types::PyDict::new(py);
         kw.set_item("dtypes", dtypes)?;
         t.call_method("to_pandas", (), Some(&kw))
@@ -342,16 +390,18 @@ impl PerfData {
     ///     >>> df = perfdata.open("perf.data").to_polars("samples")
     ///     >>> df.shape, int(df["period"].sum())
     ///     ((441, 10), 88200000)
-    #[pyo3(signature = (table = "samples", *, order = None, stack_data = false))]
+    #[pyo3(signature = (table = "samples", *, order = None, stack_data = false, symbolize = false, **options))]
     fn to_polars<'py>(
         &self,
         py: Python<'py>,
         table: &str,
         order: Option<&str>,
         stack_data: bool,
+        symbolize: bool,
+        options: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         require(py, &["polars"])?;
-        let t = Bound::new(py, self.to_arrow(py, table, order, stack_data)?)?;
+        let t = Bound::new(py, self.to_arrow(py, table, order, stack_data, symbolize, options)?)?;
         t.call_method0("to_polars")
     }
 
@@ -645,6 +695,56 @@ impl PerfData {
     #[pyo3(signature = (*, preempted = true, msecs = false))]
     fn wakeup_latency(&self, py: Python<'_>, preempted: bool, msecs: bool) -> PyResult<crate::sched::AnalysisResult> {
         crate::sched::wakeup_latency(py, &*self.file()?, preempted, msecs)
+    }
+
+    /// Off-CPU time from a ``perf record -e sched:sched_switch -g`` recording: each task's time
+    /// from its switch-out (with that sample's stack) to its next switch-in, folded by stack and
+    /// weighted in ns, ready for a flame graph (``off_cpu_flamegraph``).
+    ///
+    /// Args:
+    ///     state: only ``"S"`` (sleeping), ``"D"`` (uninterruptible, usually I/O) or ``"other"``
+    ///         time (default: all).
+    ///     min_us: only intervals at least this long.
+    ///     pid, tid, time: only intervals of this process or thread, or starting in this range.
+    ///     **options: the frame options of ``folded()`` (``root``, ``kernel``, ``inline``,
+    ///         ``addrs``, ``symfs``, ``kallsyms``…).
+    ///
+    /// Returns:
+    ///     dict: ``"comm;root;…;leaf"`` → ns off the CPU.
+    ///
+    /// Raises:
+    ///     ValueError: no ``sched:sched_switch``, or recorded without ``-g``.
+    ///
+    /// Example:
+    ///     >>> f = perfdata.open("perf.data")
+    ///     >>> try:
+    ///     ...     f.off_cpu()
+    ///     ... except ValueError as e:
+    ///     ...     print(str(e).split(":")[0])
+    ///     no sched
+    #[pyo3(signature = (**options))]
+    fn off_cpu<'py>(&self, py: Python<'py>, options: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {
+        let stacks = crate::sched::off_cpu(py, &*self.file()?, options, &[])?;
+        flame::stacks_dict(py, &stacks)
+    }
+
+    /// The off-CPU flame graph (``off_cpu()``'s stacks, widths in ns): the options of
+    /// ``off_cpu()`` and the look of ``flamegraph()`` (title, subtitle, colors, inverted, width).
+    ///
+    /// Returns:
+    ///     FlameGraph
+    ///
+    /// Example:
+    ///     >>> "off_cpu_flamegraph" in dir(perfdata.PerfData)
+    ///     True
+    #[pyo3(signature = (**options))]
+    fn off_cpu_flamegraph(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<FlameGraph> {
+        let stacks = crate::sched::off_cpu(py, &*self.file()?, options, &GRAPH_KEYS)?;
+        let mut g = flame::graph_options(options, "ns", "Off-CPU Time Flame Graph", self.path.clone())?;
+        if options.and_then(|o| o.get_item("colors").ok().flatten()).is_none() {
+            g.colors = "io".to_string();
+        }
+        flame::draw(py, &stacks, &g)
     }
 
     /// Folded stacks, as ``perf script | stackcollapse-perf.pl`` (or ``inferno-collapse-perf``) or

@@ -851,3 +851,47 @@ pub fn wakeup_latency(py: Python<'_>, file: &PerfFile<'_>, preempted: bool, msec
         diagnostics: Vec::new(),
     })
 }
+
+/// `PerfData.off_cpu`: the keyword arguments `state`, `min_us` and `folded()`'s (its `pid`,
+/// `tid`, `time` select intervals); `also`: other keywords allowed.
+pub fn off_cpu(
+    py: Python<'_>,
+    file: &PerfFile<'_>,
+    kw: Option<&Bound<'_, PyDict>>,
+    also: &[&str],
+) -> PyResult<perfdata_analysis::folded::FoldedStacks> {
+    use perfdata_analysis::latency::offcpu::{off_cpu_folded, OffCpuOptions, OffCpuState};
+    let mut allowed = vec!["state", "min_us"];
+    allowed.extend_from_slice(also);
+    crate::flamegraph::check_keys(kw, &allowed)?;
+    let item = |k: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
+        Ok(match kw {
+            Some(d) => d.get_item(k)?.filter(|v| !v.is_none()),
+            None => None,
+        })
+    };
+    let state: Option<OffCpuState> = match item("state")? {
+        None => None,
+        Some(s) => {
+            let s: String = s.extract()?;
+            if s == "all" {
+                None
+            } else {
+                Some(s.parse().map_err(PyValueError::new_err)?)
+            }
+        }
+    };
+    let min_us: f64 = item("min_us")?.map(|v| v.extract()).transpose()?.unwrap_or(0.0);
+    let opts = OffCpuOptions {
+        state,
+        min_ns: (min_us.max(0.0) * 1000.0) as u64,
+        time: time_value(item("time")?.as_ref())?,
+        pid: item("pid")?.map(|v| v.extract()).transpose()?,
+        tid: item("tid")?.map(|v| v.extract()).transpose()?,
+    };
+    // The frame options of folded(); its filters are the intervals' here.
+    let fold = crate::flamegraph::fold_options(kw)?.options;
+    let fold = perfdata_analysis::folded::FoldedOptions { pid: None, tid: None, time: None, ..fold };
+    let (stacks, _) = py.detach(|| off_cpu_folded(file, &opts, &fold)).map_err(|e| to_py(py, e, file))?;
+    Ok(stacks)
+}

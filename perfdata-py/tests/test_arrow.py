@@ -243,3 +243,51 @@ def test_empty_tables_have_their_columns(quickstart):
     lost = pa.table(perfdata.open(quickstart).to_arrow("lost"))
     assert lost.num_rows == 0
     assert lost.column_names == ["type", "time", "cpu", "pid", "tid", "id", "lost"]
+
+
+@pytest.mark.parametrize(
+    "name,options",
+    [
+        ("fp.data", {}),
+        ("fp.data", {"compat": "perf-script-py"}),
+        ("dwarf.data", {}),
+        ("dwarf.data", {"inline": False}),
+        ("dwarf.data", {"compat": "perf-script-py", "inline": True}),
+        ("sysw.data", {}),
+        ("sysw.data", {"compat": "perf-script-py", "kernel": True}),
+    ],
+)
+def test_symbolized_columns_fold_like_folded(name, options):
+    """to_arrow(symbolize=True): grouping the rows by (comm, frames) with folded()'s weights gives
+    exactly folded()'s stacks, with the same options."""
+    import collections
+
+    f = perfdata.open(perfout.TESTDATA / name)
+    pd = pytest.importorskip("pandas")
+    df = f.to_pandas(symbolize=True, **options)
+    assert {"comm", "dso", "symbol", "frames"} <= set(df.columns)
+    folded = f.folded(**options)
+    by_samples = options.get("compat") == "perf-script-py"
+    mine = collections.Counter()
+    for comm, frames, period in zip(df["comm"], df["frames"], df["period"]):
+        if frames is None or frames is pd.NA:
+            continue
+        key = ";".join([comm, *reversed(list(frames))])
+        mine[key] += 1 if by_samples else int(period)
+    assert dict(mine) == folded
+    # dictionary-encoded: few distinct names behind many rows
+    t = f.to_arrow(symbolize=True, **options).to_pyarrow()
+    assert str(t.schema.field("symbol").type).startswith("dictionary")
+
+
+def test_symbolized_leaf_is_the_samples_ip():
+    df = perfdata.open(perfout.TESTDATA / "fp.data").to_pandas(symbolize=True)
+    with_frames = df[df.frames.notna()]
+    # the leaf frame names the sample's ip, as the symbol column does (when it has a symbol)
+    named = with_frames[with_frames.symbol.notna()]
+    assert (named.symbol.astype(str) == named.frames.map(lambda f: f[0])).mean() > 0.95
+    assert set(df.dso.dropna()) >= {"[kernel.kallsyms]"}
+    with pytest.raises(TypeError, match="symbolize=True"):
+        perfdata.open(perfout.TESTDATA / "fp.data").to_arrow(inline=False)
+    with pytest.raises(ValueError, match="samples table"):
+        perfdata.open(perfout.TESTDATA / "fp.data").to_arrow("mmaps", symbolize=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import perfdata
+import perfout
 from perfout import TESTDATA
 
 FILES = ["sched.data", "sched-mix.data"]
@@ -160,3 +161,27 @@ def test_block_hist_heatmap_percentiles() -> None:
         perfdata.open(TESTDATA / "blockrw.data").block_latency(start="queue")
     w = perfdata.open(TESTDATA / "sched-mix.data").wakeup_latency()
     assert "usecs" in str(w.hist()) and w.percentiles()["count"] == w.info["waits"]
+
+
+def test_off_cpu() -> None:
+    import subprocess
+
+    f = perfdata.open(TESTDATA / "offcpu.data")
+    stacks = f.off_cpu()
+    assert stacks and all(w > 0 for w in stacks.values())
+    # the same folded lines as `perfdata offcpu` prints
+    cli = perfout.REPO / "target" / "release" / "perfdata"
+    if cli.exists():
+        out = subprocess.run([str(cli), "offcpu", str(TESTDATA / "offcpu.data")], capture_output=True, text=True).stdout
+        want = {l.rsplit(" ", 1)[0]: int(l.rsplit(" ", 1)[1]) for l in out.splitlines() if l}
+        assert stacks == want
+    d = f.off_cpu(state="D")
+    s = f.off_cpu(state="S")
+    assert 0 < sum(d.values()) < sum(stacks.values()) and sum(d.values()) + sum(s.values()) <= sum(stacks.values())
+    assert sum(f.off_cpu(min_us=1000).values()) <= sum(stacks.values())
+    g = f.off_cpu_flamegraph(title="off")
+    assert g.total == sum(stacks.values()) and ">off<" in g.svg
+    with pytest.raises(ValueError, match="unknown off-CPU state"):
+        f.off_cpu(state="Z")
+    with pytest.raises(ValueError):
+        perfdata.open(TESTDATA / "sched.data").off_cpu()

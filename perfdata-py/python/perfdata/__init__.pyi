@@ -531,9 +531,16 @@ class PerfData:
     def record_counts(self) -> Dict[str, int]:
         """Count the records of each type."""
     def to_arrow(
-        self, table: _Table = "samples", *, order: Optional[_Order] = None, stack_data: bool = False
+        self,
+        table: _Table = "samples",
+        *,
+        order: Optional[_Order] = None,
+        stack_data: bool = False,
+        symbolize: bool = False,
+        **options: Unpack[_FoldOptions],
     ) -> ArrowTable:
-        """Build an Arrow table."""
+        """Build an Arrow table (``symbolize=True``: samples get comm, dso, symbol and frames,
+        folded with ``folded()``'s options)."""
     def to_pandas(
         self,
         table: _Table = "samples",
@@ -541,10 +548,18 @@ class PerfData:
         order: Optional[_Order] = None,
         stack_data: bool = False,
         dtypes: Literal["arrow", "object"] = "arrow",
+        symbolize: bool = False,
+        **options: Unpack[_FoldOptions],
     ) -> Any:
         """Build a pandas.DataFrame (list/string columns Arrow-backed unless ``dtypes="object"``)."""
     def to_polars(
-        self, table: _Table = "samples", *, order: Optional[_Order] = None, stack_data: bool = False
+        self,
+        table: _Table = "samples",
+        *,
+        order: Optional[_Order] = None,
+        stack_data: bool = False,
+        symbolize: bool = False,
+        **options: Unpack[_FoldOptions],
     ) -> Any:
         """Build a polars.DataFrame."""
     def tracepoint_table(
@@ -610,6 +625,22 @@ class PerfData:
         """Block I/O latency per request (issue or insert → complete); text() = biolatency's histogram."""
     def wakeup_latency(self, *, preempted: bool = True, msecs: bool = False) -> AnalysisResult:
         """Run-queue latency per wait (wakeup or preemption → switch-in); text() = runqlat's histogram."""
+    def off_cpu(
+        self,
+        *,
+        state: Optional[Literal["S", "D", "other", "all"]] = None,
+        min_us: float = 0,
+        **options: Unpack[_FoldOptions],
+    ) -> Dict[str, int]:
+        """Off-CPU time (sched_switch -g): folded stacks → ns off the CPU."""
+    def off_cpu_flamegraph(
+        self,
+        *,
+        state: Optional[Literal["S", "D", "other", "all"]] = None,
+        min_us: float = 0,
+        **options: Unpack[_GraphOptions],
+    ) -> FlameGraph:
+        """The off-CPU flame graph (widths in ns)."""
     def folded(self, **options: Unpack[_FoldOptions]) -> Dict[str, int]:
         """Folded stacks (stack → weight) as stackcollapse-perf.pl or perf script report
         stackcollapse print them."""

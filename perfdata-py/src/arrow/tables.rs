@@ -7,9 +7,11 @@
 //!   the event's fixed `sample_period` then (what perf reports).
 //! - `mmaps`: MMAP and MMAP2; `comms`: COMM; `tasks`: FORK and EXIT; `lost`: LOST and LOST_SAMPLES;
 //! - `records`: one row per record type: count and bytes.
+//!
+//! With `symbolize`, the samples table also gets `comm`, `dso`, `symbol` and `frames` ([`SymSink`]).
 
 use super::columns::{Prim, U64List};
-use arrow_array::builder::LargeBinaryBuilder;
+use arrow_array::builder::{LargeBinaryBuilder, ListBuilder, StringDictionaryBuilder};
 use arrow_array::types::{Int32Type, Int8Type, UInt32Type, UInt64Type};
 use arrow_array::{ArrayRef, BooleanArray, DictionaryArray, RecordBatch, StringArray, UInt32Array, UInt64Array};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
@@ -54,12 +56,15 @@ impl Table {
 }
 
 /// How to build a table.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Options {
     /// Record order.
     pub order: Order,
     /// Include the user stack bytes (PERF_SAMPLE_STACK_USER) as a `stack_user` column.
     pub stack_data: bool,
+    /// Samples table: add the symbolized columns `comm`, `dso`, `symbol`, `frames`, folded with
+    /// these options (frames as `folded()` writes them).
+    pub symbolize: Option<perfdata_analysis::folded::FoldedOptions>,
 }
 
 /// A built table and what was learned while reading.
@@ -106,9 +111,92 @@ pub fn build(file: &PerfFile<'_>, table: Table, opts: Options) -> Result<Built, 
         Table::Lost => Box::<LostSink>::default(),
         Table::Records => Box::<CountSink>::default(),
     };
-    let pass = pass(file, opts.order, |rec| sink.push(rec))?;
-    let columns = sink.finish(&pass.events)?;
+    let mut sym = match (table, &opts.symbolize) {
+        (Table::Samples, Some(fold)) => Some(SymSink::new(file, fold)),
+        _ => None,
+    };
+    let pass = pass(file, opts.order, |rec| {
+        if let Some(s) = sym.as_mut() {
+            s.push(rec);
+        }
+        sink.push(rec);
+    })?;
+    let mut columns = sink.finish(&pass.events)?;
+    if let Some(s) = sym {
+        columns.extend(s.finish());
+    }
     assemble(columns, pass)
+}
+
+/// The symbolized columns of the samples table: `comm` (perf's comm of the thread at the
+/// sample), `dso` and `symbol` of the sample's ip, `frames` (the folded stack's frames, leaf
+/// first, without the root frame; null when `folded()` drops the sample). Strings are
+/// dictionary-encoded: a repeated name costs one integer per row.
+struct SymSink<'o> {
+    folder: perfdata_analysis::folded::StackFolder<'o>,
+    root: bool,
+    comm: StringDictionaryBuilder<Int32Type>,
+    dso: StringDictionaryBuilder<Int32Type>,
+    symbol: StringDictionaryBuilder<Int32Type>,
+    frames: ListBuilder<StringDictionaryBuilder<Int32Type>>,
+    scratch: Vec<String>,
+}
+
+impl<'o> SymSink<'o> {
+    fn new(file: &PerfFile<'_>, fold: &'o perfdata_analysis::folded::FoldedOptions) -> Self {
+        SymSink {
+            folder: perfdata_analysis::folded::StackFolder::new(file, fold),
+            root: fold.root != perfdata_analysis::folded::Root::None,
+            comm: StringDictionaryBuilder::new(),
+            dso: StringDictionaryBuilder::new(),
+            symbol: StringDictionaryBuilder::new(),
+            frames: ListBuilder::new(StringDictionaryBuilder::new()),
+            scratch: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, rec: &Record<'_>) {
+        self.folder.record(rec);
+        let RecordKind::Sample(s) = &rec.kind else { return };
+        let (pid, tid) = (s.pid().unwrap_or(u32::MAX), s.tid().unwrap_or(u32::MAX));
+        self.comm.append_value(self.folder.comm(tid));
+        let kernel = rec.header.cpumode() == perfdata_core::record::CpuMode::Kernel;
+        match s.ip() {
+            Some(ip) => {
+                let (dso, sym) = self.folder.locate(pid, kernel, ip);
+                self.dso.append_value(&*dso);
+                // A kallsyms module symbol carries its module after a NUL.
+                match sym.as_deref().map(|n| n.split('\0').next().unwrap_or(n)) {
+                    Some(n) => self.symbol.append_value(n),
+                    None => self.symbol.append_null(),
+                }
+            }
+            None => {
+                self.dso.append_null();
+                self.symbol.append_null();
+            }
+        }
+        match self.folder.stack(rec, s) {
+            Some(id) => {
+                self.scratch.clear();
+                self.scratch.extend(self.folder.frames(id).skip(usize::from(self.root)).map(str::to_string));
+                for f in self.scratch.iter().rev() {
+                    self.frames.values().append_value(f);
+                }
+                self.frames.append(true);
+            }
+            None => self.frames.append(false),
+        }
+    }
+
+    fn finish(mut self) -> Columns {
+        vec![
+            ("comm", Arc::new(self.comm.finish()) as ArrayRef),
+            ("dso", Arc::new(self.dso.finish())),
+            ("symbol", Arc::new(self.symbol.finish())),
+            ("frames", Arc::new(self.frames.finish())),
+        ]
+    }
 }
 
 /// What one pass over the records learned.
