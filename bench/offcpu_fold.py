@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The perf-script recipe for off-CPU stacks that `perfdata offcpu` replaces: read
 `perf script -F comm,pid,tid,cpu,time,event,trace,ip,sym,dso --ns` of a `sched:sched_switch -g`
-recording on stdin, pair each switch-out (with its stack) with the task's next switch-in and print
-folded stacks weighted by ns (stackcollapse-perf.pl's frame names: `[module]` for unknown symbols).
+recording on stdin, pair each switch-out (with its stack; not a dead task's last one) with the
+task's next switch-in and print folded stacks weighted by ns (stackcollapse-perf.pl's frame names:
+`[module]` for unknown symbols).
 """
 import re
 import sys
@@ -10,7 +11,7 @@ import sys
 # The module is a path or `[name]` (which may end in ` (deleted)`), or `inlined` for inline frames.
 FRAME = re.compile(r"^\t\s*[0-9a-f]+ (.*?) \(([/\[].*|inlined)\)$")
 HEAD = re.compile(
-    r"^\s*(.*?)\s+\d+/(\d+)\s+\[\d+\]\s+(\d+)\.(\d{9}):\s+sched:sched_switch:\s+.* prev_pid=(\d+) .* next_pid=(\d+) next_prio=")
+    r"^\s*(.*?)\s+\d+/(\d+)\s+\[\d+\]\s+(\d+)\.(\d{9}):\s+sched:sched_switch:\s+.* prev_pid=(\d+) .* prev_state=(\S+) ==> .* next_pid=(\d+) next_prio=")
 
 
 def name(sym, dso):
@@ -35,9 +36,12 @@ def main():
             cur = None
             continue
         comm, t = m.group(1), int(m.group(3)) * 1_000_000_000 + int(m.group(4))
-        prev, nxt = int(m.group(5)), int(m.group(6))
+        prev, state, nxt = int(m.group(5)), m.group(6), int(m.group(7))
         cur = None
-        if prev != 0:
+        if prev != 0 and ("X" in state or "Z" in state):
+            # a dead task's last switch-out: it never runs again (its tid may be reused)
+            pending.pop(prev, None)
+        elif prev != 0:
             cur = [comm.replace(" ", "_")]
             pending[prev] = (t, cur)
         if nxt != 0 and nxt in pending:

@@ -20,8 +20,8 @@ for t in file roundtrip; do seed "$t" "${files[@]}"; done
 for f in ../testdata/pipe*.data "$shared"/quipper/*piped* "$shared"/mslt/pipe.data; do
   [ -f "$f" ] && tail -c +17 "$f" > "corpus/pipe/$(basename "$f")"
 done
-# sched: the sched and block recordings as files, and the sched pipe stream without its header
-seed sched ../testdata/sched*.data ../testdata/block*.data ../testdata/pipe-tp.data
+# sched: the sched, block and off-CPU recordings as files, and the sched pipe stream without its header
+seed sched ../testdata/sched*.data ../testdata/block*.data ../testdata/offcpu*.data ../testdata/pipe-tp.data
 tail -c +17 ../testdata/sched-pipe.data > corpus/sched/sched-pipe.stream
 # Every regression file is a seed of the target it was found by (regressions/<target>/).
 for d in regressions/*/; do

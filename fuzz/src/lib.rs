@@ -43,12 +43,11 @@ pub fn run(name: &str, data: &[u8]) -> bool {
 }
 
 /// `file`: the bytes as a perf.data file (either framing, either byte order): every record, the
-/// tracepoint rendering of every sample, the header summary, folded stacks and off-CPU stacks.
+/// tracepoint rendering of every sample, the header summary, and folded stacks.
 pub fn file(data: &[u8]) {
     if let Ok(f) = PerfFile::from_bytes(data) {
         drive(&f);
         drive_folded(&f);
-        drive_offcpu(&f);
     }
 }
 
@@ -60,7 +59,6 @@ pub fn pipe(data: &[u8]) {
     bytes.extend_from_slice(data);
     if let Ok(f) = PerfFile::from_bytes(&bytes) {
         drive(&f);
-        drive_offcpu(&f);
     }
     if let Ok(f) = PerfFile::from_reader(std::io::Cursor::new(bytes.clone())) {
         header_info(&f);
@@ -690,8 +688,9 @@ pub fn attr_from(data: &[u8]) -> EventAttr {
 }
 
 /// `sched`: the scheduler and latency analyses (perf sched latency/map/timehist with every
-/// option, the timeline, block and wakeup latency) on the bytes as a file, and as a pipe stream
-/// after a pipe header (whose tracing data comes inline, so mutations reach the sched fields).
+/// option, the timeline, block and wakeup latency, off-CPU time) on the bytes as a file, and as a
+/// pipe stream after a pipe header (whose tracing data comes inline, so mutations reach the sched
+/// fields).
 pub fn sched(data: &[u8]) {
     let mut piped = b"PERFILE2".to_vec();
     piped.extend_from_slice(&16u64.to_le_bytes());
@@ -747,4 +746,5 @@ fn sched_all(f: &PerfFile<'_>) {
     }
     let _ = wakeup::wakeup_latency(f, &wakeup::WakeupOptions::default());
     let _ = block::block_latency(f, &block::BlockOptions::default());
+    drive_offcpu(f);
 }

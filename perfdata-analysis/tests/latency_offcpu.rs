@@ -90,12 +90,20 @@ impl Want {
     }
 }
 
-/// Each switch-out (prev_pid ≠ 0) paired with the next switch-in of that task, in switch-in order.
+/// A task's last switch-out (`X`, `Z`): it never runs again, and its tid may be reused.
+fn dead(prev_state: &str) -> bool {
+    prev_state.contains(['X', 'Z'])
+}
+
+/// Each switch-out (prev_pid ≠ 0, not dead) paired with the next switch-in of that task, in
+/// switch-in order.
 fn pair(lines: &[Line]) -> Vec<Want> {
     let mut pending: HashMap<u32, Line> = HashMap::new();
     let mut out = Vec::new();
     for l in lines {
-        if l.prev_pid != 0 {
+        if l.prev_pid != 0 && dead(&l.prev_state) {
+            pending.remove(&l.prev_pid);
+        } else if l.prev_pid != 0 {
             pending.insert(l.prev_pid, l.clone());
         }
         if l.next_pid != 0 {
@@ -163,23 +171,27 @@ fn intervals_match_an_independent_pairing_of_perf_script() {
         }
         assert!(g.callchain.first().is_some_and(|&m| m as i64 == -128), "PERF_CONTEXT_KERNEL first");
     }
-    // A task switched out but never back in is unfinished; one switched out twice in a row
-    // (perf's first switch-out on CPU 0, then on CPU 1 after its migration: the switch-in
+    // A task switched out (not dead) but never back in is unfinished; one switched out twice in
+    // a row (perf's first switch-out on CPU 0, then on CPU 1 after its migration: the switch-in
     // on CPU 1 happened before the event was enabled there) restarts.
-    let mut last_out: HashMap<u32, u64> = HashMap::new();
+    let mut last_out: HashMap<u32, (u64, bool)> = HashMap::new();
     let mut last_in: HashMap<u32, u64> = HashMap::new();
     let mut twice = 0;
     for l in &lines {
         if l.prev_pid != 0 {
-            let before = last_out.insert(l.prev_pid, l.time);
-            twice += u64::from(before.is_some_and(|o| last_in.get(&l.prev_pid).is_none_or(|i| *i < o)));
+            let before = last_out.insert(l.prev_pid, (l.time, dead(&l.prev_state)));
+            let open = |(o, dead): (u64, bool)| !dead && last_in.get(&l.prev_pid).is_none_or(|i| *i < o);
+            twice += u64::from(before.is_some_and(open));
         }
         last_in.insert(l.next_pid, l.time);
     }
-    let unfinished = last_out.iter().filter(|(t, o)| last_in.get(t).is_none_or(|i| i < o)).count();
+    let unfinished = last_out.iter().filter(|(t, (o, dead))| !dead && last_in.get(t).is_none_or(|i| i < o)).count();
     assert_eq!(counts.unfinished, unfinished as u64);
     assert_eq!(counts.overwritten, twice);
     assert_eq!(twice, 1);
+    // Exiting tasks' last switch-outs are there, and start nothing.
+    assert!(lines.iter().filter(|l| dead(&l.prev_state)).count() >= 5);
+    assert!(got.iter().all(|i| i.prev_state & 0x30 == 0));
 }
 
 /// `S.UUU…` in units of its last decimal.
@@ -361,7 +373,9 @@ fn pipe_recordings_pair_like_their_perf_script_lines() {
             } else {
                 OffCpuState::Other
             };
-            if prev != 0 {
+            if prev != 0 && dead(st) {
+                pending.remove(&prev);
+            } else if prev != 0 {
                 pending.insert(prev, (t, state));
             }
             if let Some((s, state)) = pending.remove(&next).filter(|_| next != 0) {

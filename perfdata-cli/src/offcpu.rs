@@ -22,7 +22,7 @@ pub enum StateArg {
     /// Uninterruptible sleep (mostly I/O) only.
     #[value(name = "D", alias = "d")]
     D,
-    /// Every other state only: preempted (R, R+), idle (I), exiting (Z), stopped, parked.
+    /// Every other state only: preempted (R, R+), idle (I), stopped, parked.
     Other,
     /// Every interval.
     All,

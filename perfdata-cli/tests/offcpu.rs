@@ -51,7 +51,10 @@ fn intervals() -> Vec<(u32, char, u64, usize)> {
             'o'
         };
         last = None;
-        if prev != 0 {
+        // A dead task's last switch-out (X, Z) starts nothing.
+        if prev != 0 && st.contains(['X', 'Z']) {
+            open.remove(&prev);
+        } else if prev != 0 {
             open.insert(prev, (t, state, 0));
             last = Some(prev);
         }

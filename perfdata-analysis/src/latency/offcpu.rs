@@ -5,10 +5,12 @@
 //! callchain and its `prev_state`, classified with the state bits of the recording's own print
 //! format (`{ 0x1, "S" }`, `{ 0x2, "D" }`): [`OffCpuState::D`] when the D bit is set, else
 //! [`OffCpuState::S`] when the S bit is, else [`OffCpuState::Other`] (preempted while runnable,
-//! `R`/`R+`, and the idle, stopped, parked and dead states). The next `sched_switch` with
+//! `R`/`R+`, and the idle, stopped and parked states). The next `sched_switch` with
 //! `next_pid` = the task ends it. A second switch-out before a switch-in (an event lost) restarts
 //! the interval and is counted ([`OffCpuCounts::overwritten`]); tasks still off-CPU when the
-//! recording ends are counted, not emitted ([`OffCpuCounts::unfinished`]).
+//! recording ends are counted, not emitted ([`OffCpuCounts::unfinished`]). A task's last
+//! switch-out, dead (`X`, `Z`, or `x` on old kernels), starts nothing: it never runs again, and
+//! its tid may be reused by a new task whose first switch-in is not the end of its sleep.
 //!
 //! `perf record --off-cpu` files (event `offcpu-time`, weight = period) are not read here: perf
 //! 6.1 as built on the recording machine has no BPF skeletons, so there is no file to test on.
@@ -37,7 +39,7 @@ pub enum OffCpuState {
     /// `D`: uninterruptible sleep (usually waiting for I/O).
     D,
     /// Anything else: preempted while runnable (`R`, `R+`), idle kernel threads (`I`), stopped,
-    /// traced, parked or exiting (`T`, `t`, `P`, `X`, `Z`).
+    /// traced or parked (`T`, `t`, `P`).
     Other,
 }
 
@@ -162,11 +164,12 @@ struct Switch {
     bits: StateBits,
 }
 
-/// The `prev_state` bits of `S` and `D`.
+/// The `prev_state` bits of `S` and `D`, and those of the dead states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct StateBits {
     s: u64,
     d: u64,
+    dead: u64,
 }
 
 fn resolve(fmt: &Format) -> Option<Switch> {
@@ -184,9 +187,10 @@ fn resolve(fmt: &Format) -> Option<Switch> {
 
 /// The bits of `S` and `D` in the `__print_flags` table of a `sched_switch` print fmt
 /// (`{ 0x00000001, "S" }, { 0x00000002, "D" }`), 1 and 2 (the kernel's values since 2.6) where
-/// the table does not say.
+/// the table does not say; the dead states are those named `X`, `Z` and `x` (0x10 | 0x20, `X` and
+/// `Z` since 2.6, where the table names none).
 fn state_bits(print_fmt: &str) -> StateBits {
-    let (mut s, mut d) = (None, None);
+    let (mut s, mut d, mut dead) = (None, None, 0);
     for entry in print_fmt.split('{').skip(1) {
         let Some((value, rest)) = entry.split_once(',') else { continue };
         let Some(name) = rest.split('}').next() else { continue };
@@ -198,10 +202,11 @@ fn state_bits(print_fmt: &str) -> StateBits {
         match (name.trim(), bits) {
             ("\"S\"", Some(b)) if b != 0 => s = s.or(Some(b)),
             ("\"D\"", Some(b)) if b != 0 => d = d.or(Some(b)),
+            ("\"X\"" | "\"Z\"" | "\"x\"", Some(b)) => dead |= b,
             _ => {}
         }
     }
-    StateBits { s: s.unwrap_or(1), d: d.unwrap_or(2) }
+    StateBits { s: s.unwrap_or(1), d: d.unwrap_or(2), dead: if dead == 0 { 0x30 } else { dead } }
 }
 
 impl StateBits {
@@ -318,7 +323,8 @@ fn stream<T>(
             let state = f.bits.state(prev_state);
             // The sample is taken in the context of the task leaving.
             let pid = s.pid().filter(|_| s.tid() == Some(prev));
-            let keep = opts.state.is_none_or(|w| w == state)
+            let keep = prev_state & f.bits.dead == 0
+                && opts.state.is_none_or(|w| w == state)
                 && opts.tid.is_none_or(|t| t == prev)
                 && opts.pid.is_none_or(|p| pid == Some(p))
                 && opts.time.is_none_or(|t| t.contains(time));
@@ -389,12 +395,18 @@ mod tests {
     #[test]
     fn state_bits_from_the_print_flags() {
         let k618 = r#""prev_state=%s%s", (REC->prev_state & 255) ? __print_flags(REC->prev_state & 255, "|", { 0x00000001, "S" }, { 0x00000002, "D" }, { 0x00000004, "T" }) : "R""#;
-        let bits = |s, d| StateBits { s, d };
+        let bits = |s, d| StateBits { s, d, dead: 0x30 };
         assert_eq!(state_bits(k618), bits(1, 2));
         assert_eq!(state_bits(r#"__print_flags(x, "|", { 8, "S" }, { 16, "D" })"#), bits(8, 16));
         assert_eq!(state_bits(r#"__print_flags(x, "|", { 0x40, "D" })"#), bits(1, 0x40));
         assert_eq!(state_bits(""), bits(1, 2));
         assert_eq!(state_bits("{ nonsense, \"S\" } { 0x, \"D\" } {"), bits(1, 2));
+        // 4.14+ and the 2.6–4.13 table (x = TASK_DEAD, 64).
+        let k618_full = r#"{ 0x01, "S" }, { 0x02, "D" }, { 0x04, "T" }, { 0x08, "t" }, { 0x10, "X" }, { 0x20, "Z" }, { 0x40, "P" }, { 0x80, "I" }"#;
+        assert_eq!(state_bits(k618_full).dead, 0x30);
+        let k4 =
+            r#"{ 1, "S" }, { 2, "D" }, { 4, "T" }, { 8, "t" }, { 16, "X" }, { 32, "Z" }, { 64, "x" }, { 128, "K" }"#;
+        assert_eq!(state_bits(k4).dead, 0x70);
         let sw = bits(1, 2);
         assert_eq!(sw.state(1), OffCpuState::S);
         assert_eq!(sw.state(2), OffCpuState::D);
