@@ -95,11 +95,16 @@ fn better(a: &Sym, b: &Sym) -> bool {
     if ga != gb {
         return ga;
     }
-    let (ua, ub) = (underscores(&a.name), underscores(&b.name));
+    // perf compares the names it stored, which it demangled when it read them (dso__load_sym):
+    // of `<u64 as Display>::fmt` and `<usize as Display>::fmt` merged at one address (mangled
+    // names of equal length) it keeps the longer demangled one. Demangled only here, for the
+    // rare symbols that share an address and tie on everything before.
+    let (na, nb) = (demangle(c_name(&a.name)), demangle(c_name(&b.name)));
+    let (ua, ub) = (underscores(&na), underscores(&nb));
     if ua != ub {
         return ua < ub;
     }
-    c_name(&a.name).len() >= c_name(&b.name).len()
+    na.len() >= nb.len()
 }
 
 impl SymbolTable {
@@ -983,6 +988,19 @@ mod tests {
             ),
         ] {
             assert_eq!(demangle(mangled), want);
+        }
+    }
+
+    /// Symbols at one address that tie on size, binding and underscores: perf keeps the one
+    /// whose demangled name is longer (it compares the names it stored, demangled), whatever
+    /// their order and mangled lengths.
+    #[test]
+    fn duplicates_keep_the_longer_demangled_name() {
+        let sym = |name: &str| Sym { start: 0x1000, end: 0x1010, name: name.into(), binding: Binding::Global };
+        // Both mangled names are 8 bytes; demangled "abc" and "a::b".
+        for order in [["_ZN3abcE", "_ZN1a1bE"], ["_ZN1a1bE", "_ZN3abcE"]] {
+            let t = SymbolTable::new(order.iter().map(|n| sym(n)).collect());
+            assert_eq!(t.find(0x1004).map(|s| s.name.as_str()), Some("_ZN1a1bE"), "{order:?}");
         }
     }
 }
