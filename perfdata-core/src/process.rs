@@ -220,6 +220,10 @@ pub enum MachineEvent {
         tid: u32,
         /// Parent thread.
         ptid: u32,
+        /// A new process gets a copy of its parent's maps: false for the FORK records perf
+        /// synthesizes for running tasks (misc `PERF_RECORD_MISC_FORK_EXEC`), whose own maps
+        /// follow as synthesized MMAP2 records (perf's `do_maps_clone`).
+        clone_maps: bool,
     },
     /// EXIT.
     Exit {
@@ -252,7 +256,13 @@ impl MachineEvent {
                 comm: String::from_utf8_lossy(c.comm).into_owned(),
                 exec: c.exec,
             },
-            RecordKind::Fork(f) => MachineEvent::Fork { pid: f.pid, ppid: f.ppid, tid: f.tid, ptid: f.ptid },
+            RecordKind::Fork(f) => MachineEvent::Fork {
+                pid: f.pid,
+                ppid: f.ppid,
+                tid: f.tid,
+                ptid: f.ptid,
+                clone_maps: record.header.misc & crate::record::misc::FORK_EXEC == 0,
+            },
             RecordKind::Exit(e) => MachineEvent::Exit { tid: e.tid },
             RecordKind::Mmap(_) | RecordKind::Mmap2(_) => {
                 let m = record.kind.mapping()?;
@@ -315,16 +325,23 @@ impl Machine {
                 t.comm = comm;
                 t.comm_set = true;
             }
-            MachineEvent::Fork { pid, ppid, tid, ptid } => {
+            MachineEvent::Fork { pid, ppid, tid, ptid, clone_maps } => {
                 // perf's thread__fork: a new thread (replacing any with the same tid) copies the
                 // parent's comm when the parent's was set, else keeps thread__new's `:TID`.
                 let parent_comm = self.threads.get(&ptid).filter(|t| t.comm_set).map(|t| t.comm.clone());
                 let comm_set = parent_comm.is_some();
                 let comm = parent_comm.unwrap_or_else(|| placeholder(tid));
                 self.threads.insert(tid, Thread { pid, tid, comm, comm_set, exited: false });
-                if pid != ppid && !self.processes.contains_key(&pid) {
-                    if let Some(maps) = self.processes.get(&ppid).cloned() {
-                        self.processes.insert(pid, maps);
+                // A new process starts afresh (perf removes the thread with that tid and makes a
+                // new one) with a copy of its parent's maps, unless the FORK was synthesized.
+                if pid != ppid && tid == pid {
+                    match self.processes.get(&ppid).filter(|_| clone_maps).cloned() {
+                        Some(maps) => {
+                            self.processes.insert(pid, maps);
+                        }
+                        None => {
+                            self.processes.remove(&pid);
+                        }
                     }
                 }
             }
@@ -411,6 +428,30 @@ mod tests {
         );
         assert_eq!(maps.find(0x3fff).map(|m| m.filename.as_str()), Some("a"));
         assert!(maps.find(0x5000).is_none());
+    }
+
+    /// perf's `do_maps_clone`: a kernel FORK of a new process copies the parent's maps (and
+    /// replaces whatever a reused pid had), a synthesized one (misc FORK_EXEC) does not: the
+    /// task's own maps follow as synthesized MMAP2 records.
+    #[test]
+    fn fork_clones_maps_unless_synthesized() {
+        let mut machine = Machine::new();
+        let map = |pid| MachineEvent::Map { pid, map: m(0x1000, 0x2000, "libc") };
+        machine.apply(map(10));
+        machine.apply(map(30));
+        let fork = |pid, clone_maps| MachineEvent::Fork { pid, ppid: 10, tid: pid, ptid: 10, clone_maps };
+        machine.apply(fork(20, false));
+        assert!(machine.process_maps(20).is_none());
+        machine.apply(fork(21, true));
+        assert_eq!(machine.process_maps(21).map(Maps::len), Some(1));
+        // pid 30 reused by a new process: its old maps go, the parent's come.
+        machine.apply(MachineEvent::Map { pid: 30, map: m(0x5000, 0x6000, "old") });
+        machine.apply(fork(30, true));
+        let names: Vec<_> = machine.process_maps(30).unwrap().iter().map(|m| m.filename.clone()).collect();
+        assert_eq!(names, ["libc"]);
+        // A new thread shares its process's maps.
+        machine.apply(MachineEvent::Fork { pid: 21, ppid: 21, tid: 22, ptid: 21, clone_maps: true });
+        assert_eq!(machine.process_maps(21).map(Maps::len), Some(1));
     }
 
     fn kernel_map(m: &mut Machine, start: u64, len: u64, name: &str) {
