@@ -162,7 +162,8 @@ impl FoldArgs {
         self.request().options()
     }
 
-    fn fold(&self, path: &str) -> Result<FoldedStacks, Box<dyn std::error::Error>> {
+    /// Fold the stacks of the file at `path` (warnings on stderr).
+    pub fn fold(&self, path: &str) -> Result<FoldedStacks, Box<dyn std::error::Error>> {
         let file = crate::open(path)?;
         let stacks = folded(&file, &self.options()?)?;
         for d in file.diagnostics().iter().chain(&stacks.diagnostics) {
@@ -171,7 +172,8 @@ impl FoldArgs {
         Ok(stacks)
     }
 
-    fn count_name(&self) -> &'static str {
+    /// "samples" or "period".
+    pub fn count_name(&self) -> &'static str {
         self.request().count_name()
     }
 }

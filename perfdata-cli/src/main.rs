@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
+mod export;
 mod folded;
 mod info;
 mod latency;
@@ -84,6 +85,8 @@ enum Cmd {
         #[arg(short, long)]
         output: Option<std::path::PathBuf>,
     },
+    /// Convert to another tool's format: speedscope JSON, Chrome Trace Event JSON (Perfetto UI).
+    Export(export::ExportArgs),
     /// Block I/O analyses (`perfdata block latency`).
     Block {
         #[command(subcommand)]
@@ -137,6 +140,7 @@ fn main() -> ExitCode {
         Cmd::Info { file, json } => info::run(&file, json),
         Cmd::Block { cmd } => latency::run_block(&cmd),
         Cmd::Sched { cmd } => sched::run(&cmd),
+        Cmd::Export(a) => export::run(&a),
         Cmd::WakeupLatency(a) => latency::wakeup_latency(&a),
         Cmd::Offcpu(a) => offcpu::run(&a),
         Cmd::Folded { file, fold, output } => folded::run_folded(&file, &fold, output.as_ref()),

@@ -747,6 +747,67 @@ impl PerfData {
         flame::draw(py, &stacks, &g)
     }
 
+    /// Write the recording in another tool's format.
+    ///
+    /// Args:
+    ///     path: the file to write (written under a temporary name and renamed at the end, so a
+    ///         failure leaves nothing behind).
+    ///     format: ``"speedscope"`` (speedscope.app's JSON: a sampled profile per comm, or per
+    ///         thread with ``root="tid"``, weights as ``folded()``'s) or ``"chrome-trace"``
+    ///         (Chrome Trace Event JSON for Perfetto UI: scheduler slices per CPU and thread from
+    ///         ``sched_switch``, samples as instant events with their stacks).
+    ///     **options: ``folded()``'s options (how stacks are folded).
+    ///
+    /// Example:
+    ///     >>> perfdata.open("perf.data").export("perf.speedscope.json", format="speedscope")
+    ///     >>> import json; json.load(open("perf.speedscope.json"))["profiles"][0]["type"]
+    ///     'sampled'
+    #[pyo3(signature = (path, *, format, **options))]
+    fn export(
+        &self,
+        py: Python<'_>,
+        path: std::path::PathBuf,
+        format: &str,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<()> {
+        use perfdata_analysis::export::{chrome, speedscope};
+        let fold = flame::fold_options(options)?;
+        flame::check_keys(options, &[])?;
+        let file = self.file()?;
+        let doc = match format {
+            "speedscope" => {
+                let stacks = flame::fold(py, &file, &fold.options)?;
+                let clock = file.events().first().is_some_and(|e| {
+                    let n = e.display_name();
+                    n.starts_with("cpu-clock") || n.starts_with("task-clock")
+                });
+                let unit = if fold.count_name == "period" && clock {
+                    speedscope::Unit::Nanoseconds
+                } else {
+                    speedscope::Unit::None
+                };
+                let root = fold.options.root != perfdata_analysis::folded::Root::None;
+                let name = self.path.clone().unwrap_or_else(|| "perf.data".into());
+                speedscope::speedscope(&stacks, &name, unit, root)
+            }
+            "chrome-trace" => {
+                let o = chrome::ChromeOptions { fold: fold.options, no_samples: false };
+                py.detach(|| chrome::chrome_trace(&file, &o)).map_err(|e| PyValueError::new_err(e.to_string()))?
+            }
+            o => {
+                return Err(PyValueError::new_err(format!("format must be 'speedscope' or 'chrome-trace', not {o:?}")))
+            }
+        };
+        let text = doc.to_string();
+        let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+        py.detach(|| {
+            std::fs::write(&tmp, text.as_bytes()).and_then(|()| std::fs::rename(&tmp, &path)).inspect_err(|_| {
+                let _ = std::fs::remove_file(&tmp);
+            })
+        })
+        .map_err(|e| pyo3::exceptions::PyOSError::new_err((e.raw_os_error().unwrap_or(0), e.to_string())))
+    }
+
     /// Folded stacks, as ``perf script | stackcollapse-perf.pl`` (or ``inferno-collapse-perf``) or
     /// ``perf script report stackcollapse`` print them: stack → weight, computed in one pass
     /// (without the GIL) with symbols resolved like perf.

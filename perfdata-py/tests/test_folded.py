@@ -268,3 +268,29 @@ def test_srcline(name, stored_text):
     with perfdata.open(perfout.TESTDATA / name) as f:
         assert f.folded(srcline=True, inline=False, **SYMBOLS) == want
         assert f.folded(inline=False, **SYMBOLS) != want
+
+
+def test_export_speedscope_and_chrome_trace(tmp_path):
+    """PerfData.export: speedscope profiles weigh what folded() weighs; the Chrome trace has the
+    scheduler's slices and one instant event per sample; a bad format leaves no file."""
+    import json
+
+    f = perfdata.open(perfout.TESTDATA / "fp.data")
+    out = tmp_path / "fp.speedscope.json"
+    f.export(out, format="speedscope", compat="perf-script-py")
+    d = json.loads(out.read_text())
+    frames = [fr["name"] for fr in d["shared"]["frames"]]
+    got = {}
+    for p in d["profiles"]:
+        for s, w in zip(p["samples"], p["weights"]):
+            key = ";".join([p["name"], *(frames[i] for i in s)])
+            got[key] = got.get(key, 0) + w
+    assert got == f.folded(compat="perf-script-py")
+    trace = tmp_path / "mix.json"
+    perfdata.open(perfout.TESTDATA / "sched-mix.data").export(trace, format="chrome-trace")
+    events = json.loads(trace.read_text())["traceEvents"]
+    assert sum(e["ph"] == "i" for e in events) == 1133
+    assert sum(e["ph"] == "X" for e in events) > 500
+    with pytest.raises(ValueError, match="format must be"):
+        f.export(tmp_path / "x.json", format="pprof")
+    assert not (tmp_path / "x.json").exists()

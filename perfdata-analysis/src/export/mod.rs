@@ -1,1 +1,8 @@
-//! Exports to the formats of other tools (pprof, speedscope, Chrome trace, Parquet).
+//! Exports to the formats of other tools: [`speedscope`] (speedscope.app's JSON) and [`chrome`]
+//! (Chrome Trace Event JSON for Perfetto UI and `chrome://tracing`), both from the folded stacks
+//! and scheduler timeline the other modules compute. (pprof and Parquet are not written yet.)
+
+#[cfg(feature = "symbolize")]
+pub mod chrome;
+#[cfg(feature = "symbolize")]
+pub mod speedscope;

@@ -641,6 +641,14 @@ class PerfData:
         **options: Unpack[_GraphOptions],
     ) -> FlameGraph:
         """The off-CPU flame graph (widths in ns)."""
+    def export(
+        self,
+        path: Union[str, "os.PathLike[str]"],
+        *,
+        format: Literal["speedscope", "chrome-trace"],
+        **options: Unpack[_FoldOptions],
+    ) -> None:
+        """Write speedscope JSON or Chrome Trace Event JSON (Perfetto UI)."""
     def folded(self, **options: Unpack[_FoldOptions]) -> Dict[str, int]:
         """Folded stacks (stack → weight) as stackcollapse-perf.pl or perf script report
         stackcollapse print them."""
