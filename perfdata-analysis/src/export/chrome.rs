@@ -32,11 +32,9 @@ const CPUS_PID: u32 = u32::MAX - 1;
 /// scheduler slices, one without samples no instant events.
 pub fn chrome_trace(file: &PerfFile, opts: &ChromeOptions) -> Result<Value, Error> {
     let mut events: Vec<Value> = Vec::new();
-    let meta = |pid: u32, tid: Option<u32>, what: &str, name: &str| {
-        match tid {
-            Some(t) => json!({"ph": "M", "name": what, "pid": pid, "tid": t, "args": {"name": name}}),
-            None => json!({"ph": "M", "name": what, "pid": pid, "args": {"name": name}}),
-        }
+    let meta = |pid: u32, tid: Option<u32>, what: &str, name: &str| match tid {
+        Some(t) => json!({"ph": "M", "name": what, "pid": pid, "tid": t, "args": {"name": name}}),
+        None => json!({"ph": "M", "name": what, "pid": pid, "args": {"name": name}}),
     };
     events.push(meta(CPUS_PID, None, "process_name", "CPUs"));
     // Scheduler slices, one per run (no merging: the width is as fine as a nanosecond).
