@@ -132,6 +132,9 @@ fn block_latency(a: &BlockLatencyArgs) -> CliResult {
         };
         output(a.output.as_ref(), &Heatmap::new(&points, &ho).svg(&ho))?;
         eprintln!("perfdata: {}", counts_line(&counts));
+        for d in &counts.diagnostics {
+            eprintln!("perfdata: warning: {d}");
+        }
         return Ok(ExitCode::SUCCESS);
     }
     // The per-I/O formats stream: memory stays bounded by the I/Os in flight.
@@ -231,7 +234,7 @@ fn block_latency(a: &BlockLatencyArgs) -> CliResult {
         }
     };
     sink.put(&out);
-    sink.finish(&[])?;
+    sink.finish(&counts.diagnostics)?;
     if matches!(a.format, BlockFormat::Hist | BlockFormat::Iolatency) {
         eprintln!("perfdata: {}", counts_line(&counts));
     }
@@ -276,9 +279,13 @@ pub enum WakeupFormat {
 
 /// `perfdata wakeup-latency`.
 pub fn wakeup_latency(a: &WakeupLatencyArgs) -> CliResult {
-    use perfdata_analysis::latency::wakeup::{summarize, wakeup_latency, WakeupOptions};
+    use perfdata_analysis::latency::wakeup::{summarize, wakeup_latency_each, WakeupOptions};
     let f = crate::open(&a.file)?;
-    let events = wakeup_latency(&f, &WakeupOptions { preempted: !a.no_preempted })?;
+    let mut events = Vec::new();
+    let diagnostics = wakeup_latency_each(&f, &WakeupOptions { preempted: !a.no_preempted }, |e| events.push(*e))?;
+    for d in &diagnostics {
+        eprintln!("perfdata: warning: {d}");
+    }
     let mut out = String::new();
     match a.format {
         WakeupFormat::Hist => {

@@ -773,7 +773,7 @@ pub fn block_latency(
             ("queue_ns", Arc::new(UInt64Array::from(ios.iter().map(|i| i.queue_ns).collect::<Vec<_>>())) as ArrayRef),
         ],
     )?;
-    let c = r.counts;
+    let c = r.counts.clone();
     let points = Points {
         latency_ns: ios.iter().map(|i| i.latency_ns).collect(),
         time_ns: ios.iter().map(|i| i.complete_ns).collect(),
@@ -800,15 +800,20 @@ pub fn block_latency(
             ("p999_ns", p.p999),
             ("max_ns", p.max),
         ],
-        diagnostics: Vec::new(),
+        diagnostics: c.diagnostics,
     })
 }
 
 /// `PerfData.wakeup_latency`.
 pub fn wakeup_latency(py: Python<'_>, file: &PerfFile<'_>, preempted: bool, msecs: bool) -> PyResult<AnalysisResult> {
     use perfdata_analysis::latency::hist::{Log2Hist, Percentiles};
-    use perfdata_analysis::latency::wakeup::{wakeup_latency, WakeupOptions};
-    let ev = py.detach(|| wakeup_latency(file, &WakeupOptions { preempted })).map_err(|e| to_py(py, e, file))?;
+    use perfdata_analysis::latency::wakeup::{wakeup_latency_each, WakeupOptions};
+    let (ev, diagnostics) = py
+        .detach(|| {
+            let mut ev = Vec::new();
+            wakeup_latency_each(file, &WakeupOptions { preempted }, |e| ev.push(*e)).map(|d| (ev, d))
+        })
+        .map_err(|e| to_py(py, e, file))?;
     let (div, label) = if msecs { (1_000_000, "msecs") } else { (1000, "usecs") };
     let mut h = Log2Hist::new();
     for e in &ev {
@@ -848,7 +853,7 @@ pub fn wakeup_latency(py: Python<'_>, file: &PerfFile<'_>, preempted: bool, msec
             ("p999_ns", p.p999),
             ("max_ns", p.max),
         ],
-        diagnostics: Vec::new(),
+        diagnostics,
     })
 }
 

@@ -98,7 +98,7 @@ pub struct BlockIo {
 }
 
 /// Counts of what the pairing did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BlockCounts {
     /// Start events (issue, or insert with [`Start::Insert`]) read.
     pub starts: u64,
@@ -114,6 +114,9 @@ pub struct BlockCounts {
     pub unmatched_starts: u64,
     /// Starts that replaced an open start with the same `(dev, sector)`.
     pub overwritten_starts: u64,
+    /// Why reading stopped early, if it did (a truncated or damaged file: every I/O completed
+    /// before the damage was paired).
+    pub diagnostics: Vec<String>,
 }
 
 /// The I/Os of a recording and the pairing counts.
@@ -209,7 +212,17 @@ pub fn block_latency_each(
     let mut counts = BlockCounts::default();
     let mut recs = file.records(Order::Time)?;
     while let Some(rec) = recs.next_record() {
-        let r = rec?;
+        // After a bad record the reader still delivers what it had queued for time order.
+        let r = match rec {
+            Ok(r) => r,
+            Err(e) => {
+                counts.diagnostics.push(e.to_string());
+                if counts.diagnostics.len() > 1000 {
+                    break;
+                }
+                continue;
+            }
+        };
         if tps.observe(&r) {
             fields.clear();
         }
@@ -290,6 +303,11 @@ pub fn block_latency_each(
         }
     }
     counts.unmatched_starts = open.len() as u64;
+    for d in recs.diagnostics() {
+        if !counts.diagnostics.contains(&d) {
+            counts.diagnostics.push(d);
+        }
+    }
     let tp = tps.get();
     let events = recs.events();
     if !has_event(events, tp, "block", "block_rq_complete") {

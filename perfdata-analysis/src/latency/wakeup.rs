@@ -106,7 +106,8 @@ fn resolve(fmt: &perfdata_core::tracepoint::Format) -> Option<Fields> {
     }
 }
 
-/// The run-queue waits of `file`, in switch-in order.
+/// The run-queue waits of `file`, in switch-in order (of a damaged file, those before the
+/// damage: [`wakeup_latency_each`] also says where reading stopped).
 pub fn wakeup_latency(file: &PerfFile, opts: &WakeupOptions) -> Result<Vec<WakeupLatency>, Error> {
     let mut v = Vec::new();
     wakeup_latency_each(file, opts, |e| v.push(*e))?;
@@ -116,13 +117,16 @@ pub fn wakeup_latency(file: &PerfFile, opts: &WakeupOptions) -> Result<Vec<Wakeu
 /// Stream the run-queue waits of `file` to `each`, in switch-in order. Memory is bounded by the
 /// number of runnable tasks.
 ///
+/// Returns why reading stopped early, if it did (a truncated or damaged file: every wait before
+/// the damage was reported).
+///
 /// Errors: [`Error::Missing`] without a `sched:sched_switch` event, or without any of
 /// `sched:sched_waking`, `sched:sched_wakeup`, `sched:sched_wakeup_new` when `preempted` is off.
 pub fn wakeup_latency_each(
     file: &PerfFile,
     opts: &WakeupOptions,
     mut each: impl FnMut(&WakeupLatency),
-) -> Result<(), Error> {
+) -> Result<Vec<String>, Error> {
     let mut tps = TpSource::new(file);
     let mut fields: PerEvent<Fields> = PerEvent::new();
     // tid → (runnable since, from a preemption)
@@ -130,8 +134,19 @@ pub fn wakeup_latency_each(
     let mut has_waking: Option<bool> = None;
     let endian = file.endian();
     let mut recs = file.records(Order::Time)?;
+    let mut diagnostics = Vec::new();
     while let Some(rec) = recs.next_record() {
-        let r = rec?;
+        // After a bad record the reader still delivers what it had queued for time order.
+        let r = match rec {
+            Ok(r) => r,
+            Err(e) => {
+                diagnostics.push(e.to_string());
+                if diagnostics.len() > 1000 {
+                    break;
+                }
+                continue;
+            }
+        };
         if tps.observe(&r) {
             fields.clear();
             has_waking = None;
@@ -196,5 +211,10 @@ pub fn wakeup_latency_each(
             "no sched:sched_waking, sched:sched_wakeup or sched:sched_wakeup_new event in this file".into(),
         ));
     }
-    Ok(())
+    for d in recs.diagnostics() {
+        if !diagnostics.contains(&d) {
+            diagnostics.push(d);
+        }
+    }
+    Ok(diagnostics)
 }
