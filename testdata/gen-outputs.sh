@@ -13,6 +13,7 @@
 #                 comm,pid,tid,cpu,time,event,trace,ip,sym,dso --ns (fields and callchains, ns times),
 #                 F.sched-timehist = perf sched timehist (its wait time column is the off-CPU time)
 #   stat files  (name starts with "stat."): F.statreport = perf stat report -i F (stdout+stderr)
+#   fp, dwarf, sysw: F.report = perf report --stdio --no-children -g none --sort comm,dso,sym -i F
 #   folded stacks: folded/gen-folded.sh
 # An output over 1 MB is stored zstd-compressed as F.KIND.zst (the tests read either).
 # For every output F.KIND: F.KIND.err holds perf's stderr (only if non-empty) and
@@ -70,6 +71,9 @@ for f in "$@"; do
 	offcpu*)
 		out "$f" trace-g perf script -F comm,pid,tid,cpu,time,event,trace,ip,sym,dso --ns -i "$f"
 		out "$f" sched-timehist perf sched timehist -i "$f"
+		;;
+	fp.data|dwarf.data|sysw.data)
+		out "$f" report perf report --stdio --no-children -g none --sort comm,dso,sym -i "$f"
 		;;
 	stat.*)
 		# perf stat report prints its table on stderr: keep it in F.statreport

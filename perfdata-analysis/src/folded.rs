@@ -1108,6 +1108,15 @@ impl<'o> StackFolder<'o> {
         (f.dso, f.symbol)
     }
 
+    /// The address perf prints for an unresolved `ip` of process `pid`: relative to its map
+    /// (`map__map_ip`) for user addresses in a map, else as it is.
+    pub fn map_ip(&self, pid: u32, kernel: bool, ip: u64) -> u64 {
+        match self.folder.machine.find_map(pid, ip, kernel) {
+            Some(m) if !kernel => m.map_ip(ip),
+            _ => ip,
+        }
+    }
+
     /// perf's comm of thread `tid` now (`:TID` for a thread nothing named).
     pub fn comm(&self, tid: u32) -> String {
         self.folder.machine.comm(tid)

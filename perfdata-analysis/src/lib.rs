@@ -8,6 +8,7 @@
 //! | `folded` (feature `symbolize`) | folded stacks, symbolized and unwound | `stackcollapse-perf.pl`, `perf script report stackcollapse` |
 //! | `flamegraph` (feature `flamegraph`) | flame graph and differential SVGs | `flamegraph.pl`, `difffolded.pl` |
 //! | [`script`] | `perf script`'s default lines | `perf script` |
+//! | `report` (feature `symbolize`) | overhead per comm, shared object, symbol | `perf report --no-children --sort comm,dso,sym` |
 //! | [`sched`] | scheduler map, latency, time history | `perf sched map/latency/timehist` |
 //! | [`latency`] | block I/O, wakeup and off-CPU latency, histograms | bcc `biolatency`/`runqlat`, perf-tools `iolatency` |
 //! | [`export`] | other tools' formats | pprof, speedscope, Chrome trace, Parquet |
@@ -37,6 +38,8 @@ pub mod flamegraph;
 pub mod folded;
 pub mod latency;
 pub mod options;
+#[cfg(feature = "symbolize")]
+pub mod report;
 pub mod sched;
 pub mod script;
 

@@ -85,6 +85,20 @@ enum Cmd {
         #[arg(short, long)]
         output: Option<std::path::PathBuf>,
     },
+    /// The overhead table `perf report --stdio --no-children -g none --sort comm,dso,sym` prints:
+    /// the share of the event count per command, shared object and symbol of the samples' ips.
+    Report {
+        /// perf.data file, or - for stdin.
+        file: String,
+        /// Hide rows under this overhead, %.
+        #[arg(long, default_value_t = 0.0)]
+        percent_limit: f64,
+        /// One JSON object per row.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        fold: folded::FoldArgs,
+    },
     /// Convert to another tool's format: speedscope JSON, Chrome Trace Event JSON (Perfetto UI).
     Export(export::ExportArgs),
     /// Block I/O analyses (`perfdata block latency`).
@@ -141,6 +155,7 @@ fn main() -> ExitCode {
         Cmd::Block { cmd } => latency::run_block(&cmd),
         Cmd::Sched { cmd } => sched::run(&cmd),
         Cmd::Export(a) => export::run(&a),
+        Cmd::Report { file, percent_limit, json, fold } => report(&file, percent_limit, json, &fold),
         Cmd::WakeupLatency(a) => latency::wakeup_latency(&a),
         Cmd::Offcpu(a) => offcpu::run(&a),
         Cmd::Folded { file, fold, output } => folded::run_folded(&file, &fold, output.as_ref()),
@@ -180,6 +195,25 @@ fn script(path: &str) -> CliResult {
     let mut out = BufWriter::new(out.lock());
     let ok = perfdata_analysis::script::write_script(&f, &mut out, &mut warn)?;
     Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// `perfdata report`.
+fn report(path: &str, limit: f64, as_json: bool, fold: &folded::FoldArgs) -> CliResult {
+    let f = open(path)?;
+    let (rows, _) = perfdata_analysis::report::report(&f, &fold.options()?)?;
+    let rows: Vec<_> = rows.into_iter().filter(|r| r.overhead >= limit).collect();
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    if as_json {
+        for r in &rows {
+            let v = serde_json::json!({"overhead": r.overhead, "samples": r.samples, "period": r.period,
+                "comm": r.comm, "dso": r.dso, "kernel": r.kernel, "symbol": r.symbol});
+            writeln!(out, "{v}")?;
+        }
+    } else {
+        out.write_all(perfdata_analysis::report::report_text(&rows).as_bytes())?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The symbolized fields of a sample (`dump --symbolize`): comm, dso, symbol, frames.
