@@ -747,6 +747,52 @@ impl PerfData {
         flame::draw(py, &stacks, &g)
     }
 
+    /// ``perf report --stdio --no-children -g none --sort comm,dso,sym`` as a pandas DataFrame:
+    /// per command, shared object and symbol of the samples' ips, the share of the event count,
+    /// most first, in perf's order (needs pandas and pyarrow).
+    ///
+    /// Args:
+    ///     **options: ``folded()``'s symbol options (``symfs``, ``kallsyms``, ``buildid_dir``…).
+    ///
+    /// Returns:
+    ///     pandas.DataFrame: ``overhead`` (%), ``samples``, ``period``, ``comm``, ``dso``,
+    ///     ``kernel`` (bool), ``symbol``.
+    ///
+    /// Example:
+    ///     >>> r = perfdata.open("perf.data").report()
+    ///     >>> round(float(r.overhead.sum()))
+    ///     100
+    #[pyo3(signature = (**options))]
+    fn report<'py>(&self, py: Python<'py>, options: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyAny>> {
+        use arrow_array::{ArrayRef, BooleanArray, Float64Array, RecordBatch, StringArray, UInt64Array};
+        require(py, &["pandas", "pyarrow"])?;
+        flame::check_keys(options, &[])?;
+        let fold = flame::fold_options(options)?;
+        let file = self.file()?;
+        let (rows, _) = py
+            .detach(|| perfdata_analysis::report::report(&file, &fold.options))
+            .map_err(|e| error::to_py(py, e, file.path()))?;
+        let col = |f: fn(&perfdata_analysis::report::ReportRow) -> String| -> ArrayRef {
+            std::sync::Arc::new(StringArray::from(rows.iter().map(f).collect::<Vec<_>>()))
+        };
+        let batch = RecordBatch::try_from_iter([
+            (
+                "overhead",
+                std::sync::Arc::new(Float64Array::from(rows.iter().map(|r| r.overhead).collect::<Vec<_>>()))
+                    as ArrayRef,
+            ),
+            ("samples", std::sync::Arc::new(UInt64Array::from(rows.iter().map(|r| r.samples).collect::<Vec<_>>()))),
+            ("period", std::sync::Arc::new(UInt64Array::from(rows.iter().map(|r| r.period).collect::<Vec<_>>()))),
+            ("comm", col(|r| r.comm.clone())),
+            ("dso", col(|r| r.dso.clone())),
+            ("kernel", std::sync::Arc::new(BooleanArray::from(rows.iter().map(|r| r.kernel).collect::<Vec<_>>()))),
+            ("symbol", col(|r| r.symbol.clone())),
+        ])
+        .map_err(|e| PyRuntimeError::new_err(format!("building Arrow columns: {e}")))?;
+        let t = Bound::new(py, ArrowTable::new("report", batch.schema(), vec![batch]))?;
+        t.call_method0("to_pandas")
+    }
+
     /// Write the recording in another tool's format.
     ///
     /// Args:

@@ -294,3 +294,23 @@ def test_export_speedscope_and_chrome_trace(tmp_path):
     with pytest.raises(ValueError, match="format must be"):
         f.export(tmp_path / "x.json", format="pprof")
     assert not (tmp_path / "x.json").exists()
+
+
+def test_report_rows_equal_perf_report():
+    """PerfData.report(): the rows of perf report --no-children --sort comm,dso,sym (stored as
+    testdata/fp.data.report), in perf's order, with the symbol extracts the folded tests use."""
+    pytest.importorskip("pandas")
+    f = perfdata.open(perfout.TESTDATA / "fp.data")
+    df = f.report(
+        symfs=str(FOLDED / "root"),
+        buildid_dir=str(FOLDED / "no-buildid-cache"),
+        kallsyms=str(FOLDED / "kallsyms-4a5a9b0affb66c437abcd455d2738af879985fa9"),
+    )
+    ours = [
+        f"{o:.2f}% {c} {d} {'[k]' if k else '[.]'} {s}"
+        for o, c, d, k, s in zip(df.overhead, df.comm, df.dso, df.kernel, df.symbol)
+    ]
+    text = (perfout.TESTDATA / "fp.data.report").read_text()
+    perf = [" ".join(l.split()) for l in text.splitlines() if "%" in l and not l.startswith("#")]
+    assert ours == perf
+    assert int(df.samples.sum()) == 152

@@ -649,6 +649,9 @@ class PerfData:
         **options: Unpack[_FoldOptions],
     ) -> None:
         """Write speedscope JSON or Chrome Trace Event JSON (Perfetto UI)."""
+    def report(self, **options: Unpack[_FoldOptions]) -> Any:
+        """perf report --no-children --sort comm,dso,sym as a pandas.DataFrame (overhead %, samples,
+        period, comm, dso, kernel, symbol)."""
     def folded(self, **options: Unpack[_FoldOptions]) -> Dict[str, int]:
         """Folded stacks (stack → weight) as stackcollapse-perf.pl or perf script report
         stackcollapse print them."""
