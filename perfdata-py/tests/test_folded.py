@@ -314,3 +314,38 @@ def test_report_rows_equal_perf_report():
     perf = [" ".join(l.split()) for l in text.splitlines() if "%" in l and not l.startswith("#")]
     assert ours == perf
     assert int(df.samples.sum()) == 152
+
+
+def test_report_children_and_sort_keys_equal_perf_report():
+    """PerfData.report(children=True) and report(sort=...): the rows of perf report --children and
+    of perf report -n --sort pid,sym (testdata/gen-report.sh), in perf's order."""
+    pytest.importorskip("pandas")
+    f = perfdata.open(perfout.TESTDATA / "dwarf.data")
+    sym = dict(
+        symfs=str(FOLDED / "root"),
+        buildid_dir=str(FOLDED / "no-buildid-cache"),
+        kallsyms=str(FOLDED / "kallsyms-4a5a9b0affb66c437abcd455d2738af879985fa9"),
+    )
+
+    def perf(name):
+        text = (perfout.TESTDATA / name).read_text()
+        return [" ".join(l.split()) for l in text.splitlines() if "%" in l and not l.startswith("#")]
+
+    df = f.report(children=True, **sym)
+    ours = [
+        f"{c:.2f}% {o:.2f}% {m} {d} {'[k]' if k else '[.]'} {s}"
+        for c, o, m, d, k, s in zip(df.children, df.overhead, df.comm, df.dso, df.kernel, df.symbol)
+    ]
+    assert ours == perf("dwarf.data.report-children")
+    # Children include the row's own samples, and the callers of the leaf carry its share.
+    assert (df.children >= df.overhead).all()
+    assert df.children.max() > df.overhead.max()
+
+    df = f.report(sort=["pid", "sym"], **sym)
+    ours = [
+        f"{o:.2f}% {n} {p}:{c} {'[k]' if k else '[.]'} {s}"
+        for o, n, p, c, k, s in zip(df.overhead, df.samples, df.pid, df.comm, df.kernel, df.symbol)
+    ]
+    assert ours == perf("dwarf.data.report-n-sort-pid,sym")
+    with pytest.raises(ValueError, match="unknown --sort key"):
+        f.report(sort="comm,nope")
