@@ -13,6 +13,7 @@ mod info;
 mod latency;
 mod offcpu;
 mod out;
+mod progress;
 mod sched;
 mod timeline;
 
@@ -21,6 +22,10 @@ mod timeline;
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
+    /// No progress bar (one shows on stderr when a command reads for more than a second and
+    /// stderr is a terminal).
+    #[arg(long, global = true)]
+    quiet: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -148,16 +153,20 @@ enum Cmd {
     },
 }
 
+/// Open a recording (`-`: stdin) and show the progress of reading it.
 fn open(path: &str) -> perfdata_core::Result<PerfFile<'static>> {
-    if path == "-" {
-        PerfFile::from_reader(std::io::stdin())
-    } else {
-        PerfFile::open(path)
-    }
+    let file = if path == "-" { PerfFile::from_reader(std::io::stdin())? } else { PerfFile::open(path)? };
+    progress::watch(file.progress(), if path == "-" { "stdin" } else { path });
+    Ok(file)
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    progress::set_quiet(cli.quiet);
+    progress::set_streams_stdout(matches!(
+        cli.cmd,
+        Cmd::Dump { .. } | Cmd::Script { .. } | Cmd::Sched { .. } | Cmd::Block { .. }
+    ));
     let res = match cli.cmd {
         Cmd::Dump { file, json, order, symbolize, fold } => dump(&file, json, order, symbolize.then_some(&fold)),
         Cmd::Stats { file, json } => stats(&file, json),
@@ -176,6 +185,7 @@ fn main() -> ExitCode {
             folded::run_flamegraph(&files, &fold, &graph, output.as_ref())
         }
     };
+    progress::finish();
     match res {
         Ok(code) => code,
         // `perfdata dump … | head`: the reader went away; that is not an error of ours.

@@ -111,9 +111,15 @@ impl PerfData {
         options: Option<&Bound<'_, PyDict>>,
         also: &[&str],
     ) -> PyResult<(perfdata_analysis::folded::FoldedStacks, flame::Fold)> {
+        let progress = crate::progress::take(options)?;
         flame::check_keys(options, also)?;
         let fold = flame::fold_options(options)?;
-        let stacks = flame::fold(py, &*self.file()?, &fold.options)?;
+        let file = self.file()?;
+        let bar = crate::progress::Bar::start(py, &file, progress)?;
+        let stacks = flame::fold(py, &file, &fold.options)?;
+        if let Some(bar) = bar {
+            bar.finish(py)?;
+        }
         Ok((stacks, fold))
     }
 
@@ -164,6 +170,7 @@ impl PerfData {
         order: Option<&str>,
         stack_data: bool,
         symbolize: Option<perfdata_analysis::folded::FoldedOptions>,
+        progress: bool,
     ) -> PyResult<tables::Built> {
         let which = Table::parse(table).ok_or_else(|| {
             let names: Vec<&str> = Table::ALL.iter().map(|(n, _)| *n).collect();
@@ -171,10 +178,14 @@ impl PerfData {
         })?;
         let opts = tables::Options { order: self.order_or_default(order)?, stack_data, symbolize };
         let file = self.file()?;
+        let bar = crate::progress::Bar::start(py, &file, progress)?;
         let built = py.detach(|| tables::build(&file, which, opts)).map_err(|e| match e {
             BuildError::Core(e) => error::to_py(py, e, file.path()),
             BuildError::Arrow(e) => PyRuntimeError::new_err(format!("building Arrow columns: {e}")),
         })?;
+        if let Some(bar) = bar {
+            bar.finish(py)?;
+        }
         self.shared.note(built.diagnostics.iter().cloned());
         self.shared.learn_events(py, &built.events)?;
         self.shared.set_sample_count(built.samples, built.per_event.clone());
@@ -296,7 +307,7 @@ impl PerfData {
     ///     >>> perfdata.open("perf.data").record_counts()["SAMPLE"]
     ///     441
     fn record_counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let built = self.build(py, "records", Some("file"), false, None)?;
+        let built = self.build(py, "records", Some("file"), false, None, false)?;
         let d = PyDict::new(py);
         for batch in &built.batches {
             let names = batch.column(0).as_any().downcast_ref::<arrow_array::StringArray>();
@@ -349,8 +360,9 @@ impl PerfData {
         symbolize: bool,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<ArrowTable> {
+        let progress = crate::progress::take(options)?;
         let fold = self.symbolize_options(table, symbolize, options)?;
-        let built = self.build(py, table, order, stack_data, fold)?;
+        let built = self.build(py, table, order, stack_data, fold, progress)?;
         Ok(ArrowTable::new(table, built.schema, built.batches))
     }
 
@@ -782,6 +794,7 @@ impl PerfData {
         use perfdata_analysis::report::{ReportOptions, ReportRow, SortKey};
         use std::sync::Arc;
         require(py, &["pandas", "pyarrow"])?;
+        let progress = crate::progress::take(options)?;
         flame::check_keys(options, &[])?;
         let keys = match sort {
             None => ReportOptions::default().sort,
@@ -796,9 +809,13 @@ impl PerfData {
         let fold = flame::fold_options(options)?;
         let opts = ReportOptions { sort: keys.clone(), children, fold: fold.options };
         let file = self.file()?;
+        let bar = crate::progress::Bar::start(py, &file, progress)?;
         let (rows, _) = py
             .detach(|| perfdata_analysis::report::report(&file, &opts))
             .map_err(|e| error::to_py(py, e, file.path()))?;
+        if let Some(bar) = bar {
+            bar.finish(py)?;
+        }
         let f64s =
             |f: fn(&ReportRow) -> f64| -> ArrayRef { Arc::new(Float64Array::from_iter_values(rows.iter().map(f))) };
         let u64s = |f: fn(&ReportRow) -> u64| -> ArrayRef {

@@ -349,3 +349,39 @@ def test_report_children_and_sort_keys_equal_perf_report():
     assert ours == perf("dwarf.data.report-n-sort-pid,sym")
     with pytest.raises(ValueError, match="unknown --sort key"):
         f.report(sort="comm,nope")
+
+
+def test_progress_reports_the_whole_file(capsys, monkeypatch):
+    """progress=True: a bar on the reading of the file, tqdm's when installed (a fake one here,
+    which records what it is told), else a line on stderr; it ends at the file's size."""
+    import sys
+    import types
+
+    path = perfout.TESTDATA / "offcpu-dwarf.data"
+    size = path.stat().st_size
+    f = perfdata.open(path)
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # no tqdm: the plain line
+    assert f.folded(progress=True) == f.folded()
+    err = capsys.readouterr().err
+    assert "offcpu-dwarf.data" in err and "100% of 0.7 MB" in err
+
+    bars = []
+
+    class FakeTqdm:
+        def __init__(self, total=None, desc="", **kw):
+            self.total, self.desc, self.n, self.closed = total, desc, 0, False
+            bars.append(self)
+
+        def update(self, n):
+            self.n += n
+
+        def close(self):
+            self.closed = True
+
+    monkeypatch.setitem(sys.modules, "tqdm", types.SimpleNamespace(tqdm=FakeTqdm))
+    assert f.to_arrow("samples", progress=True).num_rows == f.to_arrow("samples").num_rows
+    pytest.importorskip("pandas")
+    f.report(progress=True)
+    assert len(bars) == 2
+    assert all(b.total == size and b.n == size and b.closed and b.desc.endswith("offcpu-dwarf.data") for b in bars)
+    assert capsys.readouterr().err == ""

@@ -76,6 +76,8 @@ class _FoldOptions(TypedDict, total=False):
     buildid_dir: Optional[_Path]
     kallsyms: Optional[_Path]
     jitdump: bool
+    progress: bool
+    """Show the progress of reading the file on stderr (tqdm when installed)."""
 
 class _GraphOptions(_FoldOptions, total=False):
     """How stacks are folded, and how the graph looks (defaults: colors 'hot', not inverted,
