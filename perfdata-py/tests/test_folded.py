@@ -385,3 +385,26 @@ def test_progress_reports_the_whole_file(capsys, monkeypatch):
     assert len(bars) == 2
     assert all(b.total == size and b.n == size and b.closed and b.desc.endswith("offcpu-dwarf.data") for b in bars)
     assert capsys.readouterr().err == ""
+
+
+def test_speedscope_export_is_valid_against_the_file_format_schema(tmp_path):
+    """The speedscope export of fp, dwarf and system-wide recordings validates against
+    speedscope's file-format JSON Schema (testdata/speedscope: the schema speedscope generates
+    from its file-format-spec.ts), per comm and per thread; a profile missing a required field
+    does not."""
+    import json
+
+    import jsonschema
+
+    schema = json.loads((perfout.TESTDATA / "speedscope" / "file-format-schema.json").read_text())
+    jsonschema.Draft7Validator.check_schema(schema)
+    for name in ["fp.data", "dwarf.data", "sysw.data"]:
+        for root in ["comm", "tid"]:
+            out = tmp_path / f"{name}.{root}.json"
+            perfdata.open(perfout.TESTDATA / name).export(out, format="speedscope", root=root)
+            doc = json.loads(out.read_text())
+            jsonschema.validate(doc, schema)
+            assert doc["profiles"] and all(len(p["samples"]) == len(p["weights"]) for p in doc["profiles"])
+    del doc["profiles"][0]["weights"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(doc, schema)
