@@ -2,16 +2,18 @@
 # C++/Rust demangling: perfdata against binutils' c++filt -p -i (libiberty's cplus_demangle
 # without DMGL_PARAMS/DMGL_VERBOSE, the flags perf 6.1 uses) over every mangled symbol of the
 # large C++ binaries installed here (gcc's cc1plus, libstdc++, node, libLLVM; each skipped when
-# absent). Prints the number of differences and writes them to bench/work/demangle-diffs.tsv
-# (mangled, c++filt, ours). The test perfdata-symbolize/tests/demangle.rs checks a committed
-# sample of these symbols.
+# absent) and of a Rust binary (the demangle example itself: v0 names). Prints the number of
+# differences and writes them to bench/work/demangle-diffs.tsv (mangled, c++filt, ours), and the
+# time perfdata takes over all of them. The test perfdata-symbolize/tests/demangle.rs checks a
+# committed sample of these symbols (testdata/demangle/make.sh).
+# Install the binaries: apt-get install g++ nodejs libllvm14
 #   bench/demangle-compare.sh [BINARY...]
 set -eu
 cd "$(dirname "$0")/.."
 mkdir -p bench/work
 cargo build -q --release -p perfdata-symbolize --example demangle
 [ $# -gt 0 ] || set -- /usr/lib/gcc/x86_64-linux-gnu/*/cc1plus /usr/lib/x86_64-linux-gnu/libstdc++.so.6 \
-    /usr/bin/node /usr/lib/llvm-*/lib/libLLVM-*.so
+    /usr/bin/node /usr/lib/llvm-*/lib/libLLVM-*.so target/release/examples/demangle
 work=bench/work/demangle
 mkdir -p $work
 for f in "$@"; do
@@ -20,8 +22,11 @@ for f in "$@"; do
     { nm -D --defined-only "$f" 2>/dev/null || true; nm --defined-only "$f" 2>/dev/null || true; } | awk '{print $NF}'
 done | sed 's/@.*//' | grep -E '^_Z|^_R' | LC_ALL=C sort -u > $work/symbols.txt
 xargs -a $work/symbols.txt -d '\n' c++filt -p -i > $work/cxxfilt.txt
+start=$(date +%s.%N)
 target/release/examples/demangle < $work/symbols.txt > $work/ours.txt
+end=$(date +%s.%N)
 paste $work/symbols.txt $work/cxxfilt.txt $work/ours.txt | awk -F'\t' '$2 != $3' > bench/work/demangle-diffs.tsv
 total=$(wc -l < $work/symbols.txt)
 diff=$(wc -l < bench/work/demangle-diffs.tsv)
 echo "$diff of $total symbols demangle differently from c++filt -p -i (bench/work/demangle-diffs.tsv)"
+echo "perfdata demangled them in $(awk "BEGIN { printf \"%.2f\", $end - $start }") s"

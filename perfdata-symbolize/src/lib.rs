@@ -188,181 +188,65 @@ impl SymbolTable {
 /// Demangle like perf's default (`DMGL_NO_OPTS`: C++ names without parameter lists, and so
 /// without the return types of template functions; Rust names without the hash). Names that are
 /// not mangled come back unchanged.
+///
+/// perf 6.1 (built without libbfd) calls libiberty's `cplus_demangle(name, DMGL_NO_OPTS)`,
+/// whose default AUTO style tries libiberty's Rust demangler (`rust-demangle.c`: v0 `_R…` names,
+/// and legacy `_ZN…17h<hash>E` ones) and then its C++ one (`cp-demangle.c`, the g++ v3 ABI).
+/// Both files are compiled in (libiberty/, see its README), called as `cplus_demangle` calls
+/// them: the output is perf's by construction, including what they refuse (a C++ name longer
+/// than 1024 bytes is over cp-demangle.c's recursion limit and stays mangled).
 pub fn demangle(name: &str) -> String {
-    // libiberty's AUTO style tries Rust first: v0 names, and legacy names (`_ZN…E`, which are
-    // also C++) only when their last component is the `17h<16 hex digits>` hash.
-    if name.starts_with("_R") || is_legacy_rust(name) {
-        if let Ok(d) = rustc_demangle::try_demangle(name) {
-            return format!("{d:#}");
-        }
-    }
-    if let Some(d) = special_name(name) {
-        return d;
-    }
-    if name.starts_with("_Z") {
-        // Without DMGL_PARAMS libiberty drops the parameters (and return type) of the top-level
-        // function only; the function inside a special name keeps them.
-        let opts = if name.starts_with("_ZG") {
-            cpp_demangle::DemangleOptions::new()
-        } else {
-            cpp_demangle::DemangleOptions::new().no_params().no_return_type()
-        };
-        if let Some(mut d) = cpp(name, &opts) {
-            if !name.starts_with("_ZG") {
-                // libiberty drops the top-level function's qualifiers with its parameters.
-                while let Some(q) = [" const", " volatile", " &&", " &"].iter().find(|q| d.ends_with(**q)) {
-                    d.truncate(d.len() - q.len());
-                }
-            }
-            return d;
-        }
-    }
-    name.to_string()
+    libiberty_demangle(name).unwrap_or_else(|| name.to_string())
 }
 
-/// A legacy Rust symbol: `_ZN` … `17h` + 16 hex digits + `E` (libiberty's `rust_is_mangled`
-/// test on the last path component). A `.llvm.123` or similar suffix may follow.
-fn is_legacy_rust(name: &str) -> bool {
-    let Some(mut rest) = name.strip_prefix("_ZN").or_else(|| name.strip_prefix("__ZN")) else {
-        return false;
-    };
-    let mut last = "";
-    while !rest.starts_with('E') {
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        let Some(len) = rest.get(..digits).and_then(|d| d.parse::<usize>().ok()) else {
-            return false;
-        };
-        let Some(ident) = rest.get(digits..digits.saturating_add(len)) else {
-            return false;
-        };
-        last = ident;
-        rest = rest.get(digits + len..).unwrap_or("");
+/// libiberty's `cplus_demangle(name, DMGL_NO_OPTS)` in its AUTO style: `rust_demangle`, then
+/// `cplus_demangle_v3` (cplus-dem.c), through their callback forms (the same code without
+/// the malloc'd result). `None` when neither demangles `name`, or when it holds a NUL (a C
+/// string cannot; names read from ELF string tables never do).
+fn libiberty_demangle(name: &str) -> Option<String> {
+    use std::ffi::{c_char, c_int, c_void, CString};
+    /// `demangle.h`'s `DMGL_AUTO`: the style bits `cplus_demangle` adds to perf's
+    /// `DMGL_NO_OPTS` before calling the two (neither tests them; passed to be the same call).
+    const DMGL_AUTO: c_int = 1 << 8;
+    type Callback = extern "C" fn(*const c_char, usize, *mut c_void);
+    extern "C" {
+        fn rust_demangle_callback(mangled: *const c_char, options: c_int, cb: Callback, opaque: *mut c_void) -> c_int;
+        fn cplus_demangle_v3_callback(
+            mangled: *const c_char,
+            options: c_int,
+            cb: Callback,
+            opaque: *mut c_void,
+        ) -> c_int;
     }
-    last.len() == 17 && last.starts_with('h') && last.bytes().skip(1).all(|b| b.is_ascii_hexdigit())
-}
-
-/// `name` demangled by cpp_demangle and put in libiberty's style.
-fn cpp(name: &str, opts: &cpp_demangle::DemangleOptions) -> Option<String> {
-    let sym = cpp_demangle::Symbol::new(name).ok()?;
-    sym.demangle(opts).ok().map(libiberty_style)
-}
-
-/// The special names cpp_demangle prints in a form of its own (`{vtable(X)}`): vtables, VTTs and
-/// thunks, spelled as libiberty spells them (`vtable for X`, `non-virtual thunk to X::f()`).
-fn special_name(name: &str) -> Option<String> {
-    let full = cpp_demangle::DemangleOptions::new();
-    let rest = name.strip_prefix("_ZT")?;
-    let (kind, body) = rest.split_at_checked(1)?;
-    // The type of a vtable/VTT demangles as the type of a typeinfo name (`_ZTI`), which
-    // cpp_demangle prints as libiberty does: take that and change the words in front.
-    let as_typeinfo = |words: &str| {
-        let d = cpp(&format!("_ZTI{body}"), &full)?;
-        d.strip_prefix("typeinfo for ").map(|t| format!("{words}{t}"))
-    };
-    // A call offset: `h` <number> `_` or `v` <number> `_` <number> `_` (numbers may start `n`).
-    fn call_offset(s: &str) -> Option<&str> {
-        let number = |s: &str| -> Option<usize> {
-            let digits = s.strip_prefix('n').unwrap_or(s);
-            let n = digits.bytes().take_while(u8::is_ascii_digit).count();
-            (n > 0 && digits.as_bytes().get(n) == Some(&b'_')).then(|| s.len() - digits.len() + n + 1)
-        };
-        if let Some(s) = s.strip_prefix('h') {
-            return s.get(number(s)?..);
+    /// Appends each piece of output to the `Vec<u8>` behind `opaque`.
+    extern "C" fn append(piece: *const c_char, len: usize, opaque: *mut c_void) {
+        if piece.is_null() || opaque.is_null() {
+            return;
         }
-        let s = s.strip_prefix('v')?;
-        let s = s.get(number(s)?..)?;
-        s.get(number(s)?..)
+        // SAFETY: the demanglers pass `len` readable bytes at `piece` (their print buffer)
+        // and our `opaque`, the `Vec<u8>` below, which nothing else touches meanwhile.
+        let (out, piece) =
+            unsafe { (&mut *opaque.cast::<Vec<u8>>(), std::slice::from_raw_parts(piece.cast::<u8>(), len)) };
+        out.extend_from_slice(piece);
     }
-    let thunk = |words: &str, encoding: &str| cpp(&format!("_Z{encoding}"), &full).map(|d| format!("{words}{d}"));
-    match kind {
-        "V" => as_typeinfo("vtable for "),
-        "T" => as_typeinfo("VTT for "),
-        "h" | "v" => {
-            let words = if kind == "h" { "non-virtual thunk to " } else { "virtual thunk to " };
-            thunk(words, call_offset(rest)?)
-        }
-        "c" => thunk("covariant return thunk to ", call_offset(call_offset(body)?)?),
-        _ => None,
+    // Neither demangles anything else (rust_demangle_callback wants `_R` or `_ZN`,
+    // d_demangle_callback `_Z` or `_GLOBAL_`, without DMGL_TYPES): no C string for the rest.
+    if !(name.starts_with("_Z") || name.starts_with("_R") || name.starts_with("_GLOBAL_")) {
+        return None;
     }
-}
-
-/// Rewrites what cpp_demangle prints differently from libiberty's `cplus_demangle`, the
-/// demangler perf links.
-fn libiberty_style(mut d: String) -> String {
-    // An empty trailing argument pack: cpp_demangle writes `Run<Phase, >`, libiberty takes its
-    // `, ` back (`Run<Phase>`, and `X<Y<Z>>` without its usual `> >`).
-    while let Some(i) = d.find(", >") {
-        d.replace_range(i..i + 2, "");
-    }
-    // `Dn`: libiberty spells it `decltype(nullptr)`.
-    if d.contains("std::nullptr_t") {
-        d = d.replace("std::nullptr_t", "decltype(nullptr)");
-    }
-    // An anonymous namespace (`_GLOBAL__N_1`, d_source_name's `_GLOBAL_[._$]N` test).
-    while let Some(at) = ["_GLOBAL__N_", "_GLOBAL_.N", "_GLOBAL_$N"].iter().find_map(|p| d.find(p)) {
-        let end = d.get(at..).and_then(|t| t.find(|c: char| !(c.is_ascii_alphanumeric() || "_.$".contains(c))));
-        d.replace_range(at..end.map_or(d.len(), |e| at + e), "(anonymous namespace)");
-    }
-    // The standard abbreviations `Ss`/`Si`/`So`/`Sd`: libiberty without DMGL_VERBOSE prints
-    // their short names, except before a constructor or destructor (d_substitution).
-    for (long, short, ctor) in [
-        ("std::basic_string<char, std::char_traits<char>, std::allocator<char> >", "std::string", "basic_string"),
-        ("std::basic_istream<char, std::char_traits<char> >", "std::istream", "basic_istream"),
-        ("std::basic_ostream<char, std::char_traits<char> >", "std::ostream", "basic_ostream"),
-        ("std::basic_iostream<char, std::char_traits<char> >", "std::iostream", "basic_iostream"),
-    ] {
-        // cpp_demangle names such a constructor after the short name (`std::string::string`).
-        let short_name = short.trim_start_matches("std::");
-        for tilde in ["", "~"] {
-            let cpp_form = format!("{short}::{tilde}{short_name}");
-            if d.contains(&cpp_form) {
-                d = d.replace(&cpp_form, &format!("{long}::{tilde}{ctor}"));
-            }
-        }
-        let mut from = 0;
-        while let Some(at) = d.get(from..).and_then(|rest| rest.find(long)).map(|i| i + from) {
-            let after = d.get(at + long.len()..).unwrap_or("");
-            let structor = after.strip_prefix("::").map(|a| a.strip_prefix('~').unwrap_or(a)).is_some_and(|a| {
-                a.strip_prefix(ctor).is_some_and(|r| !r.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
-            });
-            if structor {
-                from = at + long.len();
-            } else {
-                d.replace_range(at..at + long.len(), short);
-                from = at + short.len();
-            }
+    let c = CString::new(name).ok()?;
+    let mut out: Vec<u8> = Vec::with_capacity(name.len() * 2);
+    for demangler in [rust_demangle_callback, cplus_demangle_v3_callback] {
+        out.clear();
+        // SAFETY: `c` is a NUL-terminated string alive across the call; the callback gets
+        // `out` back as `opaque`. Both demanglers are reentrant (no state between calls),
+        // read only `c`, and bound their stack use by their recursion limits.
+        if unsafe { demangler(c.as_ptr(), DMGL_AUTO, append, (&raw mut out).cast()) } != 0 {
+            // Input bytes and ASCII; a length prefix can still cut a UTF-8 character in two.
+            return Some(String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()));
         }
     }
-    // Integer literals of the types libiberty prints with a suffix (d_print_comp,
-    // DEMANGLE_COMPONENT_LITERAL: D_PRINT_UNSIGNED/LONG/UNSIGNED_LONG/LONG_LONG/
-    // UNSIGNED_LONG_LONG): `(unsigned long)16` is `16ul`, `(long)-1` is `-1l`.
-    const SUFFIXES: [(&str, &str); 5] = [
-        ("(unsigned long long)", "ull"),
-        ("(long long)", "ll"),
-        ("(unsigned long)", "ul"),
-        ("(unsigned int)", "u"),
-        ("(long)", "l"),
-    ];
-    for (cast, suffix) in SUFFIXES {
-        let mut from = 0;
-        while let Some(at) = d.get(from..).and_then(|rest| rest.find(cast)).map(|i| i + from) {
-            let num_start = at + cast.len();
-            let tail = d.get(num_start..).unwrap_or("");
-            let sign = usize::from(tail.starts_with('-'));
-            let digits = tail.get(sign..).unwrap_or("").bytes().take_while(u8::is_ascii_digit).count();
-            // A literal is the cast directly followed by digits, and not preceded by a name
-            // character (`foo(long)1` cannot occur; `operator()(long)` is a parameter list).
-            if digits == 0 {
-                from = num_start;
-                continue;
-            }
-            let number_end = num_start + sign + digits;
-            let number = d.get(num_start..number_end).unwrap_or("").to_string();
-            d.replace_range(at..number_end, &format!("{number}{suffix}"));
-            from = at + number.len() + suffix.len();
-        }
-    }
-    d
+    None
 }
 
 /// Where to look for binaries and kernel symbols.
