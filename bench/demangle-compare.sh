@@ -6,6 +6,9 @@
 # differences and writes them to bench/work/demangle-diffs.tsv (mangled, c++filt, ours), and the
 # time perfdata takes over all of them. The test perfdata-symbolize/tests/demangle.rs checks a
 # committed sample of these symbols (testdata/demangle/make.sh).
+# With perf (as root), perf itself is asked too: `perf probe -x BINARY -F --filter '*'` lists the
+# functions of each binary as perf names them, and every name it lists (but `…@plt` and
+# `…@@VERSION`, not demangling) must be one of ours for that binary's symbols.
 # Install the binaries: apt-get install g++ nodejs libllvm14
 #   bench/demangle-compare.sh [BINARY...]
 set -eu
@@ -30,3 +33,14 @@ total=$(wc -l < $work/symbols.txt)
 diff=$(wc -l < bench/work/demangle-diffs.tsv)
 echo "$diff of $total symbols demangle differently from c++filt -p -i (bench/work/demangle-diffs.tsv)"
 echo "perfdata demangled them in $(awk "BEGIN { printf \"%.2f\", $end - $start }") s"
+
+command -v perf > /dev/null && [ "$(id -u)" = 0 ] || exit 0
+for f in "$@"; do
+    [ -e "$f" ] || continue
+    { nm -D --defined-only "$f" 2>/dev/null || true; nm --defined-only "$f" 2>/dev/null || true; } | awk '{print $NF}' |
+        sed 's/@.*//' | LC_ALL=C sort -u > $work/one.txt
+    target/release/examples/demangle < $work/one.txt | LC_ALL=C sort -u > $work/one-ours.txt
+    perf probe -x "$f" -F --filter '*' 2>/dev/null | grep -v -e '@plt$' -e '@@' | LC_ALL=C sort -u > $work/one-perf.txt
+    missing=$(LC_ALL=C comm -23 $work/one-perf.txt $work/one-ours.txt | wc -l)
+    echo "perf probe -F $f: $(wc -l < $work/one-perf.txt) names, $missing not among ours"
+done

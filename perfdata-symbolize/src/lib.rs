@@ -15,6 +15,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
 
 pub mod binary;
+mod demangle;
 pub mod elf;
 pub mod inline;
 pub mod jit;
@@ -26,6 +27,7 @@ pub mod srcline;
 pub mod unwind;
 
 pub use binary::Binary;
+pub use demangle::demangle;
 pub use inline::InlineFrame;
 pub use srcline::SrcLine;
 
@@ -183,70 +185,6 @@ impl SymbolTable {
     pub fn is_empty(&self) -> bool {
         self.syms.is_empty()
     }
-}
-
-/// Demangle like perf's default (`DMGL_NO_OPTS`: C++ names without parameter lists, and so
-/// without the return types of template functions; Rust names without the hash). Names that are
-/// not mangled come back unchanged.
-///
-/// perf 6.1 (built without libbfd) calls libiberty's `cplus_demangle(name, DMGL_NO_OPTS)`,
-/// whose default AUTO style tries libiberty's Rust demangler (`rust-demangle.c`: v0 `_R…` names,
-/// and legacy `_ZN…17h<hash>E` ones) and then its C++ one (`cp-demangle.c`, the g++ v3 ABI).
-/// Both files are compiled in (libiberty/, see its README), called as `cplus_demangle` calls
-/// them: the output is perf's by construction, including what they refuse (a C++ name longer
-/// than 1024 bytes is over cp-demangle.c's recursion limit and stays mangled).
-pub fn demangle(name: &str) -> String {
-    libiberty_demangle(name).unwrap_or_else(|| name.to_string())
-}
-
-/// libiberty's `cplus_demangle(name, DMGL_NO_OPTS)` in its AUTO style: `rust_demangle`, then
-/// `cplus_demangle_v3` (cplus-dem.c), through their callback forms (the same code without
-/// the malloc'd result). `None` when neither demangles `name`, or when it holds a NUL (a C
-/// string cannot; names read from ELF string tables never do).
-fn libiberty_demangle(name: &str) -> Option<String> {
-    use std::ffi::{c_char, c_int, c_void, CString};
-    /// `demangle.h`'s `DMGL_AUTO`: the style bits `cplus_demangle` adds to perf's
-    /// `DMGL_NO_OPTS` before calling the two (neither tests them; passed to be the same call).
-    const DMGL_AUTO: c_int = 1 << 8;
-    type Callback = extern "C" fn(*const c_char, usize, *mut c_void);
-    extern "C" {
-        fn rust_demangle_callback(mangled: *const c_char, options: c_int, cb: Callback, opaque: *mut c_void) -> c_int;
-        fn cplus_demangle_v3_callback(
-            mangled: *const c_char,
-            options: c_int,
-            cb: Callback,
-            opaque: *mut c_void,
-        ) -> c_int;
-    }
-    /// Appends each piece of output to the `Vec<u8>` behind `opaque`.
-    extern "C" fn append(piece: *const c_char, len: usize, opaque: *mut c_void) {
-        if piece.is_null() || opaque.is_null() {
-            return;
-        }
-        // SAFETY: the demanglers pass `len` readable bytes at `piece` (their print buffer)
-        // and our `opaque`, the `Vec<u8>` below, which nothing else touches meanwhile.
-        let (out, piece) =
-            unsafe { (&mut *opaque.cast::<Vec<u8>>(), std::slice::from_raw_parts(piece.cast::<u8>(), len)) };
-        out.extend_from_slice(piece);
-    }
-    // Neither demangles anything else (rust_demangle_callback wants `_R` or `_ZN`,
-    // d_demangle_callback `_Z` or `_GLOBAL_`, without DMGL_TYPES): no C string for the rest.
-    if !(name.starts_with("_Z") || name.starts_with("_R") || name.starts_with("_GLOBAL_")) {
-        return None;
-    }
-    let c = CString::new(name).ok()?;
-    let mut out: Vec<u8> = Vec::with_capacity(name.len() * 2);
-    for demangler in [rust_demangle_callback, cplus_demangle_v3_callback] {
-        out.clear();
-        // SAFETY: `c` is a NUL-terminated string alive across the call; the callback gets
-        // `out` back as `opaque`. Both demanglers are reentrant (no state between calls),
-        // read only `c`, and bound their stack use by their recursion limits.
-        if unsafe { demangler(c.as_ptr(), DMGL_AUTO, append, (&raw mut out).cast()) } != 0 {
-            // Input bytes and ASCII; a length prefix can still cut a UTF-8 character in two.
-            return Some(String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()));
-        }
-    }
-    None
 }
 
 /// Where to look for binaries and kernel symbols.

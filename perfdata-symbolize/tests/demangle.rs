@@ -43,6 +43,29 @@ fn demangles_as_cplus_demangle() {
 }
 
 #[test]
+fn demangles_as_perf() {
+    // perf-names.tsv: what perf 6.1 itself named a function of each name (make-perf.sh, through
+    // `perf probe -F`): libiberty's output, and perf's own steps after it (a legacy Rust hash
+    // libiberty left, OCaml and Java names). Read as bytes: perf prints an OCaml `$e9` as the
+    // byte 0xe9, which `demangle` (a String) gives as U+FFFD.
+    let path = format!("{}/../testdata/demangle/perf-names.tsv", env!("CARGO_MANIFEST_DIR"));
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut n = 0;
+    let mut wrong = Vec::new();
+    for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        let line = String::from_utf8_lossy(line);
+        let (mangled, expected) = line.split_once('\t').expect("mangled<TAB>perf");
+        n += 1;
+        let ours = demangle(mangled);
+        if ours != expected {
+            wrong.push(format!("{mangled}\n  perf: {expected}\n  ours: {ours}"));
+        }
+    }
+    assert!(n >= 50, "{n} names");
+    assert!(wrong.is_empty(), "{} of {n} differ from perf:\n{}", wrong.len(), wrong.join("\n"));
+}
+
+#[test]
 fn the_sample_covers_the_tricky_categories() {
     // Each category of the issue is in the sample, demangled (not left mangled) by c++filt.
     let sample = sample();
