@@ -59,7 +59,7 @@ impl ElfSymbols {
             object::File::Elf64(elf) => plt_symbols(elf),
             _ => Vec::new(),
         };
-        let mut table = SymbolTable::new(syms);
+        let mut table = SymbolTable::new_demangled(syms);
         table.insert_sized(plt.clone());
         Some(ElfSymbols { build_id, has_symtab, table, plt, debuglink, segments })
     }

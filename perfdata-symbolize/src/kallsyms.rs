@@ -139,7 +139,7 @@ pub fn parse(text: &str) -> Kallsyms {
     for s in syms {
         match kept.last_mut() {
             Some(last) if last.start == s.start => {
-                if !super::better(last, &s) {
+                if !super::better(last, &s, super::Stored::AsIs) {
                     *last = s;
                 }
             }

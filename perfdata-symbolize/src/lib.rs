@@ -83,8 +83,17 @@ fn roundup_page(addr: u64) -> u64 {
     addr.checked_add(4095).map_or(addr, |a| a & !4095)
 }
 
+/// How perf stored the names it compares in `choose_best_symbol`.
+#[derive(Clone, Copy, PartialEq)]
+enum Stored {
+    /// Demangled when read (`dso__load_sym`: a user-space ELF file's symbols).
+    Demangled,
+    /// As they are (kallsyms, kernel modules, perf maps: perf demangles none of them).
+    AsIs,
+}
+
 /// perf's `choose_best_symbol`: true if `a` beats `b`.
-fn better(a: &Sym, b: &Sym) -> bool {
+fn better(a: &Sym, b: &Sym, stored: Stored) -> bool {
     let (la, lb) = (a.end > a.start, b.end > b.start);
     if la != lb {
         return la;
@@ -97,11 +106,14 @@ fn better(a: &Sym, b: &Sym) -> bool {
     if ga != gb {
         return ga;
     }
-    // perf compares the names it stored, which it demangled when it read them (dso__load_sym):
-    // of `<u64 as Display>::fmt` and `<usize as Display>::fmt` merged at one address (mangled
-    // names of equal length) it keeps the longer demangled one. Demangled only here, for the
-    // rare symbols that share an address and tie on everything before.
-    let (na, nb) = (demangle(c_name(&a.name)), demangle(c_name(&b.name)));
+    // perf compares the names it stored, from an ELF file demangled when it read them
+    // (dso__load_sym): of `<u64 as Display>::fmt` and `<usize as Display>::fmt` merged at one
+    // address (mangled names of equal length) it keeps the longer demangled one. Demangled only
+    // here, for the rare symbols that share an address and tie on everything before.
+    let (na, nb) = match stored {
+        Stored::Demangled => (demangle(c_name(&a.name)).into(), demangle(c_name(&b.name)).into()),
+        Stored::AsIs => (std::borrow::Cow::Borrowed(c_name(&a.name)), std::borrow::Cow::Borrowed(c_name(&b.name))),
+    };
     let (ua, ub) = (underscores(&na), underscores(&nb));
     if ua != ub {
         return ua < ub;
@@ -115,8 +127,19 @@ impl SymbolTable {
     /// (`symbols__fixup_end`: the last one ends a page after its start rounded up to a page), then
     /// keep the best symbol per start (`symbols__fixup_duplicate` with perf's `choose_best_symbol`). So of
     /// kallsyms aliases (`memset`, `__memset`, `__pi_memset` at one address) the last one is the
-    /// only one with a size, and wins.
-    pub fn new(mut syms: Vec<Sym>) -> SymbolTable {
+    /// only one with a size, and wins. Names that tie are compared as they are (perf demangles
+    /// no kallsyms or perf map name); see [`SymbolTable::new_demangled`] for ELF files.
+    pub fn new(syms: Vec<Sym>) -> SymbolTable {
+        Self::build(syms, Stored::AsIs)
+    }
+
+    /// [`SymbolTable::new`] for a user-space ELF file's symbols, whose names perf compares
+    /// demangled (it demangles them as it reads them).
+    pub fn new_demangled(syms: Vec<Sym>) -> SymbolTable {
+        Self::build(syms, Stored::Demangled)
+    }
+
+    fn build(mut syms: Vec<Sym>, stored: Stored) -> SymbolTable {
         syms.sort_by_key(|s| s.start);
         let mut next_starts: Vec<Option<u64>> = syms.iter().skip(1).map(|s| Some(s.start)).collect();
         next_starts.push(None);
@@ -129,7 +152,7 @@ impl SymbolTable {
         for s in syms {
             match out.last_mut() {
                 Some(last) if last.start == s.start => {
-                    if !better(last, &s) {
+                    if !better(last, &s, stored) {
                         *last = s;
                     }
                 }
@@ -756,15 +779,18 @@ impl Symbolizer {
             return Frame { symbol, dso };
         }
         let source = Some(self.source(map));
-        let name = match source.as_deref() {
-            Some(Source::Absolute(t)) => t.find(addr).map(|s| s.name.clone()),
+        let symbol: Option<Rc<str>> = match source.as_deref() {
+            // perf demangles no perf map name (dso__load_perf_map keeps them as written).
+            Some(Source::Absolute(t)) => t.find(addr).map(|s| Rc::from(s.name.as_str())),
             Some(Source::Elf(e, plt)) => {
                 let vaddr = e.offset_to_vaddr(key.1);
-                plt.as_ref().and_then(|p| p.find(vaddr)).or_else(|| e.symbols.table.find(vaddr)).map(|s| s.name.clone())
+                plt.as_ref()
+                    .and_then(|p| p.find(vaddr))
+                    .or_else(|| e.symbols.table.find(vaddr))
+                    .map(|s| Rc::from(demangle(&s.name)))
             }
             Some(Source::None) | None => None,
         };
-        let symbol: Option<Rc<str>> = name.map(|n| Rc::from(demangle(&n)));
         self.cache.insert(key, symbol.clone());
         Frame { symbol, dso }
     }
@@ -821,8 +847,17 @@ mod tests {
         let sym = |name: &str| Sym { start: 0x1000, end: 0x1010, name: name.into(), binding: Binding::Global };
         // Both mangled names are 8 bytes; demangled "abc" and "a::b".
         for order in [["_ZN3abcE", "_ZN1a1bE"], ["_ZN1a1bE", "_ZN3abcE"]] {
-            let t = SymbolTable::new(order.iter().map(|n| sym(n)).collect());
+            let t = SymbolTable::new_demangled(order.iter().map(|n| sym(n)).collect());
             assert_eq!(t.find(0x1004).map(|s| s.name.as_str()), Some("_ZN1a1bE"), "{order:?}");
+        }
+        // kallsyms and perf map names are compared as they are: the longer raw name wins
+        // (`camlAAAA__b`, 11 bytes, though perf would demangle an ELF symbol so named to
+        // `AAAA.b`).
+        for order in [["camlAAAA__b", "xxxxxxxxxx"], ["xxxxxxxxxx", "camlAAAA__b"]] {
+            let raw = SymbolTable::new(order.iter().map(|n| sym(n)).collect());
+            assert_eq!(raw.find(0x1004).map(|s| s.name.as_str()), Some("camlAAAA__b"), "{order:?}");
+            let elf = SymbolTable::new_demangled(order.iter().map(|n| sym(n)).collect());
+            assert_eq!(elf.find(0x1004).map(|s| s.name.as_str()), Some("xxxxxxxxxx"), "{order:?}");
         }
     }
 }

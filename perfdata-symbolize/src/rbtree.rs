@@ -324,7 +324,7 @@ impl SymTree {
                 curr = next;
                 continue;
             }
-            if super::better(&c.sym, &n.sym) {
+            if super::better(&c.sym, &n.sym, super::Stored::AsIs) {
                 self.erase(next);
             } else {
                 self.erase(curr);
