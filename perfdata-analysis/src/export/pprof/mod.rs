@@ -42,13 +42,15 @@ pub struct Pprof {
 
 /// The string table: index 0 is `""`.
 struct Strings {
-    ids: HashMap<String, i64>,
+    ids: FastMap<String, i64>,
     table: Vec<String>,
 }
 
 impl Strings {
     fn new() -> Self {
-        Strings { ids: HashMap::from([(String::new(), 0)]), table: vec![String::new()] }
+        let mut ids = FastMap::default();
+        ids.insert(String::new(), 0);
+        Strings { ids, table: vec![String::new()] }
     }
 
     fn id(&mut self, s: &str) -> i64 {
@@ -62,20 +64,20 @@ impl Strings {
     }
 }
 
-/// (start, limit, file offset, file name, build id) of a mapping.
-type MappingKey = (u64, u64, u64, i64, i64);
+/// (start, limit, file offset, file name) of a mapping.
+type MappingKey = (u64, u64, u64, i64);
 
 /// The locations, functions and mappings the folded frames make ([`Sites`]).
 struct Tables {
     strings: Strings,
     build_ids: HashMap<String, Vec<u8>>,
     inline: bool,
-    mappings: HashMap<MappingKey, u64>,
+    mappings: FastMap<MappingKey, u64>,
     mapping: Vec<proto::Mapping>,
-    functions: HashMap<i64, u64>,
+    functions: FastMap<i64, u64>,
     function: Vec<proto::Function>,
     /// (mapping id, address, function ids innermost first) → index in `location`.
-    locations: HashMap<(u64, u64, Vec<u64>), u32>,
+    locations: FastMap<(u64, u64, Vec<u64>), u32>,
     location: Vec<proto::Location>,
 }
 
@@ -89,15 +91,16 @@ impl Tables {
             None if f.kernel => (0, u64::MAX, 0, f.dso),
             None => return 0,
         };
-        let build_id = f
-            .map
-            .and_then(|m| m.build_id.as_deref())
-            .or_else(|| self.build_ids.get(name).map(Vec::as_slice))
-            .map(|b| b.iter().map(|x| format!("{x:02x}")).collect::<String>());
-        let key = (start, limit, offset, self.strings.id(name), self.strings.id(build_id.as_deref().unwrap_or("")));
+        let key = (start, limit, offset, self.strings.id(name));
         if let Some(&id) = self.mappings.get(&key) {
             return id;
         }
+        let build_id: String = f
+            .map
+            .and_then(|m| m.build_id.as_deref())
+            .or_else(|| self.build_ids.get(name).map(Vec::as_slice))
+            .map_or_else(String::new, |b| b.iter().map(|x| format!("{x:02x}")).collect());
+        let build_id = self.strings.id(&build_id);
         let id = self.mapping.len() as u64 + 1;
         self.mapping.push(proto::Mapping {
             id,
@@ -105,7 +108,7 @@ impl Tables {
             memory_limit: limit,
             file_offset: offset,
             filename: key.3,
-            build_id: key.4,
+            build_id,
             has_functions: true,
             has_filenames: false,
             has_line_numbers: false,
@@ -149,8 +152,12 @@ impl Sites for Tables {
     }
 }
 
-/// (stack index, pid, tid, cpu, event index, comm string id).
-type SampleKey = (u32, u32, u32, Option<u32>, usize, i64);
+/// The words of a sample's key before its locations: pid, tid, has a cpu, cpu, event index,
+/// comm (index in the comm table).
+const LABEL_WORDS: usize = 6;
+
+/// A sample's (count, period, order of first appearance).
+type Tally = (u64, u64, u32);
 
 /// Whether an event's periods are nanoseconds (the software clocks).
 fn is_clock(name: &str) -> bool {
@@ -166,46 +173,44 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
         strings: Strings::new(),
         build_ids: feature_build_ids(file),
         inline: opts.inline,
-        mappings: HashMap::new(),
+        mappings: FastMap::default(),
         mapping: Vec::new(),
-        functions: HashMap::new(),
+        functions: FastMap::default(),
         function: Vec::new(),
-        locations: HashMap::new(),
+        locations: FastMap::default(),
         location: Vec::new(),
     };
-    // Distinct stacks (location sequences, leaf first) and samples.
-    let mut stacks: FastMap<Box<[u32]>, u32> = FastMap::default();
-    let mut samples: FastMap<SampleKey, (u64, u64)> = FastMap::default();
-    let mut comms: HashMap<Rc<str>, i64> = HashMap::new();
-    let mut last_comm: Option<(Rc<str>, i64)> = None;
+    // Distinct samples: labels (LABEL_WORDS) then locations (leaf first) → (count, period). One
+    // key per sample rather than a stack table plus a label table: a garbage-ridden `-g` file has
+    // about as many distinct location stacks as samples, and one lookup costs half of two.
+    let mut samples: FastMap<Box<[u32]>, Tally> = FastMap::default();
+    let mut key: Vec<u32> = Vec::new();
+    let mut last_comm: Option<(Rc<str>, u32)> = None;
     let mut comm_table = Strings::new();
     let diagnostics = fold_sites(file, &fold, &mut t, |s| {
-        let n = stacks.len() as u32;
-        let stack = match stacks.get(s.locations) {
-            Some(&i) => i,
-            None => *stacks.entry(s.locations.into()).or_insert(n),
-        };
         let comm = match &last_comm {
             Some((c, id)) if Rc::ptr_eq(c, s.comm) => *id,
             _ => {
-                let id = *comms.entry(s.comm.clone()).or_insert_with(|| comm_table.id(s.comm));
+                let id = u32::try_from(comm_table.id(s.comm)).unwrap_or(u32::MAX);
                 last_comm = Some((s.comm.clone(), id));
                 id
             }
         };
-        let v = samples.entry((stack, s.pid, s.tid, s.cpu, s.event, comm)).or_insert((0, 0));
+        let event = u32::try_from(s.event).unwrap_or(u32::MAX);
+        key.clear();
+        key.extend_from_slice(&[s.pid, s.tid, u32::from(s.cpu.is_some()), s.cpu.unwrap_or(0), event, comm]);
+        key.extend_from_slice(s.locations);
+        let n = u32::try_from(samples.len()).unwrap_or(u32::MAX);
+        let v = match samples.get_mut(key.as_slice()) {
+            Some(v) => v,
+            None => samples.entry(key.as_slice().into()).or_insert((0, 0, n)),
+        };
         v.0 = v.0.saturating_add(1);
         v.1 = v.1.saturating_add(s.weight);
     })?;
-    let mut stack_list: Vec<&[u32]> = vec![&[]; stacks.len()];
-    for (s, &i) in &stacks {
-        if let Some(e) = stack_list.get_mut(i as usize) {
-            *e = s;
-        }
-    }
     // The events kept, in the file's order: a value column each.
     let events = file.events();
-    let mut kept: Vec<usize> = samples.keys().map(|k| k.4).collect();
+    let mut kept: Vec<u32> = samples.keys().filter_map(|k| k.get(4).copied()).collect();
     kept.sort_unstable();
     kept.dedup();
     let strings = &mut t.strings;
@@ -213,7 +218,7 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
     let mut sample_type = vec![proto::ValueType { r#type: samples_type, unit: count_unit }];
     let mut names = Vec::with_capacity(kept.len());
     for &e in &kept {
-        let name = events.get(e).map(|e| e.display_name()).unwrap_or_default();
+        let name = events.get(e as usize).map(|e| e.display_name()).unwrap_or_default();
         let unit = strings.id(if is_clock(&name) { "nanoseconds" } else { "count" });
         sample_type.push(proto::ValueType { r#type: strings.id(&name), unit });
         names.push(name);
@@ -222,11 +227,16 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
     let keys = [strings.id("comm"), strings.id("event"), strings.id("pid"), strings.id("tid"), strings.id("cpu")];
     let comm_ids: Vec<i64> = comm_table.table.iter().map(|c| strings.id(c)).collect();
     let event_ids: Vec<i64> = names.iter().map(|n| strings.id(n)).collect();
-    // Deterministic output: samples by stack, then labels.
-    let mut rows: Vec<(SampleKey, (u64, u64))> = samples.into_iter().collect();
-    rows.sort_unstable_by_key(|r| r.0);
+    // Deterministic output: samples in the order they first appear in the file.
+    let mut rows: Vec<(Box<[u32]>, Tally)> = samples.into_iter().collect();
+    rows.sort_unstable_by_key(|r| r.1 .2);
     let mut sample = Vec::with_capacity(rows.len());
-    for ((stack, pid, tid, cpu, event, comm), (count, period)) in rows {
+    for (key, (count, period, _)) in rows {
+        let (Some(&[pid, tid, has_cpu, cpu, event, comm]), Some(locations)) =
+            (key.get(..LABEL_WORDS), key.get(LABEL_WORDS..))
+        else {
+            continue;
+        };
         let column = kept.binary_search(&event).unwrap_or(0);
         let count = i64::try_from(count).unwrap_or(i64::MAX);
         let period = i64::try_from(period).unwrap_or(i64::MAX);
@@ -243,14 +253,13 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
         }
         label.push(num_label(keys[2], pid));
         label.push(num_label(keys[3], tid));
-        if let Some(cpu) = cpu {
+        if has_cpu == 1 {
             label.push(num_label(keys[4], cpu));
         }
-        let locations = stack_list.get(stack as usize).copied().unwrap_or(&[]);
         sample.push(proto::Sample { location_id: locations.iter().map(|&l| u64::from(l) + 1).collect(), value, label });
     }
     // The first kept event's type and attr period (a frequency-mode event has no fixed period: 0).
-    let first = kept.first().and_then(|&e| events.get(e));
+    let first = kept.first().and_then(|&e| events.get(e as usize));
     let period_type = sample_type.get(1).copied();
     let period = first.filter(|e| !e.attr.freq()).map_or(0, |e| i64::try_from(e.attr.sample_period).unwrap_or(0));
     let comment = vec![strings.id(&format!("perfdata {} export", env!("CARGO_PKG_VERSION")))];
@@ -271,7 +280,9 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
         default_sample_type,
     };
     let raw = profile.encode_to_vec();
-    let mut gz = flate2::write::GzEncoder::new(Vec::with_capacity(raw.len() / 4), flate2::Compression::default());
+    // gzip's fastest level, as Go's runtime/pprof writes its profiles (level 6 made files a
+    // quarter smaller and took twice as long).
+    let mut gz = flate2::write::GzEncoder::new(Vec::with_capacity(raw.len() / 4), flate2::Compression::fast());
     std::io::Write::write_all(&mut gz, &raw)
         .and_then(|()| gz.finish())
         .map(|gzipped| Pprof { gzipped, samples: n, diagnostics })
