@@ -29,16 +29,21 @@ cargo build --release -q -p perfdata-cli
 P=${CARGO_TARGET_DIR:-target}/release/perfdata
 W=bench/work
 
-best() { # name, output file, shell command: prints "name best_seconds"
-  local name=$1 out=$2 cmd=$3 b=999999
+command -v /usr/bin/time >/dev/null || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
+# name, output file, shell command: prints "name best_wall_seconds best_cpu_seconds" (CPU: user +
+# system of the command and its children, e.g. both sides of a pipe; less sensitive than wall
+# time to other load on the machine, which slows perfdata's two threads more than one process).
+best() {
+  local name=$1 out=$2 cmd=$3 b=999999 c=999999
   for _ in $(seq "$REPS"); do
     local s e
     s=$(date +%s.%N)
-    sh -c "$cmd" > "$out" 2>/dev/null
+    /usr/bin/time -f "%U %S" -o $W/cpu.txt sh -c "$cmd" > "$out" 2>/dev/null
     e=$(date +%s.%N)
     b=$(python3 -c "print(min($b, $e - $s))")
+    c=$(python3 -c "u, s = open('$W/cpu.txt').read().split()[-2:]; print(min($c, float(u) + float(s)))")
   done
-  echo "$name $b"
+  echo "$name $b $c"
 }
 {
   best perfdata-pprof $W/pprof.log "$P export --format pprof $FILE -o $W/ours.pb.gz"
@@ -95,8 +100,9 @@ else
   echo "go not installed: the profile's weights were not compared (apt-get install golang-go)"
 fi
 python3 - <<'PY'
-r = {l.split()[0]: float(l.split()[1]) for l in open("bench/work/pprof-results.txt")}
-print(f"\npprof export: perfdata {r['perfdata-pprof']:.2f} s, perf script | inferno-collapse-perf "
-      f"{r['inferno-pipeline']:.2f} s: {r['inferno-pipeline'] / r['perfdata-pprof']:.1f}x "
-      f"(perfdata folded alone {r['perfdata-folded']:.2f} s)")
+r = {l.split()[0]: [float(x) for x in l.split()[1:]] for l in open("bench/work/pprof-results.txt")}
+for i, what in enumerate(["wall", "CPU"]):
+    print(f"{what:>4}: pprof export: perfdata {r['perfdata-pprof'][i]:.2f} s, perf script | inferno-collapse-perf "
+          f"{r['inferno-pipeline'][i]:.2f} s: {r['inferno-pipeline'][i] / r['perfdata-pprof'][i]:.1f}x "
+          f"(perfdata folded alone {r['perfdata-folded'][i]:.2f} s: {r['inferno-pipeline'][i] / r['perfdata-folded'][i]:.1f}x)")
 PY

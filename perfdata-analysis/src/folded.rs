@@ -339,8 +339,9 @@ impl Labels {
 use perfdata_symbolize::FastMap;
 
 /// Where the labels of one resolved address sit in [`Folder::seqs`] (several when a name splits
-/// into Java inline pieces at `->`), leaf-most first.
-type FrameLabels = (u32, u32);
+/// into Java inline pieces at `->`), leaf-most first, and its pprof location ([`Sites::site`],
+/// `u32::MAX` when not exporting; it fills what was padding in the front cache's slots).
+type FrameLabels = (u32, u32, u32);
 
 /// (address space, its generation, kernel frame, java comm, unwound from the stack dump, address).
 type FrameKey = (u32, u32, bool, bool, bool, u64);
@@ -405,8 +406,10 @@ pub(crate) struct FrameSite<'a> {
     pub map: Option<&'a perfdata_core::process::Map>,
     /// perf's dso name of the frame (`[kernel.kallsyms]`, a path, `[unknown]`).
     pub dso: &'a str,
-    /// Its labels, leaf-most (innermost inline frame) first, as `perfdata folded` writes them.
-    pub labels: &'a [&'a str],
+    /// Its labels, leaf-most (innermost inline frame) first: indices in `names`.
+    pub labels: &'a [u32],
+    /// Every label so far, as `perfdata folded` writes them.
+    pub names: &'a [String],
 }
 
 /// Where resolved frames become pprof locations: [`Sites::site`] is called once per frame
@@ -419,8 +422,6 @@ pub(crate) trait Sites {
 /// The location of each resolved frame, and the current sample's locations, leaf first.
 struct SiteStack<'o> {
     sites: &'o mut dyn Sites,
-    /// `seq_site[at]`: the location of the frame whose labels start at `Folder::seqs[at]`.
-    seq_site: Vec<u32>,
     stack: Vec<u32>,
     /// The comm of the current sample's thread.
     comm: std::rc::Rc<str>,
@@ -454,7 +455,7 @@ impl Folder<'_> {
         let gen = if kernel { self.kernel_gen } else { self.user_gen };
         let key = (space, gen, kernel, comm_is_java, unwound, addr);
         let slot = front_slot(&key);
-        let (at, n) = match self.front.get(slot) {
+        let (at, n, site) = match self.front.get(slot) {
             Some(Some((k, l))) if *k == key => *l,
             _ => {
                 let l = match self.frames.get(&key) {
@@ -470,7 +471,7 @@ impl Folder<'_> {
         let (at, n) = (at as usize, n as usize);
         if let Some(s) = self.sites.as_mut() {
             if n > 0 {
-                s.stack.extend(s.seq_site.get(at).copied());
+                s.stack.push(site);
             }
         }
         // Most frames are one label: a push, not a memcpy call.
@@ -607,23 +608,18 @@ impl Folder<'_> {
             self.front.fill(None);
             // Only cached frames refer to the sequences.
             self.seqs.clear();
-            if let Some(s) = self.sites.as_mut() {
-                s.seq_site.clear();
-            }
         }
         let at = u32::try_from(self.seqs.len()).unwrap_or(u32::MAX);
-        let labels = (at, u32::try_from(out.len()).unwrap_or(0));
         self.seqs.extend(out.iter().rev());
-        if let Some(s) = self.sites.as_mut() {
-            if !out.is_empty() {
-                let names: Vec<&str> =
-                    out.iter().rev().map(|l| self.labels.names.get(*l as usize).map_or("", String::as_str)).collect();
+        let site = match self.sites.as_mut() {
+            Some(s) if !out.is_empty() => {
                 let map = self.machine.find_map(pid, addr, kernel);
-                let id = s.sites.site(FrameSite { kernel, addr, map, dso, labels: &names });
-                s.seq_site.resize(self.seqs.len().saturating_sub(out.len()), 0);
-                s.seq_site.push(id);
+                let labels = self.seqs.get(at as usize..).unwrap_or(&[]);
+                s.sites.site(FrameSite { kernel, addr, map, dso, labels, names: &self.labels.names })
             }
-        }
+            _ => u32::MAX,
+        };
+        let labels = (at, u32::try_from(out.len()).unwrap_or(0), site);
         self.frames.insert(key, labels);
         self.scratch = out;
         labels
@@ -1054,7 +1050,7 @@ pub(crate) fn fold_sites(
     mut each: impl FnMut(&SiteSample<'_>),
 ) -> Result<Vec<String>> {
     let mut f = Folder::new(file, opts);
-    f.sites = Some(SiteStack { sites, seq_site: Vec::new(), stack: Vec::new(), comm: std::rc::Rc::from("") });
+    f.sites = Some(SiteStack { sites, stack: Vec::new(), comm: std::rc::Rc::from("") });
     drive(file, opts, &mut f, |f, item, _| {
         let Some(s) = f.sites.as_ref() else { return };
         each(&SiteSample {
