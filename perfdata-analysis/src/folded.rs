@@ -340,7 +340,8 @@ use perfdata_symbolize::FastMap;
 
 /// Where the labels of one resolved address sit in [`Folder::seqs`] (several when a name splits
 /// into Java inline pieces at `->`), leaf-most first, and its pprof location ([`Sites::site`],
-/// `u32::MAX` when not exporting; it fills what was padding in the front cache's slots).
+/// `u32::MAX` when not exporting: the front cache's slots grow from 32 to 40 bytes, where a
+/// separate site table indexed like `seqs` cost the export a second cache miss per frame).
 type FrameLabels = (u32, u32, u32);
 
 /// (address space, its generation, kernel frame, java comm, unwound from the stack dump, address).

@@ -9,7 +9,8 @@
 //!
 //! Function names are the frame texts `perfdata folded` writes (so `[libc.so.6]` for an
 //! unresolved address under the default options): `go tool pprof -raw`/`-traces` then give, per
-//! comm and stack, the weights of `perfdata folded` on the same file and options.
+//! comm and stack, the weights of `perfdata folded` on the same file and options. Folded's root
+//! frame (`comm`, `comm-PID/TID`) is no frame here: comm, pid and tid are labels.
 //!
 //! ```no_run
 //! use perfdata_analysis::export::pprof::pprof;
@@ -197,9 +198,9 @@ struct Entry {
 
 /// Distinct samples (keys: labels, [`LABEL_WORDS`], then locations leaf first) in order of first
 /// appearance, with their counts and periods. The keys sit end to end in one arena and the
-/// hash table holds only entry indices, so it stays small enough for the CPU caches (a
-/// garbage-ridden `-g` file has about as many distinct location stacks as samples: 122 K of
-/// 1.3 M in the benchmark's) and growing it rehashes nothing.
+/// hash table holds only entry indices, so it stays small (a garbage-ridden `-g` file has many
+/// distinct location stacks: 122 K for 1.3 M samples in the benchmark's) and growing it rehashes
+/// no key.
 #[derive(Default)]
 struct SampleTable {
     table: hashbrown::HashTable<u32>,
@@ -213,7 +214,9 @@ impl SampleTable {
         let hash = self.state.hash_one(key);
         let (entries, arena) = (&mut self.entries, &mut self.arena);
         let same = |i: &u32| {
-            entries.get(*i as usize).is_some_and(|e| e.hash == hash && arena.get(e.start..e.start + e.len) == Some(key))
+            entries
+                .get(*i as usize)
+                .is_some_and(|e| e.hash == hash && arena.get(e.start..e.start.saturating_add(e.len)) == Some(key))
         };
         if let Some(e) = self.table.find(hash, same).copied().and_then(|i| entries.get_mut(i as usize)) {
             e.count = e.count.saturating_add(1);
@@ -229,7 +232,9 @@ impl SampleTable {
 
     /// (key, count, period) in order of first appearance.
     fn iter(&self) -> impl Iterator<Item = (&[u32], u64, u64)> {
-        self.entries.iter().map(|e| (self.arena.get(e.start..e.start + e.len).unwrap_or(&[]), e.count, e.period))
+        self.entries
+            .iter()
+            .map(|e| (self.arena.get(e.start..e.start.saturating_add(e.len)).unwrap_or(&[]), e.count, e.period))
     }
 }
 
