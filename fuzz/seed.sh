@@ -17,7 +17,7 @@ files=(../testdata/*.data ../testdata/*/data* regressions/*/*)
 [ -d "$shared" ] && files+=("$shared"/*/*)
 for t in file roundtrip; do seed "$t" "${files[@]}"; done
 # parse: the first 512 bytes of the recordings (the headers and the attrs that follow them)
-for f in ../testdata/*.data; do head -c 512 "$f" > "corpus/parse/$(basename "$f")"; done
+for f in ../testdata/*.data; do [ -f "$f" ] && head -c 512 "$f" > "corpus/parse/$(basename "$f")"; done
 # pipe: the streams without their 16-byte pipe header (the target adds it)
 for f in ../testdata/pipe*.data "$shared"/quipper/*piped* "$shared"/mslt/pipe.data; do
   [ -f "$f" ] && tail -c +17 "$f" > "corpus/pipe/$(basename "$f")"
