@@ -1,10 +1,11 @@
-//! `perfdata export --format speedscope|chrome-trace FILE -o OUT`.
+//! `perfdata export --format speedscope|chrome-trace|pprof FILE -o OUT`.
 
 use crate::folded::FoldArgs;
 use clap::{Args, ValueEnum};
 use perfdata_analysis::export::chrome::{chrome_trace, ChromeOptions};
+use perfdata_analysis::export::pprof::pprof;
 use perfdata_analysis::export::speedscope::{speedscope, Unit};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// The formats.
@@ -17,6 +18,10 @@ pub enum Format {
     /// with the scheduler's slices (from sched_switch), samples as instant events with their
     /// stacks, lost events as a counter.
     ChromeTrace,
+    /// pprof's profile.proto, gzipped (`go tool pprof`): the samples of `perfdata folded` with
+    /// their mappings, locations and inline frames; values sample counts and periods; labels
+    /// comm, pid, tid, cpu (and event with several).
+    Pprof,
 }
 
 /// Options of `perfdata export`.
@@ -57,16 +62,36 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
             let f = crate::open(&a.file)?;
             chrome_trace(&f, &ChromeOptions { fold: a.fold.options()?, no_samples: a.no_samples })?
         }
+        Format::Pprof => {
+            let f = crate::open(&a.file)?;
+            let p = pprof(&f, &a.fold.options()?)?;
+            for d in f.diagnostics().iter().chain(&p.diagnostics) {
+                eprintln!("perfdata: warning: {}: {d}", a.file);
+            }
+            write(a.output.as_deref(), &p.gzipped)?;
+            return Ok(ExitCode::SUCCESS);
+        }
     };
     let text = serde_json::to_string(&doc)?;
-    match &a.output {
+    write(a.output.as_deref(), text.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Write `bytes` to `path` through a temporary file renamed at the end (no partial file is left
+/// on an error), or to stdout.
+fn write(path: Option<&Path>, bytes: &[u8]) -> std::io::Result<()> {
+    match path {
         Some(p) => {
             let tmp = p.with_extension(format!("{}.tmp", std::process::id()));
-            std::fs::write(&tmp, text.as_bytes()).and_then(|()| std::fs::rename(&tmp, p)).inspect_err(|_| {
+            std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, p)).inspect_err(|_| {
                 let _ = std::fs::remove_file(&tmp);
-            })?;
+            })
         }
-        None => crate::folded::output(None, &text)?,
+        None => {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            out.write_all(bytes)?;
+            out.flush()
+        }
     }
-    Ok(ExitCode::SUCCESS)
 }

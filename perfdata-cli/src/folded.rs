@@ -71,7 +71,7 @@ pub struct FoldArgs {
     #[arg(long)]
     srcline: bool,
     /// Only this event's samples (perf's name, e.g. `cycles:u`).
-    #[arg(long, conflicts_with = "all_events")]
+    #[arg(long, alias = "event", conflicts_with = "all_events")]
     event_filter: Option<String>,
     /// Samples of every event (default for perf-script-py).
     #[arg(long)]

@@ -647,10 +647,11 @@ class PerfData:
         self,
         path: Union[str, "os.PathLike[str]"],
         *,
-        format: Literal["speedscope", "chrome-trace"],
+        format: Literal["speedscope", "chrome-trace", "pprof"],
         **options: Unpack[_FoldOptions],
     ) -> None:
-        """Write speedscope JSON or Chrome Trace Event JSON (Perfetto UI)."""
+        """Write speedscope JSON, Chrome Trace Event JSON (Perfetto UI) or pprof's gzipped
+        profile.proto (go tool pprof)."""
     def report(
         self,
         *,
