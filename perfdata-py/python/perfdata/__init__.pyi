@@ -645,10 +645,23 @@ class PerfData:
         self,
         path: Union[str, "os.PathLike[str]"],
         *,
-        format: Literal["speedscope", "chrome-trace"],
-        **options: Unpack[_FoldOptions],
+        format: Literal["speedscope", "chrome-trace", "parquet"],
+        **options: Any,
     ) -> None:
-        """Write speedscope JSON or Chrome Trace Event JSON (Perfetto UI)."""
+        """Write speedscope JSON, Chrome Trace Event JSON (Perfetto UI) or a directory of Parquet
+        files (``to_parquet``)."""
+    def to_parquet(
+        self,
+        dir: Union[str, "os.PathLike[str]"],
+        *,
+        symbolize: bool = False,
+        order: Optional[_Order] = None,
+        stack_data: bool = False,
+        common: bool = False,
+        **options: Unpack[_FoldOptions],
+    ) -> Dict[str, str]:
+        """Write every table (samples, mmaps, comms, tasks, lost, records, tp.SYSTEM.NAME per
+        tracepoint event) as DIR/NAME.parquet (zstd); returns table name → path."""
     def report(self, **options: Unpack[_FoldOptions]) -> Any:
         """perf report --no-children --sort comm,dso,sym as a pandas.DataFrame (overhead %, samples,
         period, comm, dso, kernel, symbol)."""
