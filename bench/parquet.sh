@@ -6,8 +6,8 @@
 #   Python: PerfData.to_arrow("samples") + pyarrow.parquet.write_table(compression="zstd")
 #                                                       (the same samples table through pyarrow's
 #                                                        writer; needs .venv with perfdata built)
-# Prints wall seconds (best of REPS, default 3) and peak RSS (GNU time), and checks that the
-# samples table has perf report --stats' sample count.
+# Prints wall seconds (best of REPS, default 3), the CPU seconds (user + sys, all threads) of that
+# run and peak RSS (GNU time), and the samples table's rows beside perf report --stats' count.
 #
 #   bench/parquet.sh [FILE]   (default FILE: records bench/work/parquet.data once, not committed:
 #                              perf record -a -g -e cpu-clock -c 10000 for 12.5 s with both CPUs
@@ -30,19 +30,21 @@ cargo build --release -q -p perfdata-cli
 P=${CARGO_TARGET_DIR:-target}/release/perfdata
 PY=.venv/bin/python
 
-best() { # name, command...: prints "name best_seconds max_rss_kb"
+best() { # name, command...: prints "name best_seconds max_rss_kb cpu_seconds_of_the_best_run"
   local name=$1; shift
-  local b=999999 rss=0
+  local b=999999 rss=0 cpu=0
   for _ in $(seq "$REPS"); do
-    local s e r
+    local s e r u
     s=$(date +%s.%N)
-    /usr/bin/time -f %M -o $W/time.txt "$@" > /dev/null 2>&1
+    /usr/bin/time -f '%M %U %S' -o $W/time.txt "$@" > /dev/null 2>&1
     e=$(date +%s.%N)
-    r=$(cat $W/time.txt)
-    b=$(python3 -c "print(min($b, $e - $s))")
+    read -r r u k < $W/time.txt
+    if python3 -c "import sys; sys.exit(not $e - $s < $b)"; then
+      b=$(python3 -c "print($e - $s)"); cpu=$(python3 -c "print($u + $k)")
+    fi
     rss=$(( r > rss ? r : rss ))
   done
-  echo "$name $b $rss"
+  echo "$name $b $rss $cpu"
 }
 {
   echo "samples $(perf report --stats -i "$FILE" 2>/dev/null | awk '/^ *SAMPLE events:/{print $3; exit}')"
@@ -65,11 +67,11 @@ for l in open(sys.argv[1]):
 n = int(r["samples"][0])
 print(f"\n{n} samples (perf report --stats); samples.parquet has {r['rows'][0]} rows")
 size = sum(os.path.getsize(os.path.join(sys.argv[2], f)) for f in os.listdir(sys.argv[2]))
-print(f"{'method':22} {'seconds':>8} {'s per 1M samples':>17} {'peak RSS MB':>12} {'vs perfdata':>12}")
+print(f"{'method':22} {'seconds':>8} {'s per 1M samples':>17} {'CPU s':>6} {'peak RSS MB':>12} {'vs perfdata':>12}")
 ours = float(r["perfdata-parquet"][0])
 for k in ("perfdata-parquet", "perf-script", "py-to_arrow-pyarrow"):
     if k in r:
-        s, rss = float(r[k][0]), int(r[k][1])
-        print(f"{k:22} {s:8.3f} {s / n * 1e6:17.3f} {rss / 1024:12.1f} {s / ours:11.1f}x")
+        s, rss, cpu = float(r[k][0]), int(r[k][1]), float(r[k][2])
+        print(f"{k:22} {s:8.3f} {s / n * 1e6:17.3f} {cpu:6.2f} {rss / 1024:12.1f} {s / ours:11.1f}x")
 print(f"parquet directory: {size / 1e6:.1f} MB")
 PY

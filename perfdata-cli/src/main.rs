@@ -99,7 +99,7 @@ enum Cmd {
         #[command(flatten)]
         fold: folded::FoldArgs,
     },
-    /// Convert to another tool's format: speedscope JSON, Chrome Trace Event JSON (Perfetto UI).
+    /// Convert to another tool's format: speedscope JSON, Chrome Trace Event JSON (Perfetto UI), Parquet tables.
     Export(export::ExportArgs),
     /// Block I/O analyses (`perfdata block latency`).
     Block {

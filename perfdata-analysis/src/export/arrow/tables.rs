@@ -483,10 +483,16 @@ impl SampleSink {
         // Columns are created on first use; from here on every row must fill them.
         self.any_optional = true;
         let n = self.rows;
-        let read = s.read();
+        // Each variable-position field is decoded once, and only when the event samples it.
+        let bits = s.attr().sample_type;
+        let has = |b: u64| bits & b != 0;
+        let read = if has(st::READ) { s.read() } else { None };
         let read = read.as_ref();
-        let branch = s.branch_stack();
+        let branch = if has(st::BRANCH_STACK) { s.branch_stack() } else { None };
         let branch = branch.as_ref();
+        let regs_user_v = if has(st::REGS_USER) { s.regs_user() } else { None };
+        let regs_intr_v = if has(st::REGS_INTR) { s.regs_intr() } else { None };
+        let stack_user = if has(st::STACK_USER) { s.stack_user() } else { None };
         let u64s: [Option<u64>; OPT_U64.len()] = [
             s.id(),
             s.stream_id(),
@@ -501,10 +507,10 @@ impl SampleSink {
             read.and_then(|r| r.time_enabled()),
             read.and_then(|r| r.time_running()),
             branch.and_then(|b| b.hw_idx),
-            s.regs_user().map(|r| r.abi),
-            s.regs_intr().map(|r| r.abi),
-            s.stack_user().map(|x| x.size),
-            s.stack_user().and_then(|x| x.dyn_size),
+            regs_user_v.as_ref().map(|r| r.abi),
+            regs_intr_v.as_ref().map(|r| r.abi),
+            stack_user.as_ref().map(|x| x.size),
+            stack_user.as_ref().and_then(|x| x.dyn_size),
         ];
         for (col, v) in self.opt_u64.iter_mut().zip(u64s) {
             put_u64(col, n, v);
@@ -521,14 +527,14 @@ impl SampleSink {
         put_list(branch_to, n, branch.map(|b| b.entries().map(|e| e.to)));
         put_list(branch_flags, n, branch.map(|b| b.entries().map(|e| e.flags)));
         put_list(branch_counters, n, branch.and_then(|b| b.counters).map(|c| c.iter()));
-        put_list(regs_user, n, s.regs_user().map(|r| r.values.iter()));
-        put_list(regs_intr, n, s.regs_intr().map(|r| r.values.iter()));
+        put_list(regs_user, n, regs_user_v.as_ref().map(|r| r.values.iter()));
+        put_list(regs_intr, n, regs_intr_v.as_ref().map(|r| r.values.iter()));
 
         let [raw, aux, stack] = &mut self.opt_bin;
         put_bin(raw, n, s.raw());
         put_bin(aux, n, s.aux());
         if self.stack_data {
-            put_bin(stack, n, s.stack_user().map(|x| x.data));
+            put_bin(stack, n, stack_user.as_ref().map(|x| x.data));
         }
     }
 }
@@ -801,15 +807,7 @@ impl Row for TaskRow {
             RecordKind::Exit(t) => ("EXIT", t),
             _ => return None,
         };
-        Some(TaskRow {
-            type_,
-            time: t.time,
-            cpu: when(rec).1,
-            pid: t.pid,
-            ppid: t.ppid,
-            tid: t.tid,
-            ptid: t.ptid,
-        })
+        Some(TaskRow { type_, time: t.time, cpu: when(rec).1, pid: t.pid, ppid: t.ppid, tid: t.tid, ptid: t.ptid })
     }
 
     fn columns(r: &[Self]) -> Result<Columns, ArrowError> {
