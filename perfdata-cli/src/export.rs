@@ -21,7 +21,7 @@ pub enum Format {
     /// stacks, lost events as a counter.
     ChromeTrace,
     /// A directory of Parquet files (zstd), one per table: samples.parquet (callchain as
-    /// list<uint64>), mmaps, comms, tasks, lost, records (count per record type), and
+    /// `list<uint64>`), mmaps, comms, tasks, lost, records (count per record type), and
     /// tp.SYSTEM.NAME.parquet per tracepoint event with a typed column per field; the columns of
     /// Python's to_arrow().
     Parquet,
@@ -42,7 +42,7 @@ pub struct ExportArgs {
     /// chrome-trace: scheduler slices only, no samples.
     #[arg(long)]
     no_samples: bool,
-    /// parquet: add comm, dso, symbol and frames (list<string>, leaf first, folded with the
+    /// parquet: add comm, dso, symbol and frames (`list<string>`, leaf first, folded with the
     /// options below) to the samples table.
     #[arg(long)]
     symbolize: bool,

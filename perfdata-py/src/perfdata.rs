@@ -939,7 +939,8 @@ impl PerfData {
     ///     order: 'time' or 'file' (default: the order given to ``open``).
     ///     stack_data: add the user stack bytes as a ``stack_user`` column.
     ///     common: tracepoint tables: also the ``common_*`` fields.
-    ///     **options: with ``symbolize``, ``folded()``'s frame options.
+    ///     **options: ``progress=True`` (a progress bar on stderr); with ``symbolize``,
+    ///         ``folded()``'s frame options.
     ///
     /// Returns:
     ///     dict: table name → path of its file.
@@ -962,6 +963,7 @@ impl PerfData {
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         use perfdata_analysis::export::parquet::{write_parquet, Error, ParquetOptions};
+        let progress = crate::progress::take(options)?;
         let symbolize = self.symbolize_options("samples", symbolize, options)?;
         let o = ParquetOptions {
             order: self.order_or_default(order)?,
@@ -971,7 +973,12 @@ impl PerfData {
             ..Default::default()
         };
         let file = self.file()?;
-        let written = py.detach(|| write_parquet(&file, &dir, &o)).map_err(|e| match e {
+        let bar = crate::progress::Bar::start(py, &file, progress)?;
+        let written = py.detach(|| write_parquet(&file, &dir, &o));
+        if let Some(bar) = bar {
+            bar.finish(py)?;
+        }
+        let written = written.map_err(|e| match e {
             Error::Read(e) => error::to_py(py, e, file.path()),
             Error::Io { source, path } => pyo3::exceptions::PyOSError::new_err((
                 source.raw_os_error().unwrap_or(0),

@@ -179,7 +179,7 @@ def test_symbolized_samples_are_to_arrows(tmp_path):
 
 def test_export_format_parquet(tmp_path):
     with perfdata.open(perfout.TESTDATA / "sched.data") as f:
-        assert f.export(tmp_path / "t", format="parquet") is None
+        assert f.export(tmp_path / "t", format="parquet", progress=True) is None
     names = sorted(p.name for p in (tmp_path / "t").iterdir())
     assert "tp.sched.sched_switch.parquet" in names and "samples.parquet" in names
     assert not [n for n in names if not n.endswith(".parquet")]

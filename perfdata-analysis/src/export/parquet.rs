@@ -14,7 +14,8 @@
 //! file (pipe streams, whose events and columns are only known at their end, are written in one
 //! batch). Reading and encoding run on two threads. Each file is
 //! written under a temporary name (`.NAME.parquet.tmp-PID`) and renamed when every table is
-//! complete: an error leaves no file behind (and removes the directory if this call created it).
+//! complete: an error leaves none of them behind (and removes the directory if this call created
+//! it). Files of other names already in the directory are left alone.
 
 use super::arrow::tables::{self, Table, TableBuilder};
 use super::arrow::tracepoints::TracepointBuilder;
@@ -41,7 +42,7 @@ use std::sync::Arc;
 pub struct ParquetOptions {
     /// Record order (rows follow it).
     pub order: Order,
-    /// Samples table: add `comm`, `dso`, `symbol` and `frames` (list<string>, leaf first), folded
+    /// Samples table: add `comm`, `dso`, `symbol` and `frames` (`list<string>`, leaf first), folded
     /// with these options (as Python's `to_arrow(symbolize=True)`).
     pub symbolize: Option<FoldedOptions>,
     /// Samples table: include the user stack bytes as a `stack_user` column.

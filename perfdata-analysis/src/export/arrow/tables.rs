@@ -10,7 +10,7 @@
 //! - `mmaps`: MMAP and MMAP2; `comms`: COMM; `tasks`: FORK and EXIT; `lost`: LOST and LOST_SAMPLES;
 //! - `records`: one row per record type: count and bytes.
 //!
-//! With `symbolize`, the samples table also gets `comm`, `dso`, `symbol` and `frames` ([`SymSink`]).
+//! With `symbolize`, the samples table also gets `comm`, `dso`, `symbol` and `frames` (`SymSink`).
 
 use super::columns::{Prim, U64List};
 use crate::folded::{FoldedOptions, Root, StackFolder};
