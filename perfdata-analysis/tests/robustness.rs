@@ -129,7 +129,7 @@ fn parquet_tables(file: &PerfFile<'_>) {
     use perfdata_analysis::export::parquet::{write_parquet, ParquetOptions};
     static N: AtomicUsize = AtomicUsize::new(0);
     let n = N.fetch_add(1, Relaxed);
-    if n % 8 != 0 {
+    if !n.is_multiple_of(8) {
         return;
     }
     let dir = std::env::temp_dir().join(format!("perfdata-robustness-parquet-{}-{n}", std::process::id()));
