@@ -185,7 +185,7 @@ pub fn record_json(rec: &Record<'_>) -> Value {
     m.insert("type".into(), Value::String(rec.type_name().into_owned()));
     m.insert("type_id".into(), rec.header.type_.into());
     m.insert("misc".into(), rec.header.misc.into());
-    m.insert("size".into(), rec.header.size.into());
+    m.insert("size".into(), rec.header.record_size().into());
     m.insert("offset".into(), rec.pos.offset.into());
     if let Some(i) = rec.pos.index {
         m.insert("index".into(), i.into());

@@ -138,10 +138,11 @@ impl<'d> Frames<'d> {
                     let e = self.endian;
                     let header = RecordHeader::from_bytes(h, e);
                     let size = usize::from(header.size);
+                    // Simpleperf's own types (≥ 32768) have a 32-bit size: framed below.
                     let special = matches!(
                         header.type_,
                         rt::HEADER_TRACING_DATA | rt::AUXTRACE | rt::COMPRESSED | rt::COMPRESSED2
-                    );
+                    ) || header.type_ >= rt::SIMPLEPERF_START;
                     if size >= 8 && size <= avail && !special {
                         *at = start + size;
                         let pos = Position { offset: start as u64, index: None, file: *file };
@@ -270,7 +271,7 @@ impl<'d> Frames<'d> {
         let mut pos = self.carrier;
         pos.index = Some(self.dindex);
         let header = RecordHeader::parse(avail, self.endian, pos)?;
-        let size = usize::from(header.size);
+        let size = header.record_size();
         if size < 8 {
             return Err(framing_error(pos, header, "record size below the 8-byte header"));
         }
@@ -311,7 +312,11 @@ fn framing_error(pos: Position, header: RecordHeader, detail: &str) -> Error {
     Error::Record {
         pos,
         record: rt::name(header.type_).unwrap_or("UNKNOWN"),
-        source: Box::new(Error::malformed(pos, "perf_event_header", format!("{detail} (size {})", header.size))),
+        source: Box::new(Error::malformed(
+            pos,
+            "perf_event_header",
+            format!("{detail} (size {})", header.record_size()),
+        )),
     }
 }
 
@@ -334,7 +339,11 @@ fn read_frame(input: &mut Input<'_>, endian: Endian) -> Result<Option<Framed>> {
                     size: endian.u16(h.get(6..8).unwrap_or(&[0; 2])),
                 };
                 let size = usize::from(header.size);
-                if size >= 8 && size <= avail && header.type_ != rt::HEADER_TRACING_DATA && header.type_ != rt::AUXTRACE
+                if size >= 8
+                    && size <= avail
+                    && header.type_ != rt::HEADER_TRACING_DATA
+                    && header.type_ != rt::AUXTRACE
+                    && header.type_ < rt::SIMPLEPERF_START
                 {
                     *at = start + size;
                     let pos = Position { offset: start as u64, index: None, file: *file };
@@ -404,7 +413,7 @@ fn frame_at(avail: &[u8], pos: Position, endian: Endian, complete: bool) -> Resu
         return Err(Error::Truncated { pos, what: "perf_event_header", needed: 8, available: avail.len() as u64 });
     }
     let header = RecordHeader::parse(avail, endian, pos)?;
-    let size = usize::from(header.size);
+    let size = header.record_size();
     if size < 8 {
         return Err(framing_error(pos, header, "record size below the 8-byte header"));
     }
@@ -449,8 +458,14 @@ fn fill(reader: &mut Box<dyn Read + Send + '_>, buf: &mut Vec<u8>, want: usize, 
 }
 
 /// Length of the out-of-band payload after a record (HEADER_TRACING_DATA: u32 at 8; AUXTRACE: u64 at 8).
+///
+/// perf's HEADER_TRACING_DATA record is 16 bytes (12 from older perf versions) and the tracing
+/// data follow it; simpleperf writes the same type with the data inside the record (`size` = 12 +
+/// the data padded to 64 bytes, see [`crate::record::TracingDataRecord`]), so a larger size means
+/// there is no payload.
 fn payload_len(header: RecordHeader, rec: &[u8], endian: Endian) -> Result<u64> {
     match header.type_ {
+        rt::HEADER_TRACING_DATA if header.size > TRACING_DATA_RECORD_SIZE => Ok(0),
         rt::HEADER_TRACING_DATA => match rec.get(8..12) {
             Some(b) => Ok(u64::from(endian.u32(b))),
             None => Err(Error::Truncated {
@@ -473,5 +488,9 @@ fn payload_len(header: RecordHeader, rec: &[u8], endian: Endian) -> Result<u64> 
     }
 }
 
-/// Largest possible record (`u16` size).
+/// The size of perf's HEADER_TRACING_DATA record (`struct perf_record_header_tracing_data`; older
+/// perf versions wrote 12, without the padding).
+pub(crate) const TRACING_DATA_RECORD_SIZE: u16 = 16;
+
+/// Largest possible perf record (`u16` size; simpleperf's own types can be larger).
 pub const MAX_RECORD_SIZE: usize = MAX_RECORD;

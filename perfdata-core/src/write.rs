@@ -378,7 +378,7 @@ fn conv_record(
             b.u64()?;
             b.rest();
         }
-        rt::HEADER_TRACING_DATA => {
+        rt::HEADER_TRACING_DATA | rt::SIMPLEPERF_TRACING_DATA => {
             b.u32()?;
             b.rest();
         }
@@ -741,7 +741,8 @@ pub fn write_file_edited(file: &PerfFile<'_>, to: Endian, edit: &mut dyn Edit) -
             Err(e) => return Err(e),
         };
         let payload: &[u8] = match &rec.kind {
-            crate::RecordKind::HeaderTracingData(t) => t.data,
+            // simpleperf's framing keeps the data inside the record's bytes.
+            crate::RecordKind::HeaderTracingData(t) if !t.inline => t.data,
             crate::RecordKind::Auxtrace(a) => a.data,
             _ => &[],
         };

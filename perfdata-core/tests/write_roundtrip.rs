@@ -76,6 +76,9 @@ fn every_file_reads_the_same_in_the_other_byte_order() {
         }
     }
     assert!(n >= 1);
+    for (name, data) in common::peer_files() {
+        assert!(check(&name, &data) > 0, "{name}");
+    }
 }
 
 #[test]

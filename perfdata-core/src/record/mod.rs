@@ -60,6 +60,19 @@ impl RecordHeader {
         endian.put_u16(out, self.size);
     }
 
+    /// The record's length in bytes, header included: `size`, except for simpleperf's own record
+    /// types (≥ [`record_type::SIMPLEPERF_START`]), whose header keeps the high 16 bits of a 32-bit
+    /// size where perf has `misc` (simpleperf's `simpleperf_record_header`: KERNEL_SYMBOL and
+    /// TRACING_DATA records outgrow 64 KiB).
+    #[inline(always)]
+    pub fn record_size(&self) -> usize {
+        if self.type_ >= record_type::SIMPLEPERF_START {
+            (usize::from(self.misc) << 16) | usize::from(self.size)
+        } else {
+            usize::from(self.size)
+        }
+    }
+
     /// The cpumode (misc bits 0–2).
     pub fn cpumode(&self) -> CpuMode {
         CpuMode::from_misc(self.misc)
@@ -443,8 +456,8 @@ fn decode_other<'a>(
             t::HEADER_EVENT_TYPE => {
                 RecordKind::HeaderEventType(HeaderEventTypeRecord { event_id: r.u64()?, name: until_nul_rest(&mut r) })
             }
-            t::HEADER_TRACING_DATA => {
-                RecordKind::HeaderTracingData(TracingDataRecord { size: r.u32()?, data: frame.payload })
+            t::HEADER_TRACING_DATA | t::SIMPLEPERF_TRACING_DATA => {
+                RecordKind::HeaderTracingData(TracingDataRecord::parse(&mut r, h, frame.payload)?)
             }
             t::HEADER_BUILD_ID => RecordKind::HeaderBuildId(BuildIdRecord::parse(&mut r, h.misc)?),
             t::FINISHED_ROUND => RecordKind::FinishedRound,
@@ -510,6 +523,18 @@ fn decode_other<'a>(
     })()
     .map_err(wrap)?;
     Ok(Record { pos, header: h, event, sample_id, kind, bytes: frame.bytes, events })
+}
+
+/// The tracing data record of `frame` (perf's or simpleperf's framing), without the rest of
+/// [`decode`]'s work.
+pub(crate) fn decode_tracing_data<'a>(
+    frame: &crate::stream::Frame<'a>,
+    endian: Endian,
+) -> Result<TracingDataRecord<'a>> {
+    let name = record_type::name(frame.header.type_).unwrap_or("UNKNOWN");
+    let base = Position { offset: frame.pos.offset.saturating_add(8), ..frame.pos };
+    let mut r = Reader::new(frame.bytes.get(8..).unwrap_or(&[]), endian, base, name);
+    TracingDataRecord::parse(&mut r, frame.header, frame.payload).map_err(|e| e.in_record(frame.pos, name))
 }
 
 fn until_nul_rest<'a>(r: &mut Reader<'a>) -> &'a [u8] {
