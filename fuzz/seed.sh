@@ -13,7 +13,7 @@ seed() { # target, files...
   local t=$1; shift
   for f in "$@"; do if [ -f "$f" ]; then cp "$f" "corpus/$t/$(basename "$(dirname "$f")")_$(basename "$f")"; fi; done
 }
-files=(../testdata/*.data ../testdata/*/data* regressions/*/*)
+files=(../testdata/*.data ../testdata/*/data* ../testdata/peer/*.data regressions/*/*)
 [ -d "$shared" ] && files+=("$shared"/*/*)
 for t in file roundtrip; do seed "$t" "${files[@]}"; done
 # pipe: the streams without their 16-byte pipe header (the target adds it)

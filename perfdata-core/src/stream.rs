@@ -224,6 +224,10 @@ impl<'d> Frames<'d> {
                 self.decomp = None;
                 continue;
             };
+            if header.type_ == rt::SIMPLEPERF_SPLIT || header.type_ == rt::SIMPLEPERF_SPLIT_END {
+                self.join_split(pos, header, rec);
+                continue;
+            }
             if header.type_ == rt::COMPRESSED || header.type_ == rt::COMPRESSED2 {
                 self.expand(pos, header, rec)?;
                 if !self.yield_compressed {
@@ -261,6 +265,40 @@ impl<'d> Frames<'d> {
         self.carrier = pos;
         self.dindex = 0;
         Ok(())
+    }
+
+    /// simpleperf splits a record too large for its buffers into SIMPLEPERF_SPLIT records (each
+    /// carrying the next part of the record's bytes) ended by SIMPLEPERF_SPLIT_END; its reader joins
+    /// them into the one record (record_file_reader.cpp). The parts go into the decompression
+    /// buffer, where the joined record is framed like a decompressed one.
+    fn join_split(&mut self, pos: Position, header: RecordHeader, rec: (usize, usize)) {
+        let left = self.dbuf.len().saturating_sub(self.dpos);
+        if header.type_ == rt::SIMPLEPERF_SPLIT_END {
+            // The parts must make exactly one record, which the buffer then yields.
+            let whole = self
+                .dbuf
+                .get(self.dpos..)
+                .and_then(|a| a.first_chunk::<8>())
+                .map(|h| RecordHeader::from_bytes(h, self.endian).record_size() == left);
+            if left > 0 && whole != Some(true) {
+                self.diagnostics.push(format!(
+                    "{left} bytes of SIMPLEPERF_SPLIT records (from {}) do not join into one record at the SPLIT_END at {pos}: dropped",
+                    self.carrier
+                ));
+                self.dbuf.clear();
+                self.dpos = 0;
+            }
+            return;
+        }
+        if left == 0 {
+            self.dbuf.clear();
+            self.dpos = 0;
+            self.carrier = pos;
+            self.dindex = 0;
+        }
+        let part = input_bytes(&self.inputs, rec).get(8..).unwrap_or(&[]);
+        self.dbuf.extend_from_slice(part);
+        self.dgen = self.dgen.wrapping_add(1);
     }
 
     fn take_decompressed(&mut self) -> Result<Option<Loc>> {

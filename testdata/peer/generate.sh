@@ -9,10 +9,12 @@
 # Needs perf, zstd and simpleperf on PATH (simpleperf: the NDK 27.0.11902837 Linux x86_64 build,
 # `simpleperf --version`: 1.build.11421629; PyPI's perftools 0.2.5 ships it).
 #
-# Beside every file F (F.zst: a file over 1 MB, zstd -19; tests decompress it):
-#   F.stats / F.dump                     perf report --stats -i F / perf report -D -i F
+# Beside every file F (F.zst: a file over 64 KB, zstd -19; tests decompress it):
+#   F.stats / F.dump                     perf report --stats -i F / perf report -D -i F without the
+#                                        hex lines of raw bytes
 #   F.KIND.err, F.KIND.rc                perf's stderr / exit code when non-empty / non-zero
-#   F.simpleperf-dump                    simpleperf dump F (zstd'd as F.simpleperf-dump.zst over 100 KB)
+#   F.simpleperf-dump                    simpleperf dump F
+#   (outputs over 20 KB are stored zstd -19 compressed as .zst)
 #   F.simpleperf-trace-sched             simpleperf trace-sched --record-file F --show-threads
 #   F.simpleperf-report                  simpleperf report -i F --sort comm,dso,symbol -g --full-callgraph
 set -u
@@ -21,13 +23,17 @@ PP_COMMIT=f38363858a56e1dc3b33b998e5a0f6c7046b8993
 here=$(cd "$(dirname "$0")" && pwd)
 aosp=${1:?AOSP git dir}; pp=${2:?perfparser git dir}
 
-# name in this folder, repository, path there
-FILES="
-perf_with_tracepoint_event.data aosp simpleperf/testdata/perf_with_tracepoint_event.data
-perf_with_tracepoint_event_dynamic_field.data aosp simpleperf/testdata/perf_with_tracepoint_event_dynamic_field.data
-perf_sched_stat_runtime.data aosp simpleperf/testdata/perf_sched_stat_runtime.data
-"
-
+# name in this folder, repository, path there: every perf.data file of simpleperf's testdata (its
+# etm/ and lbr/ files prefixed etm_, lbr_; perf_with_kernel_symbol.data and
+# perf_with_kmem_slab_callgraph.data are not in the snapshot this was made from; the two largest,
+# generated_by_linux_perf.data and perf_with_interpreter_frames.data, are left out to keep this small)
+FILES=$(git --git-dir="$aosp" ls-tree -r --name-only "$AOSP_COMMIT" simpleperf/testdata | grep '\.data$' |
+  while read -r p; do
+    case $p in */generated_by_linux_perf.data|*/perf_with_interpreter_frames.data) continue ;; esac # 2.2 and 1.3 MB
+    git --git-dir="$aosp" cat-file -e "$AOSP_COMMIT:$p" 2>/dev/null || continue
+    git --git-dir="$aosp" show "$AOSP_COMMIT:$p" >/dev/null 2>&1 || continue
+    echo "$(echo "${p#simpleperf/testdata/}" | tr / _) aosp $p"
+  done)
 store() { # KIND FILE: stdout of the command in "$@" after the two, + .err/.rc
   local kind=$1 f=$2 limit=$3; shift 3
   local out="$here/$(basename "$f").$kind"
@@ -35,7 +41,7 @@ store() { # KIND FILE: stdout of the command in "$@" after the two, + .err/.rc
   "$@" >"$out" 2>"$out.err"; local rc=$?
   [ $rc -ne 0 ] && echo $rc >"$out.rc"
   [ -s "$out.err" ] || rm -f "$out.err"
-  [ -s "$out" ] || rm -f "$out"
+  [ -s "$out" ] || { rm -f "$out"; return; }
   if [ "$(stat -c %s "$out")" -gt "$limit" ]; then zstd -q -19 -f --rm "$out" -o "$out.zst"; fi
 }
 
@@ -45,12 +51,12 @@ echo "$FILES" | while read -r name repo path; do
   case $repo in aosp) git --git-dir="$aosp" show "$AOSP_COMMIT:$path" >"$tmp/$name" ;;
                 pp) git --git-dir="$pp" show "$PP_COMMIT:$path" >"$tmp/$name" ;; esac
   rm -f "$here/$name" "$here/$name.zst"
-  if [ "$(stat -c %s "$tmp/$name")" -gt 1000000 ]; then zstd -q -19 -f "$tmp/$name" -o "$here/$name.zst"
+  if [ "$(stat -c %s "$tmp/$name")" -gt 65536 ]; then zstd -q -19 -f "$tmp/$name" -o "$here/$name.zst"
   else cp "$tmp/$name" "$here/$name"; fi
   f=$tmp/$name
   (cd "$tmp" && store stats "$name" 1000000 perf report --stats -i "$name")
-  (cd "$tmp" && store dump "$name" 1000000 perf report -D -i "$name")
-  (cd "$tmp" && store simpleperf-dump "$name" 100000 simpleperf dump "$name")
+  (cd "$tmp" && store dump "$name" 20000 sh -c 'perf report -D -i "$1" | grep -v "^\.  [0-9a-f][0-9a-f][0-9a-f][0-9a-f]: "; exit ${PIPESTATUS[0]}' sh "$name")
+  (cd "$tmp" && store simpleperf-dump "$name" 20000 simpleperf dump "$name")
   case $name in
     perf_sched_stat_runtime.data)
       (cd "$tmp" && store simpleperf-trace-sched "$name" 1000000 simpleperf trace-sched --record-file "$name" --show-threads) ;;

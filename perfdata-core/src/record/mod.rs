@@ -5,10 +5,12 @@
 //! from the record's bytes.
 
 mod kernel;
+mod simpleperf;
 mod user;
 
 pub use crate::abi::{misc, record_type};
 pub use kernel::*;
+pub use simpleperf::*;
 pub use user::*;
 
 use crate::error::{Error, Position, Result};
@@ -237,6 +239,7 @@ pub enum RecordKind<'a> {
     CallchainDeferred(CallchainDeferredRecord<'a>),
     HeaderAttr(HeaderAttrRecord<'a>),
     HeaderEventType(HeaderEventTypeRecord<'a>),
+    /// HEADER_TRACING_DATA, and simpleperf's SIMPLEPERF_TRACING_DATA (32777).
     HeaderTracingData(TracingDataRecord<'a>),
     HeaderBuildId(BuildIdRecord<'a>),
     FinishedRound,
@@ -259,6 +262,20 @@ pub enum RecordKind<'a> {
     BpfMetadata(BpfMetadataRecord<'a>),
     /// SCHEDSTAT_CPU / SCHEDSTAT_DOMAIN: header fields decoded, version-specific counters raw.
     Schedstat(SchedstatRecord<'a>),
+    /// simpleperf's KERNEL_SYMBOL (32769): the device's kallsyms.
+    SimpleperfKernelSymbol(SimpleperfKernelSymbolRecord<'a>),
+    /// simpleperf's DSO (32770).
+    SimpleperfDso(SimpleperfDsoRecord<'a>),
+    /// simpleperf's SYMBOL (32771).
+    SimpleperfSymbol(SimpleperfSymbolRecord<'a>),
+    /// simpleperf's EVENT_ID (32774).
+    SimpleperfEventId(SimpleperfEventIdRecord<'a>),
+    /// simpleperf's CALLCHAIN (32775).
+    SimpleperfCallChain(SimpleperfCallChainRecord<'a>),
+    /// simpleperf's UNWINDING_RESULT (32776).
+    SimpleperfUnwindingResult(SimpleperfUnwindingResultRecord<'a>),
+    /// simpleperf's DEBUG (32778).
+    SimpleperfDebug(SimpleperfDebugRecord<'a>),
     /// A type this crate does not know: the body after the 8-byte header (without the sample_id
     /// trailer for kernel types, which is in [`Record::sample_id`]), raw.
     Unknown(&'a [u8]),
@@ -517,6 +534,17 @@ fn decode_other<'a>(
                 };
                 RecordKind::Schedstat(SchedstatRecord { timestamp, cpu, version, domain, counters: r.rest() })
             }
+            t::SIMPLEPERF_KERNEL_SYMBOL => {
+                RecordKind::SimpleperfKernelSymbol(SimpleperfKernelSymbolRecord::parse(&mut r)?)
+            }
+            t::SIMPLEPERF_DSO => RecordKind::SimpleperfDso(SimpleperfDsoRecord::parse(&mut r)?),
+            t::SIMPLEPERF_SYMBOL => RecordKind::SimpleperfSymbol(SimpleperfSymbolRecord::parse(&mut r)?),
+            t::SIMPLEPERF_EVENT_ID => RecordKind::SimpleperfEventId(SimpleperfEventIdRecord::parse(&mut r)?),
+            t::SIMPLEPERF_CALLCHAIN => RecordKind::SimpleperfCallChain(SimpleperfCallChainRecord::parse(&mut r)?),
+            t::SIMPLEPERF_UNWINDING_RESULT => {
+                RecordKind::SimpleperfUnwindingResult(SimpleperfUnwindingResultRecord::parse(&mut r)?)
+            }
+            t::SIMPLEPERF_DEBUG => RecordKind::SimpleperfDebug(SimpleperfDebugRecord::parse(&mut r)?),
             // Kernel types carry a sample_id trailer (parsed above); the raw body excludes it.
             _ => RecordKind::Unknown(body),
         })
