@@ -217,6 +217,10 @@ fn symbolizer(file: &PerfFile, opts: &FoldedOptions) -> Symbolizer {
     let entries = build_id_entries(file);
     let mut sym = Symbolizer::new(opts.symbolize.clone(), build_id_map(&entries));
     sym.set_kernel_build_ids(&entries);
+    // simpleperf recordings carry the symbols their samples hit (FILE/FILE2).
+    if let Some(Ok(files)) = file.features().simpleperf_files() {
+        sym.set_recorded_symbols(perfdata_symbolize::recorded::RecordedSymbols::new(&files));
+    }
     sym
 }
 
@@ -525,7 +529,7 @@ impl Folder<'_> {
             (f, addr, None)
         } else {
             let map = self.machine.find_map(pid, addr, false);
-            (self.sym.resolve(map, addr), map.map_or(addr, |m| m.map_ip(addr)), map)
+            (self.sym.resolve_in(pid, map, addr), map.map_or(addr, |m| m.map_ip(addr)), map)
         };
         let dso: &str = &f.dso;
         let mut out = std::mem::take(&mut self.scratch);
@@ -1103,7 +1107,7 @@ impl<'o> StackFolder<'o> {
             f
         } else {
             let map = self.folder.machine.find_map(pid, ip, false);
-            self.folder.sym.resolve(map, ip)
+            self.folder.sym.resolve_in(pid, map, ip)
         };
         (f.dso, f.symbol)
     }
