@@ -16,7 +16,7 @@
 #   F.simpleperf-dump                    simpleperf dump F
 #   (outputs over 20 KB are stored zstd -19 compressed as .zst)
 #   F.simpleperf-trace-sched             simpleperf trace-sched --record-file F --show-threads
-#   F.simpleperf-report                  simpleperf report -i F --sort comm,dso,symbol -g --full-callgraph
+#   F.script                             perf script -i F (pipe streams)
 set -u
 AOSP_COMMIT=ae897cdf93123b8ffadd7c77d50cbba2fc5c934b
 PP_COMMIT=f38363858a56e1dc3b33b998e5a0f6c7046b8993
@@ -34,6 +34,9 @@ FILES=$(git --git-dir="$aosp" ls-tree -r --name-only "$AOSP_COMMIT" simpleperf/t
     git --git-dir="$aosp" show "$AOSP_COMMIT:$p" >/dev/null 2>&1 || continue
     echo "$(echo "${p#simpleperf/testdata/}" | tr / _) aosp $p"
   done)
+# perfparser's pipe stream of a uprobe recording (GPL-3.0: see SOURCES.md)
+FILES="$FILES
+probe.data.stream pp tests/auto/perfdata/probe.data.stream"
 store() { # KIND FILE: stdout of the command in "$@" after the two, + .err/.rc
   local kind=$1 f=$2 limit=$3; shift 3
   local out="$here/$(basename "$f").$kind"
@@ -55,9 +58,11 @@ echo "$FILES" | while read -r name repo path; do
   else cp "$tmp/$name" "$here/$name"; fi
   f=$tmp/$name
   (cd "$tmp" && store stats "$name" 1000000 perf report --stats -i "$name")
-  (cd "$tmp" && store dump "$name" 20000 sh -c 'perf report -D -i "$1" | grep -v "^\.  [0-9a-f][0-9a-f][0-9a-f][0-9a-f]: "; exit ${PIPESTATUS[0]}' sh "$name")
+  (cd "$tmp" && store dump "$name" 20000 bash -c 'perf report -D -i "$1" | grep -v "^\.  [0-9a-f][0-9a-f][0-9a-f][0-9a-f]: " |
+    sed "s|/tmp/perf-vdso.so-[A-Za-z0-9]*|/tmp/perf-vdso.so-XXXXXX|"; exit ${PIPESTATUS[0]}' bash "$name")
   (cd "$tmp" && store simpleperf-dump "$name" 20000 simpleperf dump "$name")
   case $name in
+    *.stream) (cd "$tmp" && store script "$name" 20000 perf script -i "$name") ;;
     perf_sched_stat_runtime.data)
       (cd "$tmp" && store simpleperf-trace-sched "$name" 1000000 simpleperf trace-sched --record-file "$name" --show-threads) ;;
   esac
