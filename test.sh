@@ -23,7 +23,7 @@ fi
 # Python bindings (perfdata-py, its own cargo workspace): format and lint them, build them into a venv
 # inside the repo (.venv) with maturin, and run their pytest suite (pyarrow, pandas, polars, DuckDB and
 # the notebook runner are installed so that none of those tests is skipped).
-PY_TEST_DEPS=(maturin pytest pyarrow pandas polars duckdb nbclient nbformat ipykernel zstandard mypy)
+PY_TEST_DEPS=(maturin pytest pyarrow pandas polars duckdb nbclient nbformat ipykernel zstandard mypy jsonschema)
 [ -x .venv/bin/python ] || "${PYTHON:-python3}" -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check "${PY_TEST_DEPS[@]}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}" PYO3_PYTHON="$PWD/.venv/bin/python"

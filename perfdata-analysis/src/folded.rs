@@ -900,6 +900,51 @@ impl<'o> Folder<'o> {
     }
 }
 
+/// One entry of a callchain as `perf report` resolves it ([`StackFolder::chain`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChainEntry {
+    /// The module's path as perf names it (`[kernel.kallsyms]`; `[unknown]`: no map covers the
+    /// address).
+    pub dso: std::rc::Rc<str>,
+    /// The demangled symbol (an inlined function's name when [`ChainEntry::inlined`]), `None`
+    /// when unresolved.
+    pub symbol: Option<std::rc::Rc<str>>,
+    /// A function inlined at this address (perf prints `name (inlined)`).
+    pub inlined: bool,
+    /// Resolved in the kernel's address space.
+    pub kernel: bool,
+    /// The callchain's address, as perf prints an unresolved callchain entry (not map-relative).
+    pub addr: u64,
+}
+
+impl Folder<'_> {
+    /// Resolve one callchain address into [`ChainEntry`]s (more than one when functions are
+    /// inlined at an unwound user frame).
+    fn chain_entry(&mut self, pid: u32, kernel: bool, unwound: bool, addr: u64, out: &mut Vec<ChainEntry>) {
+        let (f, map) = if kernel {
+            let generation = self.sym.kernel_generation();
+            let f = self.sym.resolve_kernel(&self.machine, addr);
+            self.kernel_symbols_changed(generation);
+            (f, None)
+        } else {
+            let map = self.machine.find_map(pid, addr, false);
+            (self.sym.resolve(map, addr), map)
+        };
+        let inlines = match (self.opts.inline && unwound, map) {
+            (true, Some(m)) if f.symbol.is_some() => self.sym.inlines(m, addr, &f),
+            _ => self.no_inlines.clone(),
+        };
+        if inlines.is_empty() {
+            out.push(ChainEntry { dso: f.dso, symbol: f.symbol, inlined: false, kernel, addr });
+            return;
+        }
+        for i in inlines.iter() {
+            let symbol = Some(i.name.clone());
+            out.push(ChainEntry { dso: f.dso.clone(), symbol, inlined: i.inlined, kernel, addr });
+        }
+    }
+}
+
 /// Distinct stacks (label sequences) with their weights.
 #[derive(Default)]
 struct StackTable {
@@ -1094,6 +1139,34 @@ impl<'o> StackFolder<'o> {
     pub fn frames(&self, id: StackId) -> impl Iterator<Item = &str> + '_ {
         let ids = self.table.stacks.get(id.0 as usize).map_or(&[][..], |(s, _)| &s[..]);
         ids.iter().map(move |l| self.folder.labels.names.get(*l as usize).map_or("", String::as_str))
+    }
+
+    /// The entries of sample `s`'s callchain (of record `r`) as `perf report` resolves them, leaf
+    /// first, into `out` (emptied first): each address with its module and symbol, and before a
+    /// user-stack frame unwound from a stack dump the functions inlined at it (with
+    /// [`FoldedOptions::inline`]), innermost first, as perf's callchain cursor holds them. Empty
+    /// when the sample has no callchain or perf would drop it as corrupt.
+    pub fn chain(&mut self, r: &Record<'_>, s: &Sample<'_>, out: &mut Vec<ChainEntry>) {
+        out.clear();
+        let Some(c) = s.callchain() else { return };
+        let kernel = r.header.cpumode() == CpuMode::Kernel;
+        let pid = s.pid().unwrap_or(u32::MAX);
+        let mut ips = std::mem::take(&mut self.ips);
+        ips.clear();
+        ips.extend(c.iter());
+        self.unwound.clear();
+        if let Some(d) = &mut self.dwarf {
+            d.user_frames(s, pid, &mut self.unwound);
+        }
+        let folder = &mut self.folder;
+        if walk_chain(ips.iter().copied(), kernel, |kernel, ip| folder.chain_entry(pid, kernel, false, ip, out)) {
+            for &ip in &self.unwound {
+                folder.chain_entry(pid, false, true, ip, out);
+            }
+        } else {
+            out.clear();
+        }
+        self.ips = ips;
     }
 
     /// The module and symbol of address `ip` of process `pid` (`kernel`: a kernel address), as

@@ -119,6 +119,15 @@ fn open() -> PerfFile<'static> {
     PerfFile::open(testdata("offcpu.data")).unwrap()
 }
 
+/// Folding with the recording kernel's symbols (testdata/folded's kallsyms extract, which has
+/// every kernel function of these recordings' stacks): without it they would come from the
+/// running kernel's /proc/kallsyms, which is only this one when the machine runs it.
+fn fold_opts() -> FoldedOptions {
+    let mut o = FoldedOptions::default();
+    o.symbolize.kallsyms = Some(testdata("folded/kallsyms-4a5a9b0affb66c437abcd455d2738af879985fa9"));
+    o
+}
+
 fn key(i: &OffCpu) -> (u32, u64, u64, OffCpuState) {
     (i.tid, i.start_ns, i.end_ns, i.state)
 }
@@ -261,7 +270,7 @@ fn folded_stacks_match_an_independent_fold_weighted_by_ns() {
         stack.extend(w.out.frames.iter().rev().map(|(_, s, d)| frame_name(s, d)));
         *folded.entry(stack.join(";")).or_default() += w.duration();
     }
-    let (got, counts) = off_cpu_folded(&open(), &OffCpuOptions::default(), &FoldedOptions::default()).unwrap();
+    let (got, counts) = off_cpu_folded(&open(), &OffCpuOptions::default(), &fold_opts()).unwrap();
     assert_eq!(counts.intervals, want.len() as u64);
     let total: u64 = want.iter().map(Want::duration).sum();
     assert_eq!(got.total(), total);
@@ -297,7 +306,7 @@ fn dwarf_unwound_stacks_keep_the_pairing_and_kernel_frames() {
         stack.extend(w.out.frames.iter().rev().filter(|f| f.2 == "[kernel.kallsyms]").map(|f| f.1.clone()));
         *reduced_want.entry(stack.join(";")).or_default() += w.duration();
     }
-    let fold = FoldedOptions { annotate_kernel: true, ..FoldedOptions::default() };
+    let fold = FoldedOptions { annotate_kernel: true, ..fold_opts() };
     let (stacks, _) = off_cpu_folded(&f, &OffCpuOptions::default(), &fold).unwrap();
     assert_eq!(stacks.total(), want.iter().map(Want::duration).sum::<u64>());
     let mut reduced: BTreeMap<String, u64> = BTreeMap::new();
@@ -324,7 +333,7 @@ fn dwarf_unwound_stacks_keep_the_pairing_and_kernel_frames() {
         stack.extend(w.out.frames.iter().rev().map(|(_, s, d)| frame_name(s, d)));
         *whole_want.entry(stack.join(";")).or_default() += w.duration();
     }
-    let (whole, _) = off_cpu_folded(&f, &OffCpuOptions::default(), &FoldedOptions::default()).unwrap();
+    let (whole, _) = off_cpu_folded(&f, &OffCpuOptions::default(), &fold_opts()).unwrap();
     let same: u64 = whole_want.iter().map(|(k, w)| (*w).min(whole.stacks.get(k).copied().unwrap_or(0))).sum();
     let total: u64 = whole_want.values().sum();
     let differing: Vec<&String> = whole_want.keys().filter(|k| whole.stacks.get(*k) != whole_want.get(*k)).collect();
@@ -348,7 +357,7 @@ fn filters_select_what_an_independent_selection_selects() {
         let sel: Vec<_> = want.iter().filter(|w| keep(w)).map(want_key).collect();
         assert!(!sel.is_empty(), "{opts:?}");
         assert_eq!(got.iter().map(key).collect::<Vec<_>>(), sel, "{opts:?}");
-        let (stacks, _) = off_cpu_folded(&f, &opts, &FoldedOptions::default()).unwrap();
+        let (stacks, _) = off_cpu_folded(&f, &opts, &fold_opts()).unwrap();
         assert_eq!(stacks.total(), want.iter().filter(|w| keep(w)).map(Want::duration).sum::<u64>());
     };
     for st in [OffCpuState::S, OffCpuState::D, OffCpuState::Other] {

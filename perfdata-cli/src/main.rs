@@ -13,6 +13,7 @@ mod info;
 mod latency;
 mod offcpu;
 mod out;
+mod progress;
 mod sched;
 mod timeline;
 
@@ -21,6 +22,10 @@ mod timeline;
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
+    /// No progress bar (one shows on stderr when a command reads for more than a second and
+    /// stderr is a terminal).
+    #[arg(long, global = true)]
+    quiet: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -85,12 +90,23 @@ enum Cmd {
         #[arg(short, long)]
         output: Option<std::path::PathBuf>,
     },
-    /// The overhead table `perf report --stdio --no-children -g none --sort comm,dso,sym` prints:
-    /// the share of the event count per command, shared object and symbol of the samples' ips.
+    /// The overhead table `perf report --stdio --no-children -g none` prints: the share of the
+    /// event count per command, shared object and symbol of the samples' ips (--sort picks the
+    /// columns; --children adds each function's share including its callees).
     Report {
         /// perf.data file, or - for stdin.
         file: String,
-        /// Hide rows under this overhead, %.
+        /// The columns to group by, perf's keys: comm, pid, dso, sym, cpu.
+        #[arg(short, long, default_value = "comm,dso,sym")]
+        sort: String,
+        /// Also count the functions on the samples' callchains, with their callees' samples
+        /// (perf report --children; the rows then go by that share).
+        #[arg(long)]
+        children: bool,
+        /// Show the number of samples of each row (perf report -n).
+        #[arg(short = 'n', long = "show-nr-samples")]
+        show_nr_samples: bool,
+        /// Hide rows under this overhead (the Children column with --children), %.
         #[arg(long, default_value_t = 0.0)]
         percent_limit: f64,
         /// One JSON object per row.
@@ -137,16 +153,20 @@ enum Cmd {
     },
 }
 
+/// Open a recording (`-`: stdin) and show the progress of reading it.
 fn open(path: &str) -> perfdata_core::Result<PerfFile<'static>> {
-    if path == "-" {
-        PerfFile::from_reader(std::io::stdin())
-    } else {
-        PerfFile::open(path)
-    }
+    let file = if path == "-" { PerfFile::from_reader(std::io::stdin())? } else { PerfFile::open(path)? };
+    progress::watch(file.progress(), if path == "-" { "stdin" } else { path });
+    Ok(file)
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    progress::set_quiet(cli.quiet);
+    progress::set_streams_stdout(matches!(
+        cli.cmd,
+        Cmd::Dump { .. } | Cmd::Script { .. } | Cmd::Sched { .. } | Cmd::Block { .. }
+    ));
     let res = match cli.cmd {
         Cmd::Dump { file, json, order, symbolize, fold } => dump(&file, json, order, symbolize.then_some(&fold)),
         Cmd::Stats { file, json } => stats(&file, json),
@@ -155,7 +175,9 @@ fn main() -> ExitCode {
         Cmd::Block { cmd } => latency::run_block(&cmd),
         Cmd::Sched { cmd } => sched::run(&cmd),
         Cmd::Export(a) => export::run(&a),
-        Cmd::Report { file, percent_limit, json, fold } => report(&file, percent_limit, json, &fold),
+        Cmd::Report { file, sort, children, show_nr_samples, percent_limit, json, fold } => {
+            report(&file, &sort, children, show_nr_samples, percent_limit, json, &fold)
+        }
         Cmd::WakeupLatency(a) => latency::wakeup_latency(&a),
         Cmd::Offcpu(a) => offcpu::run(&a),
         Cmd::Folded { file, fold, output } => folded::run_folded(&file, &fold, output.as_ref()),
@@ -163,6 +185,7 @@ fn main() -> ExitCode {
             folded::run_flamegraph(&files, &fold, &graph, output.as_ref())
         }
     };
+    progress::finish();
     match res {
         Ok(code) => code,
         // `perfdata dump … | head`: the reader went away; that is not an error of ours.
@@ -198,19 +221,44 @@ fn script(path: &str) -> CliResult {
 }
 
 /// `perfdata report`.
-fn report(path: &str, limit: f64, as_json: bool, fold: &folded::FoldArgs) -> CliResult {
+fn report(
+    path: &str,
+    sort: &str,
+    children: bool,
+    samples: bool,
+    limit: f64,
+    as_json: bool,
+    fold: &folded::FoldArgs,
+) -> CliResult {
+    use perfdata_analysis::report::{report, report_text, ReportOptions, SortKey};
+    let sort = SortKey::parse_list(sort)?;
     let f = open(path)?;
-    let (rows, _) = perfdata_analysis::report::report(&f, &fold.options()?)?;
-    let rows: Vec<_> = rows.into_iter().filter(|r| r.overhead >= limit).collect();
+    let opts = ReportOptions { sort: sort.clone(), children, fold: fold.options()? };
+    let (rows, _) = report(&f, &opts)?;
+    let rows: Vec<_> = rows.into_iter().filter(|r| r.children.unwrap_or(r.overhead) >= limit).collect();
     let mut out = BufWriter::new(std::io::stdout().lock());
     if as_json {
         for r in &rows {
-            let v = serde_json::json!({"overhead": r.overhead, "samples": r.samples, "period": r.period,
-                "comm": r.comm, "dso": r.dso, "kernel": r.kernel, "symbol": r.symbol});
+            let mut v = serde_json::json!({"overhead": r.overhead, "samples": r.samples, "period": r.period});
+            let fields = [
+                ("children", r.children.map(serde_json::Value::from)),
+                ("children_period", r.children_period.map(serde_json::Value::from)),
+                ("comm", r.comm.clone().map(serde_json::Value::from)),
+                ("pid", r.pid.map(serde_json::Value::from)),
+                ("cpu", r.cpu.map(serde_json::Value::from)),
+                ("dso", r.dso.clone().map(serde_json::Value::from)),
+                ("kernel", r.kernel.map(serde_json::Value::from)),
+                ("symbol", r.symbol.clone().map(serde_json::Value::from)),
+            ];
+            for (name, value) in fields {
+                if let (Some(value), Some(m)) = (value, v.as_object_mut()) {
+                    m.insert(name.into(), value);
+                }
+            }
             writeln!(out, "{v}")?;
         }
     } else {
-        out.write_all(perfdata_analysis::report::report_text(&rows).as_bytes())?;
+        out.write_all(report_text(&rows, &sort, samples).as_bytes())?;
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)

@@ -216,3 +216,32 @@ fn flamegraph_svg_and_differential() {
     assert_eq!((rc, err.trim()), (1, "perfdata: flamegraph takes one file (two with --diff)"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `perfdata CMD` run on a pseudo-terminal by util-linux `script` (stdout to /dev/null, stderr on
+/// the terminal): what the terminal showed.
+fn on_a_terminal(cmd: &str) -> String {
+    let out = std::process::Command::new("script")
+        .args(["-qec", &format!("{} {cmd} > /dev/null", env!("CARGO_BIN_EXE_perfdata")), "/dev/null"])
+        .env("PERFDATA_PROGRESS_DELAY_MS", "0")
+        .output()
+        .expect("util-linux script (Debian's bsdutils) runs the command on a pseudo-terminal");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The progress bar: on a terminal's stderr it shows the file and its size (cleared at the end);
+/// not with --quiet, not when stderr is a pipe.
+#[test]
+fn progress_bar_only_on_a_terminal() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/offcpu-dwarf.data");
+    let file = file.to_str().unwrap();
+    let shown = on_a_terminal(&format!("folded {file}"));
+    assert!(shown.contains("offcpu-dwarf.data") && shown.contains("730.71 KiB"), "{shown:?}");
+    assert_eq!(on_a_terminal(&format!("folded --quiet {file}")), "");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_perfdata"))
+        .args(["folded", file])
+        .env("PERFDATA_PROGRESS_DELAY_MS", "0")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}

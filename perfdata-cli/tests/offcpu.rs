@@ -84,8 +84,12 @@ fn folded_weights_add_up_to_the_off_cpu_time() {
         assert!(total > 0);
         assert_eq!(folded_weights(&out).iter().sum::<u64>(), total, "--state {state}");
     }
-    // Stdin, and --min-us.
-    let (code, out, _) = run(&["offcpu", "-", "--min-us", "1000"], Some(testdata("offcpu.data")));
+    // Stdin, and --min-us (with the recording kernel's symbols: without them they would come
+    // from the running kernel's /proc/kallsyms, only right on a machine that runs it).
+    let kallsyms = testdata("folded/kallsyms-4a5a9b0affb66c437abcd455d2738af879985fa9");
+    let kallsyms = kallsyms.to_str().unwrap();
+    let (code, out, _) =
+        run(&["offcpu", "-", "--min-us", "1000", "--kallsyms", kallsyms], Some(testdata("offcpu.data")));
     assert_eq!(code, 0);
     let long: u64 = want.iter().filter(|w| w.2 >= 1_000_000).map(|w| w.2).sum();
     assert_eq!(folded_weights(&out).iter().sum::<u64>(), long);

@@ -45,6 +45,8 @@ pub struct PerfFile<'d> {
     path: Option<std::path::PathBuf>,
     /// What records from the std iterator borrow beyond the mapped bytes (see [`Records`]).
     store: Store,
+    /// How far the record iterators have read (see [`PerfFile::progress`]).
+    progress: std::sync::Arc<crate::records::ProgressCounter>,
 }
 
 impl std::fmt::Debug for PerfFile<'_> {
@@ -127,6 +129,7 @@ impl PerfFile<'static> {
             diagnostics: Vec::new(),
             path: None,
             store: Store::default(),
+            progress: Default::default(),
         })
     }
 
@@ -194,6 +197,7 @@ impl<'d> PerfFile<'d> {
             diagnostics,
             path: None,
             store: Store::default(),
+            progress: Default::default(),
         };
         f.apply_event_desc();
         Ok(f)
@@ -326,6 +330,17 @@ impl<'d> PerfFile<'d> {
         self.records_with(ReadOptions { order, ..ReadOptions::default() })
     }
 
+    /// How far reading has got: a handle on the input bytes and records the record iterators of
+    /// this file have gone through and on the bytes there are to read, which another thread can
+    /// poll while an analysis reads the file (for a progress bar).
+    pub fn progress(&self) -> crate::Progress {
+        let total = match self.header.format {
+            Format::Pipe if self.is_stream() => None,
+            _ => Some(self.bytes().len() as u64 + self.extra.iter().map(|(_, b)| b.bytes().len() as u64).sum::<u64>()),
+        };
+        crate::Progress { counter: self.progress.clone(), total_bytes: total }
+    }
+
     /// Iterate records with options.
     pub fn records_with(&self, mut opts: ReadOptions) -> Result<Records<'_>> {
         // Directory data has no round markers and its files each span the whole recording: perf
@@ -387,7 +402,9 @@ impl<'d> PerfFile<'d> {
             Backing::Mapped(m) => Some(m),
             _ => None,
         }));
-        let mut recs = Records::new(frames, slices, events, &self.store, h.endian, opts).with_maps(maps);
+        let mut recs = Records::new(frames, slices, events, &self.store, h.endian, opts)
+            .with_maps(maps)
+            .with_progress(self.progress.clone());
         if h.format == Format::File && h.data.end().is_some_and(|e| e > data.len() as u64) {
             recs.note(format!(
                 "data section ends at {} but the file has only {} bytes: reading what is there",

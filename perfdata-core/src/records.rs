@@ -128,6 +128,9 @@ pub struct Records<'f> {
     next_release_check: usize,
     /// Calls of next_record (the page release check runs every 1024).
     calls: u64,
+    /// Where the progress of reading is published, and the offset of each input file's first
+    /// byte in the sum of their sizes.
+    progress: Option<(std::sync::Arc<ProgressCounter>, Vec<u64>)>,
     /// The file's storage for what records from the std [`Iterator`] borrow.
     store: &'f Store,
     /// The event list records from the std iterator refer to: the file's, or the last snapshot of
@@ -194,6 +197,7 @@ impl<'f> Records<'f> {
             maps: Vec::new(),
             released: Vec::new(),
             next_release_check: RELEASE_STEP,
+            progress: None,
             calls: 0,
             store,
             events_f: events,
@@ -246,10 +250,30 @@ impl<'f> Records<'f> {
         }
     }
 
-    /// Count a call and, every 1024, drop the resident pages of mapped input already read.
+    /// Publish how far reading has got to `counter` ([`crate::PerfFile::progress`]).
+    pub(crate) fn with_progress(mut self, counter: std::sync::Arc<ProgressCounter>) -> Self {
+        let mut base = 0u64;
+        let starts = self
+            .slices
+            .iter()
+            .map(|s| {
+                let at = base;
+                base = base.saturating_add(s.len() as u64);
+                at
+            })
+            .collect();
+        self.progress = Some((counter, starts));
+        self
+    }
+
+    /// Count a call and, every 1024, publish the progress and drop the resident pages of mapped
+    /// input already read.
     #[inline(always)]
     fn tick(&mut self) {
         self.calls = self.calls.wrapping_add(1);
+        if self.calls.is_multiple_of(1024) {
+            self.publish_progress();
+        }
         if self.calls.is_multiple_of(1024) && !self.maps.is_empty() {
             let (file, at) = self.frames.input_position();
             if at >= self.next_release_check || at < self.next_release_check.saturating_sub(RELEASE_STEP) {
@@ -257,6 +281,16 @@ impl<'f> Records<'f> {
                 self.release_pages(file, at);
             }
         }
+    }
+
+    #[cold]
+    fn publish_progress(&self) {
+        let Some((counter, starts)) = &self.progress else { return };
+        let (file, at) = self.frames.input_position();
+        if let Some(start) = starts.get(file) {
+            counter.bytes.fetch_max(start.saturating_add(at as u64), std::sync::atomic::Ordering::Relaxed);
+        }
+        counter.records.fetch_max(self.calls, std::sync::atomic::Ordering::Relaxed);
     }
 
     fn next_ordered(&mut self) -> Option<Result<Record<'_>>> {
@@ -715,5 +749,48 @@ impl<'f> Records<'f> {
 
     pub(crate) fn note(&mut self, msg: String) {
         self.errors.push(msg);
+    }
+}
+
+/// Where [`Records`] publish how far they have read (shared with [`crate::PerfFile::progress`]).
+#[derive(Debug, Default)]
+pub(crate) struct ProgressCounter {
+    bytes: std::sync::atomic::AtomicU64,
+    records: std::sync::atomic::AtomicU64,
+}
+
+impl ProgressCounter {
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    pub(crate) fn records(&self) -> u64 {
+        self.records.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+/// How far reading a file has got ([`crate::PerfFile::progress`]): a handle that another thread
+/// can poll while an analysis reads the file (a progress bar), without access to the file.
+#[derive(Clone, Debug)]
+pub struct Progress {
+    pub(crate) counter: std::sync::Arc<ProgressCounter>,
+    pub(crate) total_bytes: Option<u64>,
+}
+
+impl Progress {
+    /// Input bytes read so far by the file's record iterators (the furthest of them, published
+    /// every 1024 records; 0 for a stream).
+    pub fn bytes(&self) -> u64 {
+        self.counter.bytes()
+    }
+
+    /// Records read so far by the furthest iterator (published every 1024).
+    pub fn records(&self) -> u64 {
+        self.counter.records()
+    }
+
+    /// The bytes there are to read (the file's size), `None` for a stream.
+    pub fn total_bytes(&self) -> Option<u64> {
+        self.total_bytes
     }
 }

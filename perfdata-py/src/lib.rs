@@ -27,6 +27,7 @@ mod header;
 mod html;
 mod iter;
 mod perfdata;
+mod progress;
 mod record;
 mod sched;
 mod source;

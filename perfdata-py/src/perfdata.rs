@@ -111,9 +111,15 @@ impl PerfData {
         options: Option<&Bound<'_, PyDict>>,
         also: &[&str],
     ) -> PyResult<(perfdata_analysis::folded::FoldedStacks, flame::Fold)> {
+        let progress = crate::progress::take(options)?;
         flame::check_keys(options, also)?;
         let fold = flame::fold_options(options)?;
-        let stacks = flame::fold(py, &*self.file()?, &fold.options)?;
+        let file = self.file()?;
+        let bar = crate::progress::Bar::start(py, &file, progress)?;
+        let stacks = flame::fold(py, &file, &fold.options)?;
+        if let Some(bar) = bar {
+            bar.finish(py)?;
+        }
         Ok((stacks, fold))
     }
 
@@ -164,6 +170,7 @@ impl PerfData {
         order: Option<&str>,
         stack_data: bool,
         symbolize: Option<perfdata_analysis::folded::FoldedOptions>,
+        progress: bool,
     ) -> PyResult<tables::Built> {
         let which = Table::parse(table).ok_or_else(|| {
             let names: Vec<&str> = Table::ALL.iter().map(|(n, _)| *n).collect();
@@ -171,10 +178,14 @@ impl PerfData {
         })?;
         let opts = tables::Options { order: self.order_or_default(order)?, stack_data, symbolize };
         let file = self.file()?;
+        let bar = crate::progress::Bar::start(py, &file, progress)?;
         let built = py.detach(|| tables::build(&file, which, opts)).map_err(|e| match e {
             BuildError::Core(e) => error::to_py(py, e, file.path()),
             BuildError::Arrow(e) => PyRuntimeError::new_err(format!("building Arrow columns: {e}")),
         })?;
+        if let Some(bar) = bar {
+            bar.finish(py)?;
+        }
         self.shared.note(built.diagnostics.iter().cloned());
         self.shared.learn_events(py, &built.events)?;
         self.shared.set_sample_count(built.samples, built.per_event.clone());
@@ -296,7 +307,7 @@ impl PerfData {
     ///     >>> perfdata.open("perf.data").record_counts()["SAMPLE"]
     ///     441
     fn record_counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let built = self.build(py, "records", Some("file"), false, None)?;
+        let built = self.build(py, "records", Some("file"), false, None, false)?;
         let d = PyDict::new(py);
         for batch in &built.batches {
             let names = batch.column(0).as_any().downcast_ref::<arrow_array::StringArray>();
@@ -349,8 +360,9 @@ impl PerfData {
         symbolize: bool,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<ArrowTable> {
+        let progress = crate::progress::take(options)?;
         let fold = self.symbolize_options(table, symbolize, options)?;
-        let built = self.build(py, table, order, stack_data, fold)?;
+        let built = self.build(py, table, order, stack_data, fold, progress)?;
         Ok(ArrowTable::new(table, built.schema, built.batches))
     }
 
@@ -747,48 +759,98 @@ impl PerfData {
         flame::draw(py, &stacks, &g)
     }
 
-    /// ``perf report --stdio --no-children -g none --sort comm,dso,sym`` as a pandas DataFrame:
-    /// per command, shared object and symbol of the samples' ips, the share of the event count,
+    /// ``perf report --stdio -g none`` as a pandas DataFrame: the share of the event count per
+    /// group of samples (by default per command, shared object and symbol of the samples' ips),
     /// most first, in perf's order (needs pandas and pyarrow).
     ///
     /// Args:
+    ///     sort: perf's ``--sort`` keys, a list or a comma-separated string of ``comm``, ``pid``,
+    ///         ``dso``, ``sym``, ``cpu`` (default ``["comm", "dso", "sym"]``).
+    ///     children: also count every function on the samples' callchains with its callees'
+    ///         samples (``perf report --children``); rows then go by ``children``.
     ///     **options: ``folded()``'s symbol options (``symfs``, ``kallsyms``, ``buildid_dir``…).
     ///
     /// Returns:
-    ///     pandas.DataFrame: ``overhead`` (%), ``samples``, ``period``, ``comm``, ``dso``,
-    ///     ``kernel`` (bool), ``symbol``.
+    ///     pandas.DataFrame: ``overhead`` (% of the event count in the row's own samples; perf's
+    ///     ``Self`` with ``children``), with ``children=True`` ``children`` (%) and
+    ///     ``children_period``, ``samples``, ``period``, then the columns of the keys: ``comm``,
+    ///     ``pid``, ``cpu``, ``dso``, ``kernel`` (bool) and ``symbol`` for ``sym``.
     ///
     /// Example:
     ///     >>> r = perfdata.open("perf.data").report()
     ///     >>> round(float(r.overhead.sum()))
     ///     100
-    #[pyo3(signature = (**options))]
-    fn report<'py>(&self, py: Python<'py>, options: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyAny>> {
-        use arrow_array::{ArrayRef, BooleanArray, Float64Array, RecordBatch, StringArray, UInt64Array};
+    ///     >>> list(perfdata.open("perf.data").report(sort="comm", children=True).columns)
+    ///     ['overhead', 'children', 'samples', 'period', 'children_period', 'comm']
+    #[pyo3(signature = (*, sort=None, children=false, **options))]
+    fn report<'py>(
+        &self,
+        py: Python<'py>,
+        sort: Option<&Bound<'py, PyAny>>,
+        children: bool,
+        options: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int32Array, RecordBatch, StringArray, UInt32Array};
+        use perfdata_analysis::report::{ReportOptions, ReportRow, SortKey};
+        use std::sync::Arc;
         require(py, &["pandas", "pyarrow"])?;
+        let progress = crate::progress::take(options)?;
         flame::check_keys(options, &[])?;
-        let fold = flame::fold_options(options)?;
-        let file = self.file()?;
-        let (rows, _) = py
-            .detach(|| perfdata_analysis::report::report(&file, &fold.options))
-            .map_err(|e| error::to_py(py, e, file.path()))?;
-        let col = |f: fn(&perfdata_analysis::report::ReportRow) -> String| -> ArrayRef {
-            std::sync::Arc::new(StringArray::from(rows.iter().map(f).collect::<Vec<_>>()))
+        let keys = match sort {
+            None => ReportOptions::default().sort,
+            Some(s) => {
+                let list = match s.extract::<String>() {
+                    Ok(one) => one,
+                    Err(_) => s.extract::<Vec<String>>()?.join(","),
+                };
+                SortKey::parse_list(&list).map_err(pyo3::exceptions::PyValueError::new_err)?
+            }
         };
-        let batch = RecordBatch::try_from_iter([
-            (
-                "overhead",
-                std::sync::Arc::new(Float64Array::from(rows.iter().map(|r| r.overhead).collect::<Vec<_>>()))
-                    as ArrayRef,
-            ),
-            ("samples", std::sync::Arc::new(UInt64Array::from(rows.iter().map(|r| r.samples).collect::<Vec<_>>()))),
-            ("period", std::sync::Arc::new(UInt64Array::from(rows.iter().map(|r| r.period).collect::<Vec<_>>()))),
-            ("comm", col(|r| r.comm.clone())),
-            ("dso", col(|r| r.dso.clone())),
-            ("kernel", std::sync::Arc::new(BooleanArray::from(rows.iter().map(|r| r.kernel).collect::<Vec<_>>()))),
-            ("symbol", col(|r| r.symbol.clone())),
-        ])
-        .map_err(|e| PyRuntimeError::new_err(format!("building Arrow columns: {e}")))?;
+        let fold = flame::fold_options(options)?;
+        let opts = ReportOptions { sort: keys.clone(), children, fold: fold.options };
+        let file = self.file()?;
+        let bar = crate::progress::Bar::start(py, &file, progress)?;
+        let (rows, _) = py
+            .detach(|| perfdata_analysis::report::report(&file, &opts))
+            .map_err(|e| error::to_py(py, e, file.path()))?;
+        if let Some(bar) = bar {
+            bar.finish(py)?;
+        }
+        let f64s =
+            |f: fn(&ReportRow) -> f64| -> ArrayRef { Arc::new(Float64Array::from_iter_values(rows.iter().map(f))) };
+        let u64s = |f: fn(&ReportRow) -> u64| -> ArrayRef {
+            Arc::new(arrow_array::UInt64Array::from_iter_values(rows.iter().map(f)))
+        };
+        let strs = |f: fn(&ReportRow) -> Option<String>| -> ArrayRef {
+            Arc::new(StringArray::from(rows.iter().map(f).collect::<Vec<_>>()))
+        };
+        let mut cols: Vec<(&str, ArrayRef)> = vec![("overhead", f64s(|r| r.overhead))];
+        if children {
+            cols.push(("children", f64s(|r| r.children.unwrap_or(0.0))));
+        }
+        cols.push(("samples", u64s(|r| r.samples)));
+        cols.push(("period", u64s(|r| r.period)));
+        if children {
+            cols.push(("children_period", u64s(|r| r.children_period.unwrap_or(0))));
+        }
+        if keys.contains(&SortKey::Comm) || keys.contains(&SortKey::Pid) {
+            cols.push(("comm", strs(|r| r.comm.clone())));
+        }
+        if keys.contains(&SortKey::Pid) {
+            cols.push(("pid", Arc::new(UInt32Array::from(rows.iter().map(|r| r.pid).collect::<Vec<_>>()))));
+        }
+        if keys.contains(&SortKey::Cpu) {
+            cols.push(("cpu", Arc::new(Int32Array::from(rows.iter().map(|r| r.cpu).collect::<Vec<_>>()))));
+        }
+        if keys.contains(&SortKey::Dso) || keys.contains(&SortKey::Sym) {
+            cols.push(("dso", strs(|r| r.dso.clone())));
+        }
+        if keys.contains(&SortKey::Sym) {
+            cols.push(("kernel", Arc::new(BooleanArray::from(rows.iter().map(|r| r.kernel).collect::<Vec<_>>()))));
+            cols.push(("symbol", strs(|r| r.symbol.clone())));
+        }
+        let batch = RecordBatch::try_from_iter(cols)
+            .map_err(|e| PyRuntimeError::new_err(format!("building Arrow columns: {e}")))?;
         let t = Bound::new(py, ArrowTable::new("report", batch.schema(), vec![batch]))?;
         t.call_method0("to_pandas")
     }

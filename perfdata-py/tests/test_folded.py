@@ -314,3 +314,97 @@ def test_report_rows_equal_perf_report():
     perf = [" ".join(l.split()) for l in text.splitlines() if "%" in l and not l.startswith("#")]
     assert ours == perf
     assert int(df.samples.sum()) == 152
+
+
+def test_report_children_and_sort_keys_equal_perf_report():
+    """PerfData.report(children=True) and report(sort=...): the rows of perf report --children and
+    of perf report -n --sort pid,sym (testdata/gen-report.sh), in perf's order."""
+    pytest.importorskip("pandas")
+    f = perfdata.open(perfout.TESTDATA / "dwarf.data")
+    sym = dict(
+        symfs=str(FOLDED / "root"),
+        buildid_dir=str(FOLDED / "no-buildid-cache"),
+        kallsyms=str(FOLDED / "kallsyms-4a5a9b0affb66c437abcd455d2738af879985fa9"),
+    )
+
+    def perf(name):
+        text = (perfout.TESTDATA / name).read_text()
+        return [" ".join(l.split()) for l in text.splitlines() if "%" in l and not l.startswith("#")]
+
+    df = f.report(children=True, **sym)
+    ours = [
+        f"{c:.2f}% {o:.2f}% {m} {d} {'[k]' if k else '[.]'} {s}"
+        for c, o, m, d, k, s in zip(df.children, df.overhead, df.comm, df.dso, df.kernel, df.symbol)
+    ]
+    assert ours == perf("dwarf.data.report-children")
+    # Children include the row's own samples, and the callers of the leaf carry its share.
+    assert (df.children >= df.overhead).all()
+    assert df.children.max() > df.overhead.max()
+
+    df = f.report(sort=["pid", "sym"], **sym)
+    ours = [
+        f"{o:.2f}% {n} {p}:{c} {'[k]' if k else '[.]'} {s}"
+        for o, n, p, c, k, s in zip(df.overhead, df.samples, df.pid, df.comm, df.kernel, df.symbol)
+    ]
+    assert ours == perf("dwarf.data.report-n-sort-pid,sym")
+    with pytest.raises(ValueError, match="unknown --sort key"):
+        f.report(sort="comm,nope")
+
+
+def test_progress_reports_the_whole_file(capsys, monkeypatch):
+    """progress=True: a bar on the reading of the file, tqdm's when installed (a fake one here,
+    which records what it is told), else a line on stderr; it ends at the file's size."""
+    import sys
+    import types
+
+    path = perfout.TESTDATA / "offcpu-dwarf.data"
+    size = path.stat().st_size
+    f = perfdata.open(path)
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # no tqdm: the plain line
+    assert f.folded(progress=True) == f.folded()
+    err = capsys.readouterr().err
+    assert "offcpu-dwarf.data" in err and "100% of 0.7 MB" in err
+
+    bars = []
+
+    class FakeTqdm:
+        def __init__(self, total=None, desc="", **kw):
+            self.total, self.desc, self.n, self.closed = total, desc, 0, False
+            bars.append(self)
+
+        def update(self, n):
+            self.n += n
+
+        def close(self):
+            self.closed = True
+
+    monkeypatch.setitem(sys.modules, "tqdm", types.SimpleNamespace(tqdm=FakeTqdm))
+    assert f.to_arrow("samples", progress=True).num_rows == f.to_arrow("samples").num_rows
+    pytest.importorskip("pandas")
+    f.report(progress=True)
+    assert len(bars) == 2
+    assert all(b.total == size and b.n == size and b.closed and b.desc.endswith("offcpu-dwarf.data") for b in bars)
+    assert capsys.readouterr().err == ""
+
+
+def test_speedscope_export_is_valid_against_the_file_format_schema(tmp_path):
+    """The speedscope export of fp, dwarf and system-wide recordings validates against
+    speedscope's file-format JSON Schema (testdata/speedscope: the schema speedscope generates
+    from its file-format-spec.ts), per comm and per thread; a profile missing a required field
+    does not."""
+    import json
+
+    import jsonschema
+
+    schema = json.loads((perfout.TESTDATA / "speedscope" / "file-format-schema.json").read_text())
+    jsonschema.Draft7Validator.check_schema(schema)
+    for name in ["fp.data", "dwarf.data", "sysw.data"]:
+        for root in ["comm", "tid"]:
+            out = tmp_path / f"{name}.{root}.json"
+            perfdata.open(perfout.TESTDATA / name).export(out, format="speedscope", root=root)
+            doc = json.loads(out.read_text())
+            jsonschema.validate(doc, schema)
+            assert doc["profiles"] and all(len(p["samples"]) == len(p["weights"]) for p in doc["profiles"])
+    del doc["profiles"][0]["weights"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(doc, schema)

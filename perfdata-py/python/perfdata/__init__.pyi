@@ -76,6 +76,8 @@ class _FoldOptions(TypedDict, total=False):
     buildid_dir: Optional[_Path]
     kallsyms: Optional[_Path]
     jitdump: bool
+    progress: bool
+    """Show the progress of reading the file on stderr (tqdm when installed)."""
 
 class _GraphOptions(_FoldOptions, total=False):
     """How stacks are folded, and how the graph looks (defaults: colors 'hot', not inverted,
@@ -649,9 +651,16 @@ class PerfData:
         **options: Unpack[_FoldOptions],
     ) -> None:
         """Write speedscope JSON or Chrome Trace Event JSON (Perfetto UI)."""
-    def report(self, **options: Unpack[_FoldOptions]) -> Any:
-        """perf report --no-children --sort comm,dso,sym as a pandas.DataFrame (overhead %, samples,
-        period, comm, dso, kernel, symbol)."""
+    def report(
+        self,
+        *,
+        sort: Union[str, Sequence[str], None] = None,
+        children: bool = False,
+        **options: Unpack[_FoldOptions],
+    ) -> Any:
+        """perf report -g none as a pandas.DataFrame: overhead %, (children %, children_period with
+        children=True), samples, period and the columns of the sort keys (comm, pid, cpu, dso,
+        kernel, symbol); sort: perf's --sort keys (default comm,dso,sym)."""
     def folded(self, **options: Unpack[_FoldOptions]) -> Dict[str, int]:
         """Folded stacks (stack → weight) as stackcollapse-perf.pl or perf script report
         stackcollapse print them."""

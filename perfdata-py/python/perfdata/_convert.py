@@ -73,3 +73,27 @@ def to_polars(table: Any) -> Any:
     import polars as pl
 
     return pl.DataFrame(table)
+
+
+class _Progress:
+    """``progress=True`` without tqdm: one line on stderr, rewritten as the file is read."""
+
+    def __init__(self, total: Any = None, desc: str = "") -> None:
+        self.total, self.desc, self.n = total, desc, 0
+
+    def update(self, n: int) -> None:
+        import sys
+
+        self.n += n
+        if self.total:
+            done = f"{100 * self.n // self.total:3d}% of {self.total / 1e6:.1f} MB"
+        else:
+            done = f"{self.n} records"
+        sys.stderr.write(f"\r{self.desc}: {done}")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        import sys
+
+        sys.stderr.write("\n")
+        sys.stderr.flush()

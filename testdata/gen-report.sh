@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# gen-report.sh: perf report's tables for the -g recordings, for perfdata-cli/tests/report.rs.
+# perf resolves symbols from a build-id cache made here from testdata/folded's extracts (the
+# binaries' reduced ELF copies and the recording kernel's kallsyms), so this runs on any machine
+# with perf 6.1, not only the one that recorded the files (F.report itself, the same table without
+# --children, comes from gen-outputs.sh on the recording machine; made here it differs only where
+# an extract lacks what perf needs, e.g. sysw's PyObject_Malloc@plt):
+#   F.report-children        perf report --stdio --children -g none --sort comm,dso,sym -i F
+#   F.report-n-sort-KEYS     perf report --stdio --no-children -g none -n --sort KEYS -i F
+set -eu
+cd "$(dirname "$0")"
+export LC_ALL=C
+HOME=$(mktemp -d)
+export HOME
+trap 'rm -rf "$HOME"' EXIT
+# The real binaries where this machine has them with the recorded build ids (perf unwinds
+# --call-graph dwarf stacks with their .eh_frame), the extracts for the rest.
+for f in bin/spin /usr/lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 \
+	$(find folded/root -type f); do
+	perf buildid-cache -a "$f" 2>/dev/null || true
+done
+# perf reads a kernel's kallsyms from the cache by its build id; it needs _text (kmod/kallsyms is
+# folded's extract plus _text).
+kernel=4a5a9b0affb66c437abcd455d2738af879985fa9
+mkdir -p "$HOME/.debug/[kernel.kallsyms]/$kernel"
+cp kmod/kallsyms "$HOME/.debug/[kernel.kallsyms]/$kernel/kallsyms"
+for f in fp.data dwarf.data sysw.data; do
+	perf report --stdio --children -g none --sort comm,dso,sym -i $f > $f.report-children 2>/dev/null
+	for keys in pid,sym dso,sym sym comm dso cpu,comm; do
+		perf report --stdio --no-children -g none -n --sort $keys -i $f > $f.report-n-sort-$keys 2>/dev/null
+	done
+done
