@@ -109,7 +109,8 @@ pub struct HeaderInfo {
     pub build_ids_old_abi: bool,
     /// Size of the TRACING_DATA section (decoded by [`crate::tracepoint`]).
     pub tracing_data_size: Option<u64>,
-    /// simpleperf's META_INFO: key/value pairs in stored order.
+    /// simpleperf's META_INFO: key/value pairs in stored order (a JSON object).
+    #[cfg_attr(feature = "json", serde(serialize_with = "ordered_str_map"))]
     pub simpleperf_meta_info: Option<Vec<(String, String)>>,
     /// simpleperf's FILE or FILE2: each DSO with its symbol count.
     pub simpleperf_files: Option<Vec<SimpleperfFileSummary>>,
@@ -303,6 +304,17 @@ impl EventInfo {
 #[cfg(feature = "json")]
 fn ordered_map<S: serde::Serializer>(v: &[(String, u64)], s: S) -> std::result::Result<S::Ok, S::Error> {
     s.collect_map(v.iter().map(|(k, v)| (k, v)))
+}
+
+#[cfg(feature = "json")]
+fn ordered_str_map<S: serde::Serializer>(
+    v: &Option<Vec<(String, String)>>,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => s.collect_map(v.iter().map(|(k, v)| (k, v))),
+        None => s.serialize_none(),
+    }
 }
 
 /// A GROUP_DESC entry with the names of its events.
