@@ -384,7 +384,8 @@ fn peer_counts_equal_perf_report_stats() {
         let (want, _) = common::parse_stats(&text);
         let file = PerfFile::from_bytes(&bytes).unwrap();
         let mut types = BTreeMap::new();
-        for r in file.records(Order::File).unwrap() {
+        let opts = perfdata_core::ReadOptions { order: Order::File, include_compressed: true, ..Default::default() };
+        for r in file.records_with(opts).unwrap() {
             let r = r.unwrap_or_else(|e| panic!("{name}: {e}"));
             *types.entry(common::perf_name(&r.type_name())).or_insert(0u64) += 1;
         }

@@ -34,9 +34,22 @@ FILES=$(git --git-dir="$aosp" ls-tree -r --name-only "$AOSP_COMMIT" simpleperf/t
     git --git-dir="$aosp" show "$AOSP_COMMIT:$p" >/dev/null 2>&1 || continue
     echo "$(echo "${p#simpleperf/testdata/}" | tr / _) aosp $p"
   done)
-# perfparser's pipe stream of a uprobe recording (GPL-3.0: see SOURCES.md)
+# perfparser's files (GPL-3.0: see SOURCES.md): a pipe stream of a uprobe recording, and
+# --call-graph dwarf recordings of static binaries (qCompress'd: a 4-byte size, then zlib)
 FILES="$FILES
-probe.data.stream pp tests/auto/perfdata/probe.data.stream"
+probe.data.stream pp tests/auto/perfdata/probe.data.stream
+vector_static_gcc.data pp tests/auto/perfdata/vector_static_gcc/perf.data.zlib
+vector_static_clang.data pp tests/auto/perfdata/vector_static_clang/perf.data.zlib
+fork_static_gcc.data pp tests/auto/perfdata/fork_static_gcc/perf.data.zstd.zlib
+parallel_static_gcc.data pp tests/auto/perfdata/parallel_static_gcc/perf.data.zstd.zlib"
+# Beside those: perfparser's expected output (F.perfparser-expected) and the static binary reduced
+# to its symbols and CFI by reduce-elf.py (code and data zeroed), under the name it was mapped as.
+unqcompress() { python3 -c 'import sys,zlib; d=sys.stdin.buffer.read(); sys.stdout.buffer.write(zlib.decompress(d[4:]))'; }
+BINARIES="
+vector_static_gcc.data vector_static_gcc/vector_static_gcc_v9.1.0.zlib
+vector_static_clang.data vector_static_clang/vector_static_clang_v8.0.1.zlib
+fork_static_gcc.data fork_static_gcc/fork.zlib
+parallel_static_gcc.data parallel_static_gcc/parallel_static_gcc.zlib"
 store() { # KIND FILE: stdout of the command in "$@" after the two, + .err/.rc
   local kind=$1 f=$2 limit=$3; shift 3
   local out="$here/$(basename "$f").$kind"
@@ -52,7 +65,10 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 echo "$FILES" | while read -r name repo path; do
   [ -n "$name" ] || continue
   case $repo in aosp) git --git-dir="$aosp" show "$AOSP_COMMIT:$path" >"$tmp/$name" ;;
-                pp) git --git-dir="$pp" show "$PP_COMMIT:$path" >"$tmp/$name" ;; esac
+                pp) git --git-dir="$pp" show "$PP_COMMIT:$path" >"$tmp/$name"
+                    case $path in *.zlib) unqcompress <"$tmp/$name" >"$tmp/$name.raw"; mv "$tmp/$name.raw" "$tmp/$name"
+                      git --git-dir="$pp" show "$PP_COMMIT:${path%.zlib}.expected.txt.zlib" | unqcompress |
+                        zstd -q -19 -f -o "$here/$name.perfparser-expected.zst" ;; esac ;; esac
   rm -f "$here/$name" "$here/$name.zst"
   if [ "$(stat -c %s "$tmp/$name")" -gt 65536 ]; then zstd -q -19 -f "$tmp/$name" -o "$here/$name.zst"
   else cp "$tmp/$name" "$here/$name"; fi
@@ -60,10 +76,17 @@ echo "$FILES" | while read -r name repo path; do
   (cd "$tmp" && store stats "$name" 1000000 perf report --stats -i "$name")
   (cd "$tmp" && store dump "$name" 20000 bash -c 'perf report -D -i "$1" | grep -v "^\.  [0-9a-f][0-9a-f][0-9a-f][0-9a-f]: " |
     sed "s|/tmp/perf-vdso.so-[A-Za-z0-9]*|/tmp/perf-vdso.so-XXXXXX|"; exit ${PIPESTATUS[0]}' bash "$name")
-  (cd "$tmp" && store simpleperf-dump "$name" 20000 simpleperf dump "$name")
+  [ "$repo" = aosp ] && (cd "$tmp" && store simpleperf-dump "$name" 20000 simpleperf dump "$name")
   case $name in
     *.stream) (cd "$tmp" && store script "$name" 20000 perf script -i "$name") ;;
     perf_sched_stat_runtime.data)
       (cd "$tmp" && store simpleperf-trace-sched "$name" 1000000 simpleperf trace-sched --record-file "$name" --show-threads) ;;
   esac
+done
+echo "$BINARIES" | while read -r name path; do
+  [ -n "$name" ] || continue
+  git --git-dir="$pp" show "$PP_COMMIT:tests/auto/perfdata/$path" | unqcompress >"$tmp/bin"
+  bin=$(basename "${path%.zlib}")
+  python3 "$here/reduce-elf.py" "$tmp/bin" "$tmp/$bin"
+  zstd -q -19 -f "$tmp/$bin" -o "$here/$name.$bin.zst"
 done

@@ -63,6 +63,7 @@ class _FoldOptions(TypedDict, total=False):
     inline: Optional[bool]
     annotate_inline: bool
     srcline: bool
+    plain_unwind: bool
     addrs: bool
     event: Union[None, str, Event]
     all_events: bool
