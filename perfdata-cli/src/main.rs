@@ -133,7 +133,8 @@ enum Cmd {
     WakeupLatency(latency::WakeupLatencyArgs),
     /// Off-CPU time from `perf record -e sched:sched_switch -g`: each switch-out's stack weighted
     /// by the ns until the task's next switch-in, as folded stacks (`comm;frame;…;leaf NS`), an
-    /// off-CPU flame graph (--flamegraph) or one JSON object per interval (--json).
+    /// off-CPU flame graph (--flamegraph) or one JSON object per interval (--json). Also reads
+    /// `perf record --off-cpu` recordings: their offcpu-time samples weighted by the period (ns).
     Offcpu(offcpu::OffCpuArgs),
     /// The header and every feature section, as `perf report --header-only -I` prints them.
     Info {

@@ -368,14 +368,11 @@ fn read_frame(input: &mut Input<'_>, endian: Endian) -> Result<Option<Framed>> {
             if start >= *end {
                 return Ok(None);
             }
-            // Hot path: a plain header decode; errors are built below only when something is off.
+            // Hot path: the body of parse::record_header on the mapped bytes; errors are built
+            // below (frame_at) only when something is off.
             if let Some(h) = data.get(start..*end).and_then(|a| a.first_chunk::<8>().map(|h| (h, a.len()))) {
                 let (h, avail) = h;
-                let header = RecordHeader {
-                    type_: endian.u32(h.get(..4).unwrap_or(&[0; 4])),
-                    misc: endian.u16(h.get(4..6).unwrap_or(&[0; 2])),
-                    size: endian.u16(h.get(6..8).unwrap_or(&[0; 2])),
-                };
+                let header = RecordHeader::from_bytes(h, endian);
                 let size = usize::from(header.size);
                 if size >= 8
                     && size <= avail

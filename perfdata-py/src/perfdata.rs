@@ -712,6 +712,9 @@ impl PerfData {
     /// Off-CPU time from a ``perf record -e sched:sched_switch -g`` recording: each task's time
     /// from its switch-out (with that sample's stack) to its next switch-in, folded by stack and
     /// weighted in ns, ready for a flame graph (``off_cpu_flamegraph``).
+    /// A ``perf record --off-cpu`` recording works too: its ``offcpu-time`` samples (off-CPU time
+    /// per thread and stack, summed by perf's BPF program) weighted by their period in ns; it has
+    /// no task states or times, so ``state`` and ``time`` raise ValueError there.
     ///
     /// Args:
     ///     state: only ``"S"`` (sleeping), ``"D"`` (uninterruptible, usually I/O) or ``"other"``

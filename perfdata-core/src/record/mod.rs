@@ -34,8 +34,7 @@ pub struct RecordHeader {
 impl RecordHeader {
     /// Decode from at least 8 bytes.
     pub fn parse(b: &[u8], endian: Endian, pos: Position) -> Result<RecordHeader> {
-        let mut r = Reader::new(b, endian, pos, "perf_event_header");
-        Ok(RecordHeader { type_: r.u32()?, misc: r.u16()?, size: r.u16()? })
+        Reader::new(b, endian, pos, "perf_event_header").run(crate::parse::record_header)
     }
 
     /// Decode the header's 8 bytes with one load. The fields are cut from one little-endian word
