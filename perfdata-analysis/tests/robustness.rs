@@ -200,6 +200,9 @@ fn inputs() -> Vec<(String, Vec<u8>)> {
             }
         }
     }
+    // Other projects' recordings: simpleperf's own records (32-bit sizes, SPLIT parts, tracing
+    // data inside the record) and feature sections.
+    v.extend(common::peer_files().into_iter().filter(|(_, b)| b.len() <= 128 << 10));
     v
 }
 

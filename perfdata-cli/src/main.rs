@@ -333,7 +333,7 @@ fn dump(path: &str, as_json: bool, order: OrderArg, symbolize: Option<&folded::F
                         out,
                         "{} [{:#x}] {}: {}",
                         r.pos,
-                        r.header.size,
+                        r.header.record_size(),
                         r.type_name(),
                         fields.unwrap_or_default()
                     )?;
