@@ -13,7 +13,7 @@ seed() { # target, files...
   local t=$1; shift
   for f in "$@"; do if [ -f "$f" ]; then cp "$f" "corpus/$t/$(basename "$(dirname "$f")")_$(basename "$f")"; fi; done
 }
-files=(../testdata/*.data ../testdata/*/data* regressions/*/*)
+files=(../testdata/*.data ../testdata/*/data* ../testdata/peer/*.data regressions/*/*)
 [ -d "$shared" ] && files+=("$shared"/*/*)
 for t in file roundtrip; do seed "$t" "${files[@]}"; done
 # parse: the first 512 bytes of the recordings (the headers and the attrs that follow them)

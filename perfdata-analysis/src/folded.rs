@@ -126,6 +126,11 @@ pub struct FoldedOptions {
     /// line for (`??:0`) keeps its name (the script would take the next frame's line for it);
     /// a Java `a->b` name gets the line on its first part only.
     pub srcline: bool,
+    /// Unwind `--call-graph dwarf` stacks with each binary's own CFI wherever it is (`.eh_frame`
+    /// without an `.eh_frame_hdr`, `.debug_frame`, the binary's own load bias) instead of
+    /// following perf 6.1's libunwind lookup rules: as perfparser (elfutils) unwinds. A static
+    /// binary without `.eh_frame_hdr` then unwinds past its leaf frame, where perf stops.
+    pub plain_unwind: bool,
     /// Where to find symbols.
     pub symbolize: SymbolizeOptions,
     /// Only samples of this process.
@@ -161,6 +166,7 @@ impl FoldedOptions {
             inline: true,
             annotate_inline: false,
             srcline: false,
+            plain_unwind: false,
             symbolize: SymbolizeOptions::default(),
             pid: None,
             tid: None,
@@ -217,6 +223,10 @@ fn symbolizer(file: &PerfFile, opts: &FoldedOptions) -> Symbolizer {
     let entries = build_id_entries(file);
     let mut sym = Symbolizer::new(opts.symbolize.clone(), build_id_map(&entries));
     sym.set_kernel_build_ids(&entries);
+    // simpleperf recordings carry the symbols their samples hit (FILE/FILE2).
+    if let Some(Ok(files)) = file.features().simpleperf_files() {
+        sym.set_recorded_symbols(perfdata_symbolize::recorded::RecordedSymbols::new(&files));
+    }
     sym
 }
 
@@ -565,7 +575,7 @@ impl Folder<'_> {
             (f, addr, None)
         } else {
             let map = self.machine.find_map(pid, addr, false);
-            (self.sym.resolve(map, addr), map.map_or(addr, |m| m.map_ip(addr)), map)
+            (self.sym.resolve_in(pid, map, addr), map.map_or(addr, |m| m.map_ip(addr)), map)
         };
         let dso: &str = &f.dso;
         let mut out = std::mem::take(&mut self.scratch);
@@ -675,7 +685,7 @@ fn tidy_java_py(s: &str) -> String {
 /// An unwinder when some event samples REGS_USER and STACK_USER (`--call-graph dwarf`) and the
 /// recording's architecture (ARCH feature, else this machine's, as perf's `perf_env__arch`) is
 /// one the unwinder knows.
-fn dwarf_unwinder(file: &PerfFile) -> Option<Unwinder> {
+fn dwarf_unwinder(file: &PerfFile, o: &FoldedOptions) -> Option<Unwinder> {
     use perfdata_core::attr::sample_type::{REGS_USER, STACK_USER};
     let both = REGS_USER | STACK_USER;
     if !file.events().iter().any(|e| e.attr.sample_type & both == both) {
@@ -687,7 +697,8 @@ fn dwarf_unwinder(file: &PerfFile) -> Option<Unwinder> {
         .and_then(|a| a.ok())
         .map_or_else(|| std::env::consts::ARCH.to_string(), std::borrow::Cow::into_owned);
     let arch = Arch::from_uname(&uname)?;
-    Some(Unwinder::new(arch, file.endian() == perfdata_core::Endian::Little, UnwindOptions::default()))
+    let opts = UnwindOptions { perf_compat: !o.plain_unwind, ..UnwindOptions::default() };
+    Some(Unwinder::new(arch, file.endian() == perfdata_core::Endian::Little, opts))
 }
 
 /// What the reading thread keeps to unwind `--call-graph dwarf` stacks: its own copy of the
@@ -702,7 +713,7 @@ struct DwarfUnwind {
 impl DwarfUnwind {
     /// An unwinder with its own threads, maps and binaries, when `file` samples stack dumps.
     fn for_file(file: &PerfFile, opts: &FoldedOptions) -> Option<DwarfUnwind> {
-        dwarf_unwinder(file).map(|unwinder| DwarfUnwind {
+        dwarf_unwinder(file, opts).map(|unwinder| DwarfUnwind {
             unwinder,
             machine: Machine::new(),
             sym: symbolizer(file, opts),
@@ -1301,7 +1312,7 @@ impl<'o> StackFolder<'o> {
             f
         } else {
             let map = self.folder.machine.find_map(pid, ip, false);
-            self.folder.sym.resolve(map, ip)
+            self.folder.sym.resolve_in(pid, map, ip)
         };
         (f.dso, f.symbol)
     }

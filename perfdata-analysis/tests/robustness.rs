@@ -2,7 +2,8 @@
 //! boundaries and inside records, overwritten bytes and length fields, and the quipper fuzz
 //! reproducers. Each case reads every record in file and time order and touches every field,
 //! decodes and renders every tracepoint sample (`perfdata script`), builds the header summary
-//! (`perfdata info`) and folds the stacks (symbolized against an empty directory only).
+//! (`perfdata info`), folds the stacks (symbolized against an empty directory only) and, with the
+//! `parquet` feature, writes the Parquet tables.
 
 #[path = "../../perfdata-core/tests/common/mod.rs"]
 mod common;
@@ -115,7 +116,35 @@ fn drain_inner(data: &[u8]) -> (usize, usize) {
             let _ = f.to_folded_string();
         }
     }
+    #[cfg(feature = "parquet")]
+    parquet_tables(&file);
     total
+}
+
+/// The Parquet export of a damaged file: every table it reports written is a file, and an error
+/// leaves no directory (nor temporary file) behind. Done for every 8th input: writing a dozen
+/// files for each of the thousands of inputs more than doubled the test's time.
+#[cfg(feature = "parquet")]
+fn parquet_tables(file: &PerfFile<'_>) {
+    use perfdata_analysis::export::parquet::{write_parquet, ParquetOptions};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let n = N.fetch_add(1, Relaxed);
+    if !n.is_multiple_of(8) {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("perfdata-robustness-parquet-{}-{n}", std::process::id()));
+    match write_parquet(file, &dir, &ParquetOptions { batch_rows: 64, ..Default::default() }) {
+        Ok(w) => {
+            let files = std::fs::read_dir(&dir).unwrap().count();
+            assert_eq!(files, w.tables.len(), "{}", dir.display());
+            assert!(w.tables.iter().all(|t| t.path.is_file()));
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+        Err(e) => {
+            let _ = e.to_string();
+            assert!(!dir.exists(), "{} left after {e}", dir.display());
+        }
+    }
 }
 
 /// An empty directory as symfs, build-id cache and kallsyms path: folding must not read the host's
@@ -171,6 +200,9 @@ fn inputs() -> Vec<(String, Vec<u8>)> {
             }
         }
     }
+    // Other projects' recordings: simpleperf's own records (32-bit sizes, SPLIT parts, tracing
+    // data inside the record) and feature sections.
+    v.extend(common::peer_files().into_iter().filter(|(_, b)| b.len() <= 128 << 10));
     v
 }
 

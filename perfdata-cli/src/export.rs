@@ -1,8 +1,11 @@
-//! `perfdata export --format speedscope|chrome-trace|pprof FILE -o OUT`.
+//! `perfdata export --format speedscope|chrome-trace|pprof FILE -o OUT`, `perfdata export --format
+//! parquet FILE -o DIR`.
 
 use crate::folded::FoldArgs;
 use clap::{Args, ValueEnum};
+use perfdata_analysis::core::Order;
 use perfdata_analysis::export::chrome::{chrome_trace, ChromeOptions};
+use perfdata_analysis::export::parquet::{write_parquet, ParquetOptions};
 use perfdata_analysis::export::pprof::pprof;
 use perfdata_analysis::export::speedscope::{speedscope, Unit};
 use std::path::{Path, PathBuf};
@@ -18,6 +21,11 @@ pub enum Format {
     /// with the scheduler's slices (from sched_switch), samples as instant events with their
     /// stacks, lost events as a counter.
     ChromeTrace,
+    /// A directory of Parquet files (zstd), one per table: samples.parquet (callchain as
+    /// `list<uint64>`), mmaps, comms, tasks, lost, records (count per record type), and
+    /// tp.SYSTEM.NAME.parquet per tracepoint event with a typed column per field; the columns of
+    /// Python's to_arrow().
+    Parquet,
     /// pprof's profile.proto, gzipped (`go tool pprof`): the samples of `perfdata folded` with
     /// their mappings, locations and inline frames; values sample counts and periods; labels
     /// comm, pid, tid, cpu (and event with several).
@@ -33,12 +41,22 @@ pub struct ExportArgs {
     #[arg(long, value_enum)]
     format: Format,
     /// Write here (a temporary file renamed at the end: no partial file is left on an error);
-    /// stdout without.
+    /// stdout without. parquet: the directory (created), required.
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// chrome-trace: scheduler slices only, no samples.
     #[arg(long)]
     no_samples: bool,
+    /// parquet: add comm, dso, symbol and frames (`list<string>`, leaf first, folded with the
+    /// options below) to the samples table.
+    #[arg(long)]
+    symbolize: bool,
+    /// parquet: also the tracepoints' common_* fields.
+    #[arg(long)]
+    common: bool,
+    /// parquet: rows in file order rather than perf's time order.
+    #[arg(long)]
+    file_order: bool,
     #[command(flatten)]
     fold: FoldArgs,
 }
@@ -46,6 +64,7 @@ pub struct ExportArgs {
 /// `perfdata export`.
 pub fn run(a: &ExportArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let doc = match a.format {
+        Format::Parquet => return parquet(a),
         Format::Speedscope => {
             let stacks = a.fold.fold(&a.file)?;
             let f = crate::open(&a.file)?;
@@ -74,6 +93,27 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     };
     let text = serde_json::to_string(&doc)?;
     write(a.output.as_deref(), text.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `perfdata export --format parquet FILE -o DIR`: one line per table written (`NAME ROWS PATH`)
+/// on stderr, and the reading problems met.
+fn parquet(a: &ExportArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let dir = a.output.as_ref().ok_or("--format parquet needs -o DIR (the directory of the tables)")?;
+    let f = crate::open(&a.file)?;
+    let o = ParquetOptions {
+        order: if a.file_order { Order::File } else { Order::Time },
+        symbolize: if a.symbolize { Some(a.fold.options()?) } else { None },
+        common: a.common,
+        ..ParquetOptions::default()
+    };
+    let written = write_parquet(&f, dir, &o)?;
+    for d in &written.diagnostics {
+        eprintln!("warning: {d}");
+    }
+    for t in &written.tables {
+        eprintln!("{} {} {}", t.name, t.rows, t.path.display());
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -115,7 +115,7 @@ enum Cmd {
         #[command(flatten)]
         fold: folded::FoldArgs,
     },
-    /// Convert to another tool's format: speedscope JSON, Chrome Trace Event JSON (Perfetto UI).
+    /// Convert to another tool's format: speedscope JSON, Chrome Trace Event JSON (Perfetto UI), Parquet tables.
     Export(export::ExportArgs),
     /// Block I/O analyses (`perfdata block latency`).
     Block {
@@ -333,7 +333,7 @@ fn dump(path: &str, as_json: bool, order: OrderArg, symbolize: Option<&folded::F
                         out,
                         "{} [{:#x}] {}: {}",
                         r.pos,
-                        r.header.size,
+                        r.header.record_size(),
                         r.type_name(),
                         fields.unwrap_or_default()
                     )?;

@@ -866,11 +866,13 @@ impl PerfData {
     ///     format: ``"speedscope"`` (speedscope.app's JSON: a sampled profile per comm, or per
     ///         thread with ``root="tid"``, weights as ``folded()``'s) or ``"chrome-trace"``
     ///         (Chrome Trace Event JSON for Perfetto UI: scheduler slices per CPU and thread from
-    ///         ``sched_switch``, samples as instant events with their stacks) or ``"pprof"``
+    ///         ``sched_switch``, samples as instant events with their stacks), ``"pprof"``
     ///         (pprof's gzipped profile.proto for ``go tool pprof``: ``folded()``'s samples with
     ///         their mappings, addresses and inline frames, values sample counts and periods,
-    ///         labels comm, pid, tid, cpu and, with several events, event).
-    ///     **options: ``folded()``'s options (how stacks are folded).
+    ///         labels comm, pid, tid, cpu and, with several events, event) or ``"parquet"``
+    ///         (``path`` is a directory: ``to_parquet(path, **options)``).
+    ///     **options: ``folded()``'s options (how stacks are folded); for ``"parquet"``,
+    ///         ``to_parquet()``'s.
     ///
     /// Example:
     ///     >>> perfdata.open("perf.data").export("perf.speedscope.json", format="speedscope")
@@ -881,16 +883,21 @@ impl PerfData {
     ///     b'\x1f\x8b'
     #[pyo3(signature = (path, *, format, **options))]
     fn export(
-        &self,
+        slf: &Bound<'_, Self>,
         py: Python<'_>,
         path: std::path::PathBuf,
         format: &str,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<()> {
         use perfdata_analysis::export::{chrome, speedscope};
+        if format == "parquet" {
+            slf.call_method("to_parquet", (path,), options)?;
+            return Ok(());
+        }
+        let this = slf.borrow();
         let fold = flame::fold_options(options)?;
         flame::check_keys(options, &[])?;
-        let file = self.file()?;
+        let file = this.file()?;
         let bytes = match format {
             "speedscope" => {
                 let stacks = flame::fold(py, &file, &fold.options)?;
@@ -904,7 +911,7 @@ impl PerfData {
                     speedscope::Unit::None
                 };
                 let root = fold.options.root != perfdata_analysis::folded::Root::None;
-                let name = self.path.clone().unwrap_or_else(|| "perf.data".into());
+                let name = this.path.clone().unwrap_or_else(|| "perf.data".into());
                 speedscope::speedscope(&stacks, &name, unit, root).to_string().into_bytes()
             }
             "chrome-trace" => {
@@ -920,7 +927,7 @@ impl PerfData {
             }
             o => {
                 return Err(PyValueError::new_err(format!(
-                    "format must be 'speedscope', 'chrome-trace' or 'pprof', not {o:?}"
+                    "format must be 'speedscope', 'chrome-trace', 'pprof' or 'parquet', not {o:?}"
                 )))
             }
         };
@@ -931,6 +938,75 @@ impl PerfData {
             })
         })
         .map_err(|e| pyo3::exceptions::PyOSError::new_err((e.raw_os_error().unwrap_or(0), e.to_string())))
+    }
+
+    /// Write every table as a Parquet file (zstd) into the directory ``dir`` (created if
+    /// missing), in one pass without the GIL: ``samples.parquet``, ``mmaps.parquet``,
+    /// ``comms.parquet``, ``tasks.parquet``, ``lost.parquet``, ``records.parquet`` (the columns
+    /// of ``to_arrow()``'s tables, the same names and types) and ``tp.SYSTEM.NAME.parquet`` per
+    /// tracepoint event (``tracepoint_table()``'s columns). Each file is written under a
+    /// temporary name and renamed once every table is complete: on an error none is left.
+    ///
+    /// Args:
+    ///     dir: the directory.
+    ///     symbolize: add ``comm``, ``dso``, ``symbol`` and ``frames`` to the samples table, as
+    ///         ``to_arrow(symbolize=True)``.
+    ///     order: 'time' or 'file' (default: the order given to ``open``).
+    ///     stack_data: add the user stack bytes as a ``stack_user`` column.
+    ///     common: tracepoint tables: also the ``common_*`` fields.
+    ///     **options: ``progress=True`` (a progress bar on stderr); with ``symbolize``,
+    ///         ``folded()``'s frame options.
+    ///
+    /// Returns:
+    ///     dict: table name → path of its file.
+    ///
+    /// Example:
+    ///     >>> paths = perfdata.open("sched.data").to_parquet("sched-tables")
+    ///     >>> import pyarrow.parquet as pq
+    ///     >>> pq.read_table(paths["tp.sched.sched_switch"]).num_rows
+    ///     117
+    #[pyo3(signature = (dir, *, symbolize = false, order = None, stack_data = false, common = false, **options))]
+    #[allow(clippy::too_many_arguments)]
+    fn to_parquet<'py>(
+        &self,
+        py: Python<'py>,
+        dir: std::path::PathBuf,
+        symbolize: bool,
+        order: Option<&str>,
+        stack_data: bool,
+        common: bool,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        use perfdata_analysis::export::parquet::{write_parquet, Error, ParquetOptions};
+        let progress = crate::progress::take(options)?;
+        let symbolize = self.symbolize_options("samples", symbolize, options)?;
+        let o = ParquetOptions {
+            order: self.order_or_default(order)?,
+            symbolize,
+            stack_data,
+            common,
+            ..Default::default()
+        };
+        let file = self.file()?;
+        let bar = crate::progress::Bar::start(py, &file, progress)?;
+        let written = py.detach(|| write_parquet(&file, &dir, &o));
+        if let Some(bar) = bar {
+            bar.finish(py)?;
+        }
+        let written = written.map_err(|e| match e {
+            Error::Read(e) => error::to_py(py, e, file.path()),
+            Error::Io { source, path } => pyo3::exceptions::PyOSError::new_err((
+                source.raw_os_error().unwrap_or(0),
+                format!("{}: {source}", path.display()),
+            )),
+            e => PyRuntimeError::new_err(e.to_string()),
+        })?;
+        self.shared.note(written.diagnostics.iter().cloned());
+        let d = PyDict::new(py);
+        for t in &written.tables {
+            d.set_item(&t.name, t.path.to_string_lossy())?;
+        }
+        Ok(d)
     }
 
     /// Folded stacks, as ``perf script | stackcollapse-perf.pl`` (or ``inferno-collapse-perf``) or

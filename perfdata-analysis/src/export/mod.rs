@@ -1,10 +1,15 @@
 //! Exports to the formats of other tools: [`speedscope`] (speedscope.app's JSON) and [`chrome`]
 //! (Chrome Trace Event JSON for Perfetto UI and `chrome://tracing`), both from the folded stacks
-//! and scheduler timeline the other modules compute. [`pprof`] writes pprof's
-//! `profile.proto`. (Parquet is not written yet.)
+//! and scheduler timeline the other modules compute. [`pprof`] writes pprof's `profile.proto`;
+//! `arrow` (feature `arrow`: the records as Arrow tables) and `parquet` (feature `parquet`: those
+//! tables as Parquet files).
 
+#[cfg(feature = "arrow")]
+pub mod arrow;
 #[cfg(feature = "symbolize")]
 pub mod chrome;
+#[cfg(feature = "parquet")]
+pub mod parquet;
 #[cfg(feature = "pprof")]
 pub mod pprof;
 #[cfg(feature = "symbolize")]

@@ -183,15 +183,22 @@ fn c_type_size(ty: &str, long_size: u8) -> u8 {
     }
 }
 
+/// The element size of an array field (its `size:` / count, or from its C type when the format does
+/// not say: `__data_loc`), 0 when unknown. Arrays of elements of 1, 2, 4 or 8 bytes decode as
+/// [`Value::Array`], others as [`Value::Bytes`].
+pub fn array_element_size(f: &Field, fmt: &Format) -> u8 {
+    match u8::try_from(f.element_size) {
+        Ok(n) if n != 0 => n,
+        _ => c_type_size(f.element_type(), fmt.long_size),
+    }
+}
+
 /// The bytes of an array's data and its element size.
 fn array_value<'a>(f: &Field, bytes: &'a [u8], fmt: &Format) -> Value<'a> {
     if f.is_string {
         return Value::Str(until_nul(bytes));
     }
-    let el = match u8::try_from(f.element_size) {
-        Ok(n) if n != 0 => n,
-        _ => c_type_size(f.element_type(), fmt.long_size),
-    };
+    let el = array_element_size(f, fmt);
     if matches!(el, 1 | 2 | 4 | 8) && bytes.len().is_multiple_of(usize::from(el)) {
         Value::Array(IntArray { bytes, element_size: el, signed: f.is_signed(), endian: fmt.endian })
     } else {

@@ -2,10 +2,9 @@
 //! PyCapsule interface (`__arrow_c_stream__`), so pyarrow, polars, pandas and DuckDB import the
 //! columns without copying them and without perfdata depending on any of them.
 
-mod columns;
 mod preview;
-pub mod tables;
-pub mod tracepoints;
+// The tables are built in perfdata-analysis (`export::arrow`), which the Parquet export shares.
+pub use perfdata_analysis::export::arrow::{tables, tracepoints};
 
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{RecordBatch, RecordBatchIterator};

@@ -1,10 +1,13 @@
-//! `PerfData.tracepoint_table(event)`: one row per sample of a tracepoint event, with `time`, `cpu`,
-//! `pid`, `tid` and then one typed column per field of the event's format, decoded by the core's
-//! tracepoint module (`perfdata_core::tracepoint`). Built in one pass without the GIL.
+//! The table of a tracepoint event (Python's `PerfData.tracepoint_table(event)`, the Parquet
+//! export's `tp.SYSTEM.NAME` tables): one row per sample of the event, with `time`, `cpu`, `pid`,
+//! `tid` and then one typed column per field of the event's format, decoded by the core's
+//! tracepoint module (`perfdata_core::tracepoint`). Built in one pass ([`build`]) or streamed in
+//! batches ([`TracepointBuilder`]).
 //!
-//! Column types follow the format: integer fields keep their width and signedness (`pid_t` →
-//! int32, `u64` → uint64), `char[]` and `__data_loc char[]` fields are strings, other arrays
-//! `large_list<int64|uint64>`, fields of no integer layout binary. A field outside a record is null.
+//! Column types follow the format alone: integer fields keep their width and signedness (`pid_t` →
+//! int32, `u64` → uint64), `char[]` and `__data_loc char[]` fields are strings, other arrays of
+//! 1, 2, 4 or 8-byte elements `large_list<int64|uint64>`, fields of no integer layout binary. A
+//! field outside a record (or an array whose bytes are not whole elements) is null.
 
 use super::columns::Prim;
 use super::tables::{assemble, pass, BuildError, Built};
@@ -13,9 +16,10 @@ use arrow_array::types::{UInt32Type, UInt64Type};
 use arrow_array::{
     ArrayRef, Int16Array, Int32Array, Int64Array, Int8Array, UInt16Array, UInt32Array, UInt64Array, UInt8Array,
 };
-use arrow_schema::{ArrowError, DataType, Field as ArrowField};
+use arrow_schema::ArrowError;
 use perfdata_core::header::Format as FileFormat;
-use perfdata_core::tracepoint::{fields::decode_field, Field, Format, Tracepoints, Value};
+use perfdata_core::tracepoint::fields::{array_element_size, decode_field};
+use perfdata_core::tracepoint::{Field, Format, Tracepoints, Value};
 use perfdata_core::{Event, Order, PerfFile, Record, RecordKind};
 use std::sync::Arc;
 
@@ -55,7 +59,7 @@ pub fn build(
     order: Order,
     common: bool,
 ) -> Result<(Built, Option<Arc<Tracepoints>>), TpTableError> {
-    let mut sink = TpSink { name, common, tp, format: None, decided: Vec::new(), cols: None, rows: 0 };
+    let mut sink = TracepointBuilder::new(name, common, tp);
     // A file's events and formats are known now: fail before reading when none matches (only pipe
     // data can announce its tracing data later).
     if sink.tp.is_none() && file.header().format != FileFormat::Pipe {
@@ -69,21 +73,10 @@ pub fn build(
     }
     let pass = pass(file, order, |rec| sink.push(rec))?;
     let tp = sink.tp.clone();
-    let Some(cols) = sink.cols.take().or_else(|| sink.format_columns()) else {
+    let Some(columns) = sink.take()? else {
         let names = tp.as_deref().map(|t| tracepoint_names(&pass.events, t)).unwrap_or_default();
         return Err(TpTableError::NoSuchEvent(names));
     };
-    let mut columns: Vec<(String, ArrayRef)> = Vec::new();
-    let field_names: Vec<&str> = cols.fields.iter().map(|c| c.name.as_str()).collect();
-    let own = |n: &str| if field_names.contains(&n) { format!("sample_{n}") } else { n.to_string() };
-    columns.push((own("time"), Arc::new(cols.time.finish()?)));
-    columns.push((own("cpu"), Arc::new(cols.cpu.finish()?)));
-    columns.push((own("pid"), Arc::new(cols.pid.finish()?)));
-    columns.push((own("tid"), Arc::new(cols.tid.finish()?)));
-    for c in cols.fields {
-        let name = c.name.clone();
-        columns.push((name, c.finish(sink.rows)?));
-    }
     Ok((assemble(columns, pass)?, tp))
 }
 
@@ -92,8 +85,10 @@ fn tracepoint_names(events: &[Event], tp: &Tracepoints) -> Vec<String> {
     events.iter().filter_map(|e| tp.format_for(&e.attr)).map(Format::full_name).collect()
 }
 
-struct TpSink<'n> {
-    name: &'n str,
+/// Builds the table of one tracepoint event from records pushed in order;
+/// [`TracepointBuilder::take`] hands over the rows so far and starts again empty.
+pub struct TracepointBuilder {
+    name: String,
     common: bool,
     tp: Option<Arc<Tracepoints>>,
     /// ID of the format the columns follow.
@@ -112,7 +107,47 @@ struct Columns {
     fields: Vec<FieldColumn>,
 }
 
-impl TpSink<'_> {
+impl TracepointBuilder {
+    /// A builder of the table of tracepoint `name` (`system:name`, the tracepoint's name, or the
+    /// event's name); `tp`: the formats known before reading (a pipe stream's come from its
+    /// tracing data record, which [`Self::push`] picks up); `common`: include the `common_*` fields.
+    pub fn new(name: impl Into<String>, common: bool, tp: Option<Arc<Tracepoints>>) -> Self {
+        TracepointBuilder { name: name.into(), common, tp, format: None, decided: Vec::new(), cols: None, rows: 0 }
+    }
+
+    /// Rows held (not yet taken).
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The rows held as named columns, or None while no event of the name was seen (with
+    /// formats known); the builder is empty afterwards.
+    pub fn take(&mut self) -> Result<Option<Vec<(String, ArrayRef)>>, ArrowError> {
+        let fresh = self.format_columns();
+        let Some(cols) = self.cols.take().or(fresh) else { return Ok(None) };
+        self.rows = 0;
+        let mut columns: Vec<(String, ArrayRef)> = Vec::new();
+        let field_names: Vec<&str> = cols.fields.iter().map(|c| c.name.as_str()).collect();
+        let own = |n: &str| if field_names.contains(&n) { format!("sample_{n}") } else { n.to_string() };
+        columns.push((own("time"), Arc::new(cols.time.finish()?)));
+        columns.push((own("cpu"), Arc::new(cols.cpu.finish()?)));
+        columns.push((own("pid"), Arc::new(cols.pid.finish()?)));
+        columns.push((own("tid"), Arc::new(cols.tid.finish()?)));
+        for c in cols.fields {
+            let name = c.name.clone();
+            columns.push((name, c.finish()?));
+        }
+        Ok(Some(columns))
+    }
+
+    /// Choose the format from the events known before reading (`PerfFile::events`), so that a
+    /// tracepoint without samples still has its (empty) table.
+    pub fn choose(&mut self, events: &[Event]) {
+        for ev in events {
+            self.wanted(ev);
+        }
+    }
+
     fn format(&self) -> Option<&Format> {
         self.tp.as_deref()?.format_by_id(self.format?)
     }
@@ -126,7 +161,7 @@ impl TpSink<'_> {
             cpu: Prim::default(),
             pid: Prim::default(),
             tid: Prim::default(),
-            fields: chosen.into_iter().map(FieldColumn::new).collect(),
+            fields: chosen.into_iter().map(|f| FieldColumn::new(f, fmt)).collect(),
         })
     }
 
@@ -136,7 +171,7 @@ impl TpSink<'_> {
             return *d;
         }
         let Some(tp) = self.tp.as_deref() else { return false };
-        let fmt = tp.format_for(&ev.attr).filter(|f| is_named(ev, f, self.name));
+        let fmt = tp.format_for(&ev.attr).filter(|f| is_named(ev, f, &self.name));
         let id = fmt.map(|f| f.id);
         // The columns follow the first matching format; an event of another format is not mixed in.
         let d = match (id, self.format) {
@@ -156,7 +191,8 @@ impl TpSink<'_> {
         d
     }
 
-    fn push(&mut self, rec: &Record<'_>) {
+    /// Add `rec` (records other than samples of the event are ignored).
+    pub fn push(&mut self, rec: &Record<'_>) {
         if self.tp.is_none() {
             if let Some(tp) = Tracepoints::carried_by(rec) {
                 self.tp = tp.ok().map(Arc::new);
@@ -204,16 +240,19 @@ enum Data {
     SignedList(LargeListBuilder<Int64Builder>),
     UnsignedList(LargeListBuilder<UInt64Builder>),
     Bytes(LargeBinaryBuilder),
-    /// An array field before its first value says whether its elements are integers: so many nulls.
-    Undecided(usize),
 }
 
 impl FieldColumn {
-    fn new(f: &Field) -> FieldColumn {
+    fn new(f: &Field, fmt: &Format) -> FieldColumn {
         let data = if f.is_string {
             Data::Str(StringBuilder::new())
         } else if f.is_array || f.is_dynamic {
-            Data::Undecided(0)
+            // What `decode_field` makes of the field: integer arrays for whole elements of these sizes.
+            match (array_element_size(f, fmt), f.is_signed()) {
+                (1 | 2 | 4 | 8, true) => Data::SignedList(LargeListBuilder::new(Int64Builder::new())),
+                (1 | 2 | 4 | 8, false) => Data::UnsignedList(LargeListBuilder::new(UInt64Builder::new())),
+                _ => Data::Bytes(LargeBinaryBuilder::new()),
+            }
         } else {
             match u8::try_from(f.size) {
                 Ok(size @ (1 | 2 | 4 | 8)) => Data::Int { size, signed: f.is_signed(), values: Vec::new() },
@@ -224,22 +263,6 @@ impl FieldColumn {
     }
 
     fn push(&mut self, v: &Value<'_>) {
-        if let (Data::Undecided(n), Value::Array(a)) = (&self.data, v) {
-            let n = *n;
-            self.data = if a.signed {
-                let mut b = LargeListBuilder::new(Int64Builder::new());
-                (0..n).for_each(|_| b.append_null());
-                Data::SignedList(b)
-            } else {
-                let mut b = LargeListBuilder::new(UInt64Builder::new());
-                (0..n).for_each(|_| b.append_null());
-                Data::UnsignedList(b)
-            };
-        } else if let (Data::Undecided(n), Value::Bytes(_) | Value::Str(_)) = (&self.data, v) {
-            let mut b = LargeBinaryBuilder::new();
-            b.append_nulls(*n);
-            self.data = Data::Bytes(b);
-        }
         match &mut self.data {
             Data::Int { values, .. } => values.push(v.as_u64()),
             Data::Str(b) => b.append_option(v.as_str()),
@@ -262,11 +285,10 @@ impl FieldColumn {
                 Value::Array(a) => b.append_value(a.bytes),
                 _ => b.append_null(),
             },
-            Data::Undecided(n) => *n += 1,
         }
     }
 
-    fn finish(self, rows: usize) -> Result<ArrayRef, ArrowError> {
+    fn finish(self) -> Result<ArrayRef, ArrowError> {
         Ok(match self.data {
             Data::Int { size, signed, values } => {
                 let v = values.into_iter();
@@ -285,11 +307,6 @@ impl FieldColumn {
             Data::SignedList(mut b) => Arc::new(b.finish()),
             Data::UnsignedList(mut b) => Arc::new(b.finish()),
             Data::Bytes(mut b) => Arc::new(b.finish()),
-            Data::Undecided(_) => {
-                let el = if self.field.is_signed() { DataType::Int64 } else { DataType::UInt64 };
-                let t = DataType::LargeList(Arc::new(ArrowField::new_list_field(el, true)));
-                arrow_array::new_null_array(&t, rows)
-            }
         })
     }
 }

@@ -1,21 +1,24 @@
-//! The tables `PerfData.to_arrow()` builds, one pass over the records each, no Python involved (the
-//! caller runs this with the GIL released).
+//! The record tables: what Python's `PerfData.to_arrow()` returns and what the Parquet export
+//! writes, built in one pass over the records ([`build`]) or streamed in batches
+//! ([`TableBuilder`]).
 //!
 //! - `samples`: one row per PERF_RECORD_SAMPLE. Always `time, pid, tid, cpu, ip, period, addr, event,
-//!   callchain, cpumode`; then one column per other sample field the events have (see [`OPT_U64`],
-//!   [`OPT_LIST`], [`OPT_BIN`]). Fields an event does not sample are null, except `period`, which is
-//!   the event's fixed `sample_period` then (what perf reports).
+//!   callchain, cpumode`; then one column per other sample field the events declare (see
+//!   `OPT_U64`, `OPT_LIST`, `OPT_BIN`: the column set follows from the events' attrs alone, so
+//!   every batch of a file has the same columns). Fields an event does not sample are null, except
+//!   `period`, which is the event's fixed `sample_period` then (what perf reports).
 //! - `mmaps`: MMAP and MMAP2; `comms`: COMM; `tasks`: FORK and EXIT; `lost`: LOST and LOST_SAMPLES;
 //! - `records`: one row per record type: count and bytes.
 //!
-//! With `symbolize`, the samples table also gets `comm`, `dso`, `symbol` and `frames` ([`SymSink`]).
+//! With `symbolize`, the samples table also gets `comm`, `dso`, `symbol` and `frames` (`SymSink`).
 
 use super::columns::{Prim, U64List};
+use crate::folded::{FoldedOptions, Root, StackFolder};
 use arrow_array::builder::{LargeBinaryBuilder, ListBuilder, StringDictionaryBuilder};
 use arrow_array::types::{Int32Type, Int8Type, UInt32Type, UInt64Type};
 use arrow_array::{ArrayRef, BooleanArray, DictionaryArray, RecordBatch, StringArray, UInt32Array, UInt64Array};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
-use perfdata_core::attr::{read_format, sample_type as st};
+use perfdata_core::attr::{branch_sample_type, read_format, sample_type as st};
 use perfdata_core::record::{misc, Mmap2Id};
 use perfdata_core::{Event, Order, PerfFile, ReadOptions, Record, RecordKind};
 use std::collections::BTreeMap;
@@ -64,7 +67,7 @@ pub struct Options {
     pub stack_data: bool,
     /// Samples table: add the symbolized columns `comm`, `dso`, `symbol`, `frames`, folded with
     /// these options (frames as `folded()` writes them).
-    pub symbolize: Option<perfdata_analysis::folded::FoldedOptions>,
+    pub symbolize: Option<FoldedOptions>,
 }
 
 /// A built table and what was learned while reading.
@@ -101,31 +104,61 @@ impl From<ArrowError> for BuildError {
 /// Most diagnostics collected in one pass.
 const MAX_DIAGNOSTICS: usize = 1000;
 
-/// Read every record of `file` once and build `table`.
+/// Read every record of `file` once and build `table` (one batch).
 pub fn build(file: &PerfFile<'_>, table: Table, opts: Options) -> Result<Built, BuildError> {
-    let mut sink: Box<dyn Sink> = match table {
-        Table::Samples => Box::new(SampleSink::new(opts.stack_data)),
-        Table::Mmaps => Box::<MmapSink>::default(),
-        Table::Comms => Box::<CommSink>::default(),
-        Table::Tasks => Box::<TaskSink>::default(),
-        Table::Lost => Box::<LostSink>::default(),
-        Table::Records => Box::<CountSink>::default(),
-    };
-    let mut sym = match (table, &opts.symbolize) {
-        (Table::Samples, Some(fold)) => Some(SymSink::new(file, fold)),
-        _ => None,
-    };
-    let pass = pass(file, opts.order, |rec| {
-        if let Some(s) = sym.as_mut() {
+    let mut builder = TableBuilder::new(file, table, &opts);
+    let pass = pass(file, opts.order, |rec| builder.push(rec))?;
+    let columns = builder.take(&pass.events)?;
+    assemble(columns, pass)
+}
+
+/// Builds one table from records pushed in order; [`TableBuilder::take`] hands over the rows
+/// so far as columns and starts again empty, so a writer can stream a table in batches.
+pub struct TableBuilder<'o> {
+    sink: Box<dyn Sink>,
+    sym: Option<SymSink<'o>>,
+}
+
+impl<'o> TableBuilder<'o> {
+    /// A builder of `table` of `file` (its symbolizer, when `opts.symbolize`, borrows the options).
+    pub fn new(file: &PerfFile<'_>, table: Table, opts: &'o Options) -> Self {
+        let sink: Box<dyn Sink> = match table {
+            Table::Samples => Box::new(SampleSink::new(opts.stack_data)),
+            Table::Mmaps => Box::<Rows<MmapRow>>::default(),
+            Table::Comms => Box::<Rows<CommRow>>::default(),
+            Table::Tasks => Box::<Rows<TaskRow>>::default(),
+            Table::Lost => Box::<Rows<LostRow>>::default(),
+            Table::Records => Box::<CountSink>::default(),
+        };
+        let sym = match (table, &opts.symbolize) {
+            (Table::Samples, Some(fold)) => Some(SymSink::new(file, fold)),
+            _ => None,
+        };
+        TableBuilder { sink, sym }
+    }
+
+    /// Add `rec` (records of other tables are ignored).
+    pub fn push(&mut self, rec: &Record<'_>) {
+        if let Some(s) = self.sym.as_mut() {
             s.push(rec);
         }
-        sink.push(rec);
-    })?;
-    let mut columns = sink.finish(&pass.events)?;
-    if let Some(s) = sym {
-        columns.extend(s.finish());
+        self.sink.push(rec);
     }
-    assemble(columns, pass)
+
+    /// Rows held (not yet taken).
+    pub fn rows(&self) -> usize {
+        self.sink.rows()
+    }
+
+    /// The rows held as named columns (`events`: the file's events, which name the `event`
+    /// column's values and declare the optional sample columns); the builder is empty afterwards.
+    pub fn take(&mut self, events: &[Event]) -> Result<Vec<(&'static str, ArrayRef)>, ArrowError> {
+        let mut columns = self.sink.take(events)?;
+        if let Some(s) = self.sym.as_mut() {
+            columns.extend(s.take());
+        }
+        Ok(columns)
+    }
 }
 
 /// The symbolized columns of the samples table: `comm` (perf's comm of the thread at the
@@ -133,7 +166,7 @@ pub fn build(file: &PerfFile<'_>, table: Table, opts: Options) -> Result<Built, 
 /// first, without the root frame; null when `folded()` drops the sample). Strings are
 /// dictionary-encoded: a repeated name costs one integer per row.
 struct SymSink<'o> {
-    folder: perfdata_analysis::folded::StackFolder<'o>,
+    folder: StackFolder<'o>,
     root: bool,
     comm: StringDictionaryBuilder<Int32Type>,
     dso: StringDictionaryBuilder<Int32Type>,
@@ -143,10 +176,10 @@ struct SymSink<'o> {
 }
 
 impl<'o> SymSink<'o> {
-    fn new(file: &PerfFile<'_>, fold: &'o perfdata_analysis::folded::FoldedOptions) -> Self {
+    fn new(file: &PerfFile<'_>, fold: &'o FoldedOptions) -> Self {
         SymSink {
-            folder: perfdata_analysis::folded::StackFolder::new(file, fold),
-            root: fold.root != perfdata_analysis::folded::Root::None,
+            folder: StackFolder::new(file, fold),
+            root: fold.root != Root::None,
             comm: StringDictionaryBuilder::new(),
             dso: StringDictionaryBuilder::new(),
             symbol: StringDictionaryBuilder::new(),
@@ -189,7 +222,7 @@ impl<'o> SymSink<'o> {
         }
     }
 
-    fn finish(mut self) -> Columns {
+    fn take(&mut self) -> Columns {
         vec![
             ("comm", Arc::new(self.comm.finish()) as ArrayRef),
             ("dso", Arc::new(self.dso.finish())),
@@ -244,57 +277,80 @@ pub fn pass(file: &PerfFile<'_>, order: Order, mut push: impl FnMut(&Record<'_>)
     Ok(Pass { diagnostics, samples, per_event, events: recs.events().to_vec() })
 }
 
+/// Named columns → a batch (every column nullable).
+pub fn batch<N: AsRef<str>>(columns: Vec<(N, ArrayRef)>) -> Result<RecordBatch, ArrowError> {
+    let fields: Vec<Field> = columns.iter().map(|(n, a)| Field::new(n.as_ref(), a.data_type().clone(), true)).collect();
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns.into_iter().map(|(_, a)| a).collect())
+}
+
 /// Named columns and their pass → a one-batch table.
 pub fn assemble<N: AsRef<str>>(columns: Vec<(N, ArrayRef)>, pass: Pass) -> Result<Built, BuildError> {
-    let fields: Vec<Field> = columns.iter().map(|(n, a)| Field::new(n.as_ref(), a.data_type().clone(), true)).collect();
-    let schema = Arc::new(Schema::new(fields));
-    let batch = RecordBatch::try_new(schema.clone(), columns.into_iter().map(|(_, a)| a).collect())?;
+    let batch = batch(columns)?;
     let Pass { diagnostics, samples, per_event, events } = pass;
-    Ok(Built { schema, batches: vec![batch], diagnostics, samples, per_event, events })
+    Ok(Built { schema: batch.schema(), batches: vec![batch], diagnostics, samples, per_event, events })
 }
 
 type Columns = Vec<(&'static str, ArrayRef)>;
 
 trait Sink: Send {
     fn push(&mut self, rec: &Record<'_>);
-    fn finish(self: Box<Self>, events: &[Event]) -> Result<Columns, ArrowError>;
+    fn rows(&self) -> usize;
+    /// The rows so far as columns; empty afterwards.
+    fn take(&mut self, events: &[Event]) -> Result<Columns, ArrowError>;
 }
+
+/// Whether `e` samples any of `bits`.
+fn has(e: &Event, bits: u64) -> bool {
+    e.attr.sample_type & bits != 0
+}
+/// Whether `e` samples read values with any of the read_format `bits`.
+fn reads(e: &Event, bits: u64) -> bool {
+    has(e, st::READ) && e.attr.read_format & bits != 0
+}
+/// Whether `e` samples a branch stack with any of the branch_sample_type `bits`.
+fn branches(e: &Event, bits: u64) -> bool {
+    has(e, st::BRANCH_STACK) && e.attr.branch_sample_type & bits != 0
+}
+
+/// Which events declare an optional column.
+type Declares = fn(&Event) -> bool;
 
 // ---------------------------------------------------------------------------------------------
 // samples
 
-/// Optional u64 columns of the samples table, and the sample_type bits that declare them.
-const OPT_U64: [(&str, u64); 17] = [
-    ("id", st::ID),
-    ("stream_id", st::STREAM_ID),
-    ("identifier", st::IDENTIFIER),
-    ("weight", st::WEIGHT | st::WEIGHT_STRUCT),
-    ("data_src", st::DATA_SRC),
-    ("transaction", st::TRANSACTION),
-    ("phys_addr", st::PHYS_ADDR),
-    ("cgroup", st::CGROUP),
-    ("data_page_size", st::DATA_PAGE_SIZE),
-    ("code_page_size", st::CODE_PAGE_SIZE),
-    ("read_time_enabled", 0),
-    ("read_time_running", 0),
-    ("branch_hw_idx", 0),
-    ("regs_user_abi", st::REGS_USER),
-    ("regs_intr_abi", st::REGS_INTR),
-    ("stack_user_size", st::STACK_USER),
-    ("stack_user_dyn_size", 0),
+/// Optional u64 columns of the samples table, and which events declare them (a column is there
+/// when any event of the file declares it).
+const OPT_U64: [(&str, Declares); 17] = [
+    ("id", |e| has(e, st::ID)),
+    ("stream_id", |e| has(e, st::STREAM_ID)),
+    ("identifier", |e| has(e, st::IDENTIFIER)),
+    ("weight", |e| has(e, st::WEIGHT | st::WEIGHT_STRUCT)),
+    ("data_src", |e| has(e, st::DATA_SRC)),
+    ("transaction", |e| has(e, st::TRANSACTION)),
+    ("phys_addr", |e| has(e, st::PHYS_ADDR)),
+    ("cgroup", |e| has(e, st::CGROUP)),
+    ("data_page_size", |e| has(e, st::DATA_PAGE_SIZE)),
+    ("code_page_size", |e| has(e, st::CODE_PAGE_SIZE)),
+    ("read_time_enabled", |e| reads(e, read_format::TOTAL_TIME_ENABLED)),
+    ("read_time_running", |e| reads(e, read_format::TOTAL_TIME_RUNNING)),
+    ("branch_hw_idx", |e| branches(e, branch_sample_type::HW_INDEX)),
+    ("regs_user_abi", |e| has(e, st::REGS_USER)),
+    ("regs_intr_abi", |e| has(e, st::REGS_INTR)),
+    ("stack_user_size", |e| has(e, st::STACK_USER)),
+    ("stack_user_dyn_size", |e| has(e, st::STACK_USER)),
 ];
 
 /// Optional list<u64> columns (read values, branch stack, registers in mask bit order).
-const OPT_LIST: [(&str, u64); 9] = [
-    ("read_value", st::READ),
-    ("read_id", 0),
-    ("read_lost", 0),
-    ("branch_from", st::BRANCH_STACK),
-    ("branch_to", st::BRANCH_STACK),
-    ("branch_flags", st::BRANCH_STACK),
-    ("branch_counters", 0),
-    ("regs_user", st::REGS_USER),
-    ("regs_intr", st::REGS_INTR),
+const OPT_LIST: [(&str, Declares); 9] = [
+    ("read_value", |e| has(e, st::READ)),
+    ("read_id", |e| reads(e, read_format::ID)),
+    ("read_lost", |e| reads(e, read_format::LOST)),
+    ("branch_from", |e| has(e, st::BRANCH_STACK)),
+    ("branch_to", |e| has(e, st::BRANCH_STACK)),
+    ("branch_flags", |e| has(e, st::BRANCH_STACK)),
+    ("branch_counters", |e| has(e, st::BRANCH_STACK) && e.sample_context.branch_counters),
+    ("regs_user", |e| has(e, st::REGS_USER)),
+    ("regs_intr", |e| has(e, st::REGS_INTR)),
 ];
 
 /// The sample_type bits of every optional column: samples of events without them skip that part.
@@ -317,8 +373,9 @@ const OPTIONAL_BITS: u64 = st::ID
     | st::RAW
     | st::AUX;
 
-/// Optional binary columns.
-const OPT_BIN: [(&str, u64); 3] = [("raw", st::RAW), ("aux", st::AUX), ("stack_user", 0)];
+/// Optional binary columns (`stack_user` only with [`Options::stack_data`]).
+const OPT_BIN: [(&str, Declares); 3] =
+    [("raw", |e| has(e, st::RAW)), ("aux", |e| has(e, st::AUX)), ("stack_user", |e| has(e, st::STACK_USER))];
 
 /// Names of the cpumode dictionary (keys are [`cpumode_key`]).
 const CPUMODES: [&str; 7] = ["unknown", "kernel", "user", "hypervisor", "guest_kernel", "guest_user", "other"];
@@ -426,10 +483,16 @@ impl SampleSink {
         // Columns are created on first use; from here on every row must fill them.
         self.any_optional = true;
         let n = self.rows;
-        let read = s.read();
+        // Each variable-position field is decoded once, and only when the event samples it.
+        let bits = s.attr().sample_type;
+        let has = |b: u64| bits & b != 0;
+        let read = if has(st::READ) { s.read() } else { None };
         let read = read.as_ref();
-        let branch = s.branch_stack();
+        let branch = if has(st::BRANCH_STACK) { s.branch_stack() } else { None };
         let branch = branch.as_ref();
+        let regs_user_v = if has(st::REGS_USER) { s.regs_user() } else { None };
+        let regs_intr_v = if has(st::REGS_INTR) { s.regs_intr() } else { None };
+        let stack_user = if has(st::STACK_USER) { s.stack_user() } else { None };
         let u64s: [Option<u64>; OPT_U64.len()] = [
             s.id(),
             s.stream_id(),
@@ -444,10 +507,10 @@ impl SampleSink {
             read.and_then(|r| r.time_enabled()),
             read.and_then(|r| r.time_running()),
             branch.and_then(|b| b.hw_idx),
-            s.regs_user().map(|r| r.abi),
-            s.regs_intr().map(|r| r.abi),
-            s.stack_user().map(|x| x.size),
-            s.stack_user().and_then(|x| x.dyn_size),
+            regs_user_v.as_ref().map(|r| r.abi),
+            regs_intr_v.as_ref().map(|r| r.abi),
+            stack_user.as_ref().map(|x| x.size),
+            stack_user.as_ref().and_then(|x| x.dyn_size),
         ];
         for (col, v) in self.opt_u64.iter_mut().zip(u64s) {
             put_u64(col, n, v);
@@ -464,14 +527,14 @@ impl SampleSink {
         put_list(branch_to, n, branch.map(|b| b.entries().map(|e| e.to)));
         put_list(branch_flags, n, branch.map(|b| b.entries().map(|e| e.flags)));
         put_list(branch_counters, n, branch.and_then(|b| b.counters).map(|c| c.iter()));
-        put_list(regs_user, n, s.regs_user().map(|r| r.values.iter()));
-        put_list(regs_intr, n, s.regs_intr().map(|r| r.values.iter()));
+        put_list(regs_user, n, regs_user_v.as_ref().map(|r| r.values.iter()));
+        put_list(regs_intr, n, regs_intr_v.as_ref().map(|r| r.values.iter()));
 
         let [raw, aux, stack] = &mut self.opt_bin;
         put_bin(raw, n, s.raw());
         put_bin(aux, n, s.aux());
         if self.stack_data {
-            put_bin(stack, n, s.stack_user().map(|x| x.data));
+            put_bin(stack, n, stack_user.as_ref().map(|x| x.data));
         }
     }
 }
@@ -502,10 +565,19 @@ impl Sink for SampleSink {
         self.rows += 1;
     }
 
-    fn finish(self: Box<Self>, events: &[Event]) -> Result<Columns, ArrowError> {
+    fn rows(&self) -> usize {
+        self.rows
+    }
+
+    fn take(&mut self, events: &[Event]) -> Result<Columns, ArrowError> {
+        std::mem::replace(self, SampleSink::new(self.stack_data)).finish(events)
+    }
+}
+
+impl SampleSink {
+    fn finish(self, events: &[Event]) -> Result<Columns, ArrowError> {
         let rows = self.rows;
         let stack_data = self.stack_data;
-        let declared = events.iter().fold(0u64, |a, e| a | e.attr.sample_type);
         let names = StringArray::from_iter_values(events.iter().map(Event::display_name));
         let event = DictionaryArray::<Int32Type>::try_new(self.event.finish()?, Arc::new(names))?;
         let cpumode = DictionaryArray::<Int8Type>::try_new(
@@ -524,28 +596,31 @@ impl Sink for SampleSink {
             ("callchain", Arc::new(self.callchain.finish()?)),
             ("cpumode", Arc::new(cpumode)),
         ];
-        let wanted = |bits: u64| bits != 0 && declared & bits != 0;
+        // A column is there when an event declares it, whether or not a sample filled it, so that
+        // every batch of a file has the same columns. (A sample can only carry what its attr
+        // declares, so a filled column is always a declared one.)
+        let wanted = |declares: &Declares| events.iter().any(declares);
         let list_type = U64List::data_type();
-        let SampleSink { opt_u64, opt_list, mut opt_bin, .. } = *self;
-        for ((name, bits), col) in OPT_U64.iter().zip(opt_u64) {
+        let SampleSink { opt_u64, opt_list, mut opt_bin, .. } = self;
+        for ((name, declares), col) in OPT_U64.iter().zip(opt_u64) {
             match col {
                 Some(b) => cols.push((name, Arc::new(b.finish()?))),
-                None if wanted(*bits) => cols.push((name, arrow_array::new_null_array(&DataType::UInt64, rows))),
+                None if wanted(declares) => cols.push((name, arrow_array::new_null_array(&DataType::UInt64, rows))),
                 None => {}
             }
         }
-        for ((name, bits), col) in OPT_LIST.iter().zip(opt_list) {
+        for ((name, declares), col) in OPT_LIST.iter().zip(opt_list) {
             match col {
                 Some(b) => cols.push((name, Arc::new(b.finish()?))),
-                None if wanted(*bits) => cols.push((name, arrow_array::new_null_array(&list_type, rows))),
+                None if wanted(declares) => cols.push((name, arrow_array::new_null_array(&list_type, rows))),
                 None => {}
             }
         }
-        for ((name, bits), col) in OPT_BIN.iter().zip(opt_bin.iter_mut()) {
-            let bits = if *name == "stack_user" && stack_data { st::STACK_USER } else { *bits };
+        for ((name, declares), col) in OPT_BIN.iter().zip(opt_bin.iter_mut()) {
+            let declared = wanted(declares) && (*name != "stack_user" || stack_data);
             match col {
                 Some(b) => cols.push((name, Arc::new(b.finish()))),
-                None if wanted(bits) => cols.push((name, arrow_array::new_null_array(&DataType::LargeBinary, rows))),
+                None if declared => cols.push((name, arrow_array::new_null_array(&DataType::LargeBinary, rows))),
                 None => {}
             }
         }
@@ -555,6 +630,38 @@ impl Sink for SampleSink {
 
 // ---------------------------------------------------------------------------------------------
 // the small tables: rows collected, then turned into columns
+
+/// A row of a small table: made from a record (None for the records of other tables), turned into
+/// columns with the other rows.
+trait Row: Sized + Send {
+    fn of(rec: &Record<'_>) -> Option<Self>;
+    fn columns(rows: &[Self]) -> Result<Columns, ArrowError>;
+}
+
+/// The rows of a small table so far.
+struct Rows<R>(Vec<R>);
+
+impl<R> Default for Rows<R> {
+    fn default() -> Self {
+        Rows(Vec::new())
+    }
+}
+
+impl<R: Row> Sink for Rows<R> {
+    fn push(&mut self, rec: &Record<'_>) {
+        if let Some(r) = R::of(rec) {
+            self.0.push(r);
+        }
+    }
+
+    fn rows(&self) -> usize {
+        self.0.len()
+    }
+
+    fn take(&mut self, _: &[Event]) -> Result<Columns, ArrowError> {
+        R::columns(&std::mem::take(&mut self.0))
+    }
+}
 
 /// Timestamp and cpu of a non-sample record (from its sample_id trailer).
 fn when(rec: &Record<'_>) -> (Option<u64>, Option<u32>) {
@@ -595,14 +702,11 @@ struct MmapRow {
     build_id: Option<String>,
 }
 
-#[derive(Default)]
-struct MmapSink(Vec<MmapRow>);
-
-impl Sink for MmapSink {
-    fn push(&mut self, rec: &Record<'_>) {
+impl Row for MmapRow {
+    fn of(rec: &Record<'_>) -> Option<Self> {
         let (time, cpu) = when(rec);
         let misc = rec.header.misc;
-        let Some(m) = rec.kind.mapping() else { return };
+        let m = rec.kind.mapping()?;
         let (maj, min, ino, ino_generation, build_id) = match m.id {
             Some(Mmap2Id::Inode { maj, min, ino, ino_generation }) => {
                 (Some(maj), Some(min), Some(ino), Some(ino_generation), None)
@@ -612,7 +716,7 @@ impl Sink for MmapSink {
             }
             None => (None, None, None, None, None),
         };
-        self.0.push(MmapRow {
+        Some(MmapRow {
             type_: if m.id.is_some() { "MMAP2" } else { "MMAP" },
             time,
             cpu,
@@ -633,8 +737,7 @@ impl Sink for MmapSink {
         })
     }
 
-    fn finish(self: Box<Self>, _: &[Event]) -> Result<Columns, ArrowError> {
-        let r = &self.0;
+    fn columns(r: &[Self]) -> Result<Columns, ArrowError> {
         let cpumode = |m: u16| CPUMODES.get(cpumode_key(m) as usize).copied();
         Ok(vec![
             ("type", strs(r.iter().map(|x| Some(x.type_)))),
@@ -668,19 +771,14 @@ struct CommRow {
     exec: bool,
 }
 
-#[derive(Default)]
-struct CommSink(Vec<CommRow>);
-
-impl Sink for CommSink {
-    fn push(&mut self, rec: &Record<'_>) {
-        if let RecordKind::Comm(c) = &rec.kind {
-            let (time, cpu) = when(rec);
-            self.0.push(CommRow { time, cpu, pid: c.pid, tid: c.tid, comm: lossy(c.comm), exec: c.exec });
-        }
+impl Row for CommRow {
+    fn of(rec: &Record<'_>) -> Option<Self> {
+        let RecordKind::Comm(c) = &rec.kind else { return None };
+        let (time, cpu) = when(rec);
+        Some(CommRow { time, cpu, pid: c.pid, tid: c.tid, comm: lossy(c.comm), exec: c.exec })
     }
 
-    fn finish(self: Box<Self>, _: &[Event]) -> Result<Columns, ArrowError> {
-        let r = &self.0;
+    fn columns(r: &[Self]) -> Result<Columns, ArrowError> {
         Ok(vec![
             ("time", u64s(r.iter().map(|x| x.time))),
             ("cpu", u32s(r.iter().map(|x| x.cpu))),
@@ -702,29 +800,17 @@ struct TaskRow {
     ptid: u32,
 }
 
-#[derive(Default)]
-struct TaskSink(Vec<TaskRow>);
-
-impl Sink for TaskSink {
-    fn push(&mut self, rec: &Record<'_>) {
+impl Row for TaskRow {
+    fn of(rec: &Record<'_>) -> Option<Self> {
         let (type_, t) = match &rec.kind {
             RecordKind::Fork(t) => ("FORK", t),
             RecordKind::Exit(t) => ("EXIT", t),
-            _ => return,
+            _ => return None,
         };
-        self.0.push(TaskRow {
-            type_,
-            time: t.time,
-            cpu: when(rec).1,
-            pid: t.pid,
-            ppid: t.ppid,
-            tid: t.tid,
-            ptid: t.ptid,
-        });
+        Some(TaskRow { type_, time: t.time, cpu: when(rec).1, pid: t.pid, ppid: t.ppid, tid: t.tid, ptid: t.ptid })
     }
 
-    fn finish(self: Box<Self>, _: &[Event]) -> Result<Columns, ArrowError> {
-        let r = &self.0;
+    fn columns(r: &[Self]) -> Result<Columns, ArrowError> {
         Ok(vec![
             ("type", strs(r.iter().map(|x| Some(x.type_)))),
             ("time", u64s(r.iter().map(|x| Some(x.time)))),
@@ -747,18 +833,15 @@ struct LostRow {
     lost: u64,
 }
 
-#[derive(Default)]
-struct LostSink(Vec<LostRow>);
-
-impl Sink for LostSink {
-    fn push(&mut self, rec: &Record<'_>) {
+impl Row for LostRow {
+    fn of(rec: &Record<'_>) -> Option<Self> {
         let (type_, id, lost) = match &rec.kind {
             RecordKind::Lost(l) => ("LOST", Some(l.id), l.lost),
             RecordKind::LostSamples(l) => ("LOST_SAMPLES", None, l.lost),
-            _ => return,
+            _ => return None,
         };
         let (time, cpu) = when(rec);
-        self.0.push(LostRow {
+        Some(LostRow {
             type_,
             time,
             cpu,
@@ -766,11 +849,10 @@ impl Sink for LostSink {
             tid: rec.sample_id.and_then(|s| s.tid()),
             id,
             lost,
-        });
+        })
     }
 
-    fn finish(self: Box<Self>, _: &[Event]) -> Result<Columns, ArrowError> {
-        let r = &self.0;
+    fn columns(r: &[Self]) -> Result<Columns, ArrowError> {
         Ok(vec![
             ("type", strs(r.iter().map(|x| Some(x.type_)))),
             ("time", u64s(r.iter().map(|x| x.time))),
@@ -791,17 +873,22 @@ impl Sink for CountSink {
     fn push(&mut self, rec: &Record<'_>) {
         let e = self.0.entry(rec.header.type_).or_default();
         e.0 += 1;
-        e.1 += u64::from(rec.header.size);
+        e.1 += rec.header.record_size() as u64;
     }
 
-    fn finish(self: Box<Self>, _: &[Event]) -> Result<Columns, ArrowError> {
+    fn rows(&self) -> usize {
+        self.0.len()
+    }
+
+    fn take(&mut self, _: &[Event]) -> Result<Columns, ArrowError> {
+        let counts = std::mem::take(&mut self.0);
         let names: Vec<String> =
-            self.0.keys().map(|t| perfdata_core::record::record_type::display_name(*t).into_owned()).collect();
+            counts.keys().map(|t| perfdata_core::record::record_type::display_name(*t).into_owned()).collect();
         Ok(vec![
             ("type", strs(names.iter().map(|s| Some(s.as_str())))),
-            ("type_id", u32s(self.0.keys().map(|t| Some(*t)))),
-            ("count", u64s(self.0.values().map(|v| Some(v.0)))),
-            ("bytes", u64s(self.0.values().map(|v| Some(v.1)))),
+            ("type_id", u32s(counts.keys().map(|t| Some(*t)))),
+            ("count", u64s(counts.values().map(|v| Some(v.0)))),
+            ("bytes", u64s(counts.values().map(|v| Some(v.1)))),
         ])
     }
 }
