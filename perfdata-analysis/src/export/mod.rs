@@ -8,6 +8,8 @@
 pub mod arrow;
 #[cfg(feature = "symbolize")]
 pub mod chrome;
+#[cfg(feature = "dataset")]
+pub mod dataset;
 #[cfg(feature = "parquet")]
 pub mod parquet;
 #[cfg(feature = "symbolize")]
