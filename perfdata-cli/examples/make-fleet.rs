@@ -19,7 +19,7 @@ pub const SOURCES: &[&str] = &[
     "fp.data",
     "multi.data",
     "multi-g.data",
-    "quickstart.data",
+    "cgroup.data",
     "python.data",
     "group.data",
     "clock-mono.data",
