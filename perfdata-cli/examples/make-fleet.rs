@@ -130,7 +130,10 @@ pub fn generate(testdata: &Path, out: &Path, start: usize, n: usize) -> Result<F
     std::fs::write(&p, "this is not a perf.data file\n".repeat(100))?;
     damaged.push((p, ""));
     for (p, _) in &damaged {
-        std::fs::File::options().write(true).open(p)?.set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(BASE))?;
+        std::fs::File::options()
+            .write(true)
+            .open(p)?
+            .set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(BASE))?;
     }
     Ok(Fleet { members, damaged })
 }

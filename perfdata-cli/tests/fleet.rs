@@ -95,7 +95,8 @@ fn fleet_dataset() {
     let input = dir.join("in");
     // A directory and, again, one of its files: each recording is exported once.
     let again = fleet.members[0].path.to_str().unwrap().to_string();
-    let (code, err) = export(&["export", "--format", "parquet", "--jobs", "2", input.to_str().unwrap(), &again, "-o", ds_s]);
+    let (code, err) =
+        export(&["export", "--format", "parquet", "--jobs", "2", input.to_str().unwrap(), &again, "-o", ds_s]);
     assert_eq!(code, 1, "damaged inputs make the exit status 1:\n{err}");
     assert!(err.contains("203 recordings exported, 1 skipped"), "{err}");
 
@@ -146,8 +147,7 @@ fn fleet_dataset() {
         assert_eq!(status[m.path.to_str().unwrap()], "ok", "{}", m.path.display());
     }
     // The damaged ones: their problems in the errors table, and nothing from the good ones.
-    let mut errored: Vec<String> =
-        files(&ds.join("errors")).iter().flat_map(|p| strings(&read(p), "file")).collect();
+    let mut errored: Vec<String> = files(&ds.join("errors")).iter().flat_map(|p| strings(&read(p), "file")).collect();
     errored.sort();
     errored.dedup();
     let mut damaged: Vec<String> = fleet.damaged.iter().map(|(p, _)| p.to_str().unwrap().to_string()).collect();
@@ -168,10 +168,10 @@ fn fleet_dataset() {
     // A new recording appends its parts only.
     let extra = dir.join("extra");
     let more = make_fleet::generate(&testdata(), &extra, 200, 1).unwrap();
-    let (_, err) = export(&["export", "--format", "parquet", more.members[0].path.to_str().unwrap(), "--dataset", "-o", ds_s]);
+    let (_, err) =
+        export(&["export", "--format", "parquet", more.members[0].path.to_str().unwrap(), "--dataset", "-o", ds_s]);
     assert!(err.contains("1 recordings exported, 0 skipped"), "{err}");
-    let added: Vec<PathBuf> =
-        files(&ds).into_iter().filter(|p| !before.iter().any(|(b, _)| b == p)).collect();
+    let added: Vec<PathBuf> = files(&ds).into_iter().filter(|p| !before.iter().any(|(b, _)| b == p)).collect();
     assert!(added.iter().any(|p| p.starts_with(ds.join("samples/host=host00/date=2026-11-07"))), "{added:?}");
     assert!(added.iter().all(|p| p.file_name().unwrap().to_str().unwrap().starts_with("part-")), "{added:?}");
     let _ = std::fs::remove_dir_all(&dir);

@@ -208,8 +208,7 @@ pub fn export_dataset(inputs: &[PathBuf], dataset: &Path, o: &DatasetOptions) ->
     // Hash first (cheap, parallel), so that a file given twice is exported once.
     let hashes: Vec<std::io::Result<String>> = pool.install(|| files.par_iter().map(|f| content_hash(f)).collect());
     let mut seen = HashSet::new();
-    let first: Vec<bool> =
-        hashes.iter().map(|h| h.as_ref().map_or(true, |h| seen.insert(h.clone()))).collect();
+    let first: Vec<bool> = hashes.iter().map(|h| h.as_ref().map_or(true, |h| seen.insert(h.clone()))).collect();
     let results: Vec<Result<Exported, Error>> = pool.install(|| {
         files
             .par_iter()
@@ -280,7 +279,9 @@ fn export_one(
         tables.push(WrittenTable { name: t.name, path, rows: t.rows });
     }
     let _ = std::fs::remove_dir(&stage);
-    errors.retain(|e| !e.is_empty());
+    // The tables' passes meet the same problem each: keep its first mention.
+    let mut seen = HashSet::new();
+    errors.retain(|e| !e.is_empty() && seen.insert(e.clone()));
     let status = if errors.is_empty() { Status::Ok } else { Status::Damaged };
     let e = Exported { file: file.to_path_buf(), hash, status, host, date, tables, errors };
     write_errors(dataset, &e, "read")?;
