@@ -117,3 +117,32 @@ def test_read_samples_is_a_plain_function(fleet):
     assert set(t.column("file").to_pylist()) == {path}
     reader = perfdata.dataset([p for p, *_ in members[:20]], workers=2)
     assert reader.read_all().num_rows == sum(perf_samples(s) for _, s, _, _ in members[:20])
+
+
+def _stacks_with_host(path, host):
+    t = perfdata.read_stacks(path).to_pandas()
+    t["host"] = host
+    t["fn"] = [f[-1] if len(f) else None for f in t["frames"]]
+    return t[["host", "fn", "weight"]]
+
+
+def test_dask_distributed_top_functions_equal_a_loop(fleet):
+    """The same per-host top-10 with Dask on a LocalCluster of 2 worker processes, each calling
+    read_stacks on its share of the files."""
+    dd = pytest.importorskip("dask.dataframe")
+    distributed = pytest.importorskip("distributed")
+    _, members, _, _ = fleet
+    loop = defaultdict(lambda: defaultdict(int))
+    for path, _, host, _ in members:
+        for stack, w in perfdata.open(path).folded().items():
+            loop[host][stack.split(";")[-1]] += w
+    want = {h: sorted(fs.items(), key=lambda kv: (-kv[1], kv[0]))[:10] for h, fs in loop.items()}
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
+        with distributed.Client(cluster):
+            df = dd.from_map(_stacks_with_host, [p for p, *_ in members], [h for _, _, h, _ in members])
+            sums = df.dropna().groupby(["host", "fn"])["weight"].sum().compute()
+    got = defaultdict(list)
+    for (host, fn), w in sums.items():
+        got[host].append((fn, int(w)))
+    got = {h: sorted(v, key=lambda kv: (-kv[1], kv[0]))[:10] for h, v in got.items()}
+    assert got == want
