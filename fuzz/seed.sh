@@ -8,14 +8,16 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 shared=../../shared/corpus
-for t in file pipe roundtrip features sample zstd tracepoint symbols sched; do mkdir -p "corpus/$t"; done
+for t in file pipe roundtrip features sample zstd tracepoint symbols sched parse; do mkdir -p "corpus/$t"; done
 seed() { # target, files...
   local t=$1; shift
   for f in "$@"; do if [ -f "$f" ]; then cp "$f" "corpus/$t/$(basename "$(dirname "$f")")_$(basename "$f")"; fi; done
 }
-files=(../testdata/*.data ../testdata/*/data* regressions/*/*)
+files=(../testdata/*.data ../testdata/*/data* ../testdata/peer/*.data regressions/*/*)
 [ -d "$shared" ] && files+=("$shared"/*/*)
 for t in file roundtrip; do seed "$t" "${files[@]}"; done
+# parse: the first 512 bytes of the recordings (the headers and the attrs that follow them)
+for f in ../testdata/*.data; do [ -f "$f" ] && head -c 512 "$f" > "corpus/parse/$(basename "$f")"; done
 # pipe: the streams without their 16-byte pipe header (the target adds it)
 for f in ../testdata/pipe*.data "$shared"/quipper/*piped* "$shared"/mslt/pipe.data; do
   [ -f "$f" ] && tail -c +17 "$f" > "corpus/pipe/$(basename "$f")"

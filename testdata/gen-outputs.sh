@@ -68,6 +68,12 @@ for f in "$@"; do
 		out "$f" sched-timehist-S-state perf sched timehist -S --state -i "$f"
 		out "$f" sched-timehist-I-s perf sched timehist -I -s -i "$f"
 		;;
+	offcpu-bpf*)
+		# perf record --off-cpu's layout (gen-offcpu-bpf.py): its samples with their periods, and
+		# those folded by inferno (the off-CPU flame graph's input)
+		out "$f" script-period perf script -F comm,pid,tid,time,period,event,ip,sym,dso -i "$f"
+		out "$f" folded-stackcollapse-pl sh -c 'inferno-collapse-perf < "$1.script-period"' sh "$f"
+		;;
 	offcpu*)
 		out "$f" trace-g perf script -F comm,pid,tid,cpu,time,event,trace,ip,sym,dso --ns -i "$f"
 		out "$f" sched-timehist perf sched timehist -i "$f"

@@ -22,8 +22,8 @@ use perfdata_core::{Endian, HeaderInfo, Order, PerfFile, Position};
 use std::path::PathBuf;
 
 /// Every target, by the name of its `fuzz_targets/` file.
-pub const TARGETS: [&str; 9] =
-    ["file", "pipe", "sample", "features", "zstd", "roundtrip", "tracepoint", "symbols", "sched"];
+pub const TARGETS: [&str; 10] =
+    ["file", "pipe", "sample", "features", "zstd", "roundtrip", "tracepoint", "symbols", "sched", "parse"];
 
 /// Run target `name` on `data`; false when there is no such target.
 pub fn run(name: &str, data: &[u8]) -> bool {
@@ -37,6 +37,7 @@ pub fn run(name: &str, data: &[u8]) -> bool {
         "tracepoint" => tracepoint(data),
         "symbols" => symbols(data),
         "sched" => sched(data),
+        "parse" => parse(data),
         _ => return false,
     }
     true
@@ -747,4 +748,52 @@ fn sched_all(f: &PerfFile<'_>) {
     let _ = wakeup::wakeup_latency(f, &wakeup::WakeupOptions::default());
     let _ = block::block_latency(f, &block::BlockOptions::default());
     drive_offcpu(f);
+}
+
+/// `parse`: the public nom parsers of `perfdata_core::parse` driven directly, at every offset of
+/// the first 64 and in both byte orders: the file header, a perf_event_attr, a record header, a
+/// section and a u64 array never panic, consume no more than the input, and what they decode
+/// writes back to bytes that decode to the same value.
+pub fn parse(data: &[u8]) {
+    use perfdata_core::parse::{self as p, Reader};
+    for endian in [Endian::Little, Endian::Big] {
+        for start in 0..data.len().min(64) {
+            let bytes = data.get(start..).unwrap_or(&[]);
+            let input = || Reader::new(bytes, endian, Position::at(start as u64), "fuzz");
+            let consumed = |rest: &Reader<'_>| bytes.len() - rest.remaining();
+            if let Ok((rest, h)) = p::file_header(input()) {
+                assert!(consumed(&rest) <= bytes.len());
+                let mut out = Vec::new();
+                h.write(endian, &mut out);
+                let back = p::file_header(Reader::new(&out, endian, Position::at(0), "fuzz")).map(|(_, b)| b);
+                if h.format == perfdata_core::header::Format::File {
+                    assert_eq!(back.ok(), Some(h));
+                }
+            }
+            if let Ok((rest, a)) = p::event_attr(input()) {
+                assert!(consumed(&rest) <= bytes.len());
+                let mut out = Vec::new();
+                a.write(endian, &mut out);
+                let back = p::event_attr(Reader::new(&out, endian, Position::at(0), "fuzz")).map(|(_, b)| b);
+                // Written at its declared size when the input held all of it.
+                if consumed(&rest) == a.stored_size() && a.stored_size() >= 64 {
+                    assert_eq!(back.ok(), Some(a));
+                }
+            }
+            if let Ok((_, h)) = p::record_header(input()) {
+                let mut out = Vec::new();
+                h.write(endian, &mut out);
+                assert_eq!(
+                    p::record_header(Reader::new(&out, endian, Position::at(0), "fuzz")).ok().map(|r| r.1),
+                    Some(h)
+                );
+            }
+            let _ = p::section(input());
+            let count = bytes.first().map_or(0, |b| u64::from(*b));
+            if let Ok((rest, v)) = p::u64s(count)(input()) {
+                assert_eq!(v.len() as u64, count);
+                assert_eq!(consumed(&rest) as u64, count * 8);
+            }
+        }
+    }
 }

@@ -126,6 +126,11 @@ pub struct FoldedOptions {
     /// line for (`??:0`) keeps its name (the script would take the next frame's line for it);
     /// a Java `a->b` name gets the line on its first part only.
     pub srcline: bool,
+    /// Unwind `--call-graph dwarf` stacks with each binary's own CFI wherever it is (`.eh_frame`
+    /// without an `.eh_frame_hdr`, `.debug_frame`, the binary's own load bias) instead of
+    /// following perf 6.1's libunwind lookup rules: as perfparser (elfutils) unwinds. A static
+    /// binary without `.eh_frame_hdr` then unwinds past its leaf frame, where perf stops.
+    pub plain_unwind: bool,
     /// Where to find symbols.
     pub symbolize: SymbolizeOptions,
     /// Only samples of this process.
@@ -161,6 +166,7 @@ impl FoldedOptions {
             inline: true,
             annotate_inline: false,
             srcline: false,
+            plain_unwind: false,
             symbolize: SymbolizeOptions::default(),
             pid: None,
             tid: None,
@@ -217,6 +223,10 @@ fn symbolizer(file: &PerfFile, opts: &FoldedOptions) -> Symbolizer {
     let entries = build_id_entries(file);
     let mut sym = Symbolizer::new(opts.symbolize.clone(), build_id_map(&entries));
     sym.set_kernel_build_ids(&entries);
+    // simpleperf recordings carry the symbols their samples hit (FILE/FILE2).
+    if let Some(Ok(files)) = file.features().simpleperf_files() {
+        sym.set_recorded_symbols(perfdata_symbolize::recorded::RecordedSymbols::new(&files));
+    }
     sym
 }
 
@@ -339,8 +349,10 @@ impl Labels {
 use perfdata_symbolize::FastMap;
 
 /// Where the labels of one resolved address sit in [`Folder::seqs`] (several when a name splits
-/// into Java inline pieces at `->`), leaf-most first.
-type FrameLabels = (u32, u32);
+/// into Java inline pieces at `->`), leaf-most first, and its pprof location ([`Sites::site`],
+/// `u32::MAX` when not exporting: the front cache's slots grow from 32 to 40 bytes, where a
+/// separate site table indexed like `seqs` cost the export a second cache miss per frame).
+type FrameLabels = (u32, u32, u32);
 
 /// (address space, its generation, kernel frame, java comm, unwound from the stack dump, address).
 type FrameKey = (u32, u32, bool, bool, bool, u64);
@@ -391,6 +403,39 @@ struct Folder<'o> {
     scratch: Vec<u32>,
     no_inlines: std::rc::Rc<[perfdata_symbolize::InlineFrame]>,
     no_lines: std::rc::Rc<[SrcLine]>,
+    /// The pprof export's locations, when it folds ([`fold_sites`]).
+    sites: Option<SiteStack<'o>>,
+}
+
+/// A resolved frame as the pprof export sees it ([`Sites::site`]).
+pub(crate) struct FrameSite<'a> {
+    /// A kernel address.
+    pub kernel: bool,
+    /// The runtime address.
+    pub addr: u64,
+    /// The map holding it (a kernel module's or the kernel image's for kernel addresses).
+    pub map: Option<&'a perfdata_core::process::Map>,
+    /// perf's dso name of the frame (`[kernel.kallsyms]`, a path, `[unknown]`).
+    pub dso: &'a str,
+    /// Its labels, leaf-most (innermost inline frame) first: indices in `names`.
+    pub labels: &'a [u32],
+    /// Every label so far, as `perfdata folded` writes them.
+    pub names: &'a [String],
+}
+
+/// Where resolved frames become pprof locations: [`Sites::site`] is called once per frame
+/// [`Folder`] resolves (each distinct address, address-space generation and formatting context)
+/// and returns the location id samples then refer to.
+pub(crate) trait Sites {
+    fn site(&mut self, frame: FrameSite<'_>) -> u32;
+}
+
+/// The location of each resolved frame, and the current sample's locations, leaf first.
+struct SiteStack<'o> {
+    sites: &'o mut dyn Sites,
+    stack: Vec<u32>,
+    /// The comm of the current sample's thread.
+    comm: std::rc::Rc<str>,
 }
 
 impl Folder<'_> {
@@ -421,7 +466,7 @@ impl Folder<'_> {
         let gen = if kernel { self.kernel_gen } else { self.user_gen };
         let key = (space, gen, kernel, comm_is_java, unwound, addr);
         let slot = front_slot(&key);
-        let (at, n) = match self.front.get(slot) {
+        let (at, n, site) = match self.front.get(slot) {
             Some(Some((k, l))) if *k == key => *l,
             _ => {
                 let l = match self.frames.get(&key) {
@@ -435,6 +480,11 @@ impl Folder<'_> {
             }
         };
         let (at, n) = (at as usize, n as usize);
+        if let Some(s) = self.sites.as_mut() {
+            if n > 0 {
+                s.stack.push(site);
+            }
+        }
         // Most frames are one label: a push, not a memcpy call.
         if n == 1 {
             stack.extend(self.seqs.get(at).copied());
@@ -525,7 +575,7 @@ impl Folder<'_> {
             (f, addr, None)
         } else {
             let map = self.machine.find_map(pid, addr, false);
-            (self.sym.resolve(map, addr), map.map_or(addr, |m| m.map_ip(addr)), map)
+            (self.sym.resolve_in(pid, map, addr), map.map_or(addr, |m| m.map_ip(addr)), map)
         };
         let dso: &str = &f.dso;
         let mut out = std::mem::take(&mut self.scratch);
@@ -571,8 +621,16 @@ impl Folder<'_> {
             self.seqs.clear();
         }
         let at = u32::try_from(self.seqs.len()).unwrap_or(u32::MAX);
-        let labels = (at, u32::try_from(out.len()).unwrap_or(0));
         self.seqs.extend(out.iter().rev());
+        let site = match self.sites.as_mut() {
+            Some(s) if !out.is_empty() => {
+                let map = self.machine.find_map(pid, addr, kernel);
+                let labels = self.seqs.get(at as usize..).unwrap_or(&[]);
+                s.sites.site(FrameSite { kernel, addr, map, dso, labels, names: &self.labels.names })
+            }
+            _ => u32::MAX,
+        };
+        let labels = (at, u32::try_from(out.len()).unwrap_or(0), site);
         self.frames.insert(key, labels);
         self.scratch = out;
         labels
@@ -627,7 +685,7 @@ fn tidy_java_py(s: &str) -> String {
 /// An unwinder when some event samples REGS_USER and STACK_USER (`--call-graph dwarf`) and the
 /// recording's architecture (ARCH feature, else this machine's, as perf's `perf_env__arch`) is
 /// one the unwinder knows.
-fn dwarf_unwinder(file: &PerfFile) -> Option<Unwinder> {
+fn dwarf_unwinder(file: &PerfFile, o: &FoldedOptions) -> Option<Unwinder> {
     use perfdata_core::attr::sample_type::{REGS_USER, STACK_USER};
     let both = REGS_USER | STACK_USER;
     if !file.events().iter().any(|e| e.attr.sample_type & both == both) {
@@ -639,7 +697,8 @@ fn dwarf_unwinder(file: &PerfFile) -> Option<Unwinder> {
         .and_then(|a| a.ok())
         .map_or_else(|| std::env::consts::ARCH.to_string(), std::borrow::Cow::into_owned);
     let arch = Arch::from_uname(&uname)?;
-    Some(Unwinder::new(arch, file.endian() == perfdata_core::Endian::Little, UnwindOptions::default()))
+    let opts = UnwindOptions { perf_compat: !o.plain_unwind, ..UnwindOptions::default() };
+    Some(Unwinder::new(arch, file.endian() == perfdata_core::Endian::Little, opts))
 }
 
 /// What the reading thread keeps to unwind `--call-graph dwarf` stacks: its own copy of the
@@ -654,7 +713,7 @@ struct DwarfUnwind {
 impl DwarfUnwind {
     /// An unwinder with its own threads, maps and binaries, when `file` samples stack dumps.
     fn for_file(file: &PerfFile, opts: &FoldedOptions) -> Option<DwarfUnwind> {
-        dwarf_unwinder(file).map(|unwinder| DwarfUnwind {
+        dwarf_unwinder(file, opts).map(|unwinder| DwarfUnwind {
             unwinder,
             machine: Machine::new(),
             sym: symbolizer(file, opts),
@@ -672,23 +731,29 @@ impl DwarfUnwind {
     }
 }
 
+/// A sample that passed the filters the reader can apply.
+struct SampleItem {
+    pid: u32,
+    tid: u32,
+    /// The sample's cpumode is kernel.
+    kernel: bool,
+    /// The sample's ip, which perf resolves before its callchain.
+    ip: Option<u64>,
+    weight: u64,
+    /// Its callchain is `Batch::ips[start..start + len]`; `None`: no callchain.
+    chain: Option<(u32, u32)>,
+    /// The user frames unwound from its stack dump (`--call-graph dwarf`), in `Batch::ips`
+    /// after the callchain: addresses, never context markers.
+    unwound: u32,
+    cpu: Option<u32>,
+    /// Index of its event in `PerfFile::events`.
+    event: usize,
+}
+
 /// What the reading thread hands to the folding thread.
 enum Item {
     /// A sample that passed the filters the reader can apply.
-    Sample {
-        pid: u32,
-        tid: u32,
-        /// The sample's cpumode is kernel.
-        kernel: bool,
-        /// The sample's ip, which perf resolves before its callchain.
-        ip: Option<u64>,
-        weight: u64,
-        /// Its callchain is `Batch::ips[start..start + len]`; `None`: no callchain.
-        chain: Option<(u32, u32)>,
-        /// The user frames unwound from its stack dump (`--call-graph dwarf`), in `Batch::ips`
-        /// after the callchain: addresses, never context markers.
-        unwound: u32,
-    },
+    Sample(SampleItem),
     /// A change to threads or maps (boxed: samples are the bulk and stay small).
     Machine(Box<MachineEvent>),
 }
@@ -785,7 +850,18 @@ fn read_items(
             }
             (u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(len).unwrap_or(0))
         });
-        batch.items.push(Item::Sample { pid, tid, kernel, ip: s.ip(), weight, chain, unwound });
+        let cpu = s.cpu();
+        batch.items.push(Item::Sample(SampleItem {
+            pid,
+            tid,
+            kernel,
+            ip: s.ip(),
+            weight,
+            chain,
+            unwound,
+            cpu,
+            event: idx,
+        }));
         let full = batch.items.len() >= max_items || batch.ips.len() >= BATCH_IPS;
         if full && tx.send(Ok(std::mem::replace(&mut batch, spent.try_recv().unwrap_or_default()))).is_err() {
             return jit.diagnostics().to_vec();
@@ -812,6 +888,7 @@ impl<'o> Folder<'o> {
             scratch: Vec::new(),
             no_inlines: std::rc::Rc::from(Vec::new()),
             no_lines: std::rc::Rc::from(Vec::new()),
+            sites: None,
         }
     }
 
@@ -857,6 +934,10 @@ impl<'o> Folder<'o> {
             return false;
         }
         stack.clear();
+        if let Some(s) = self.sites.as_mut() {
+            s.stack.clear();
+            s.comm = comm.clone();
+        }
         if let Some((ips, unwound)) = chain {
             let complete =
                 walk_chain(ips.iter().copied(), kernel, |kernel, ip| self.frame(pid, kernel, false, ip, java, stack));
@@ -866,6 +947,9 @@ impl<'o> Folder<'o> {
                 }
             } else {
                 stack.clear();
+                if let Some(s) = self.sites.as_mut() {
+                    s.stack.clear();
+                }
             }
         }
         // perf script prints the sample now, and printing its first one loads the
@@ -991,39 +1075,91 @@ impl StackTable {
 /// resolves and counts the stacks.
 pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
     let mut f = Folder::new(file, opts);
+    let mut table = StackTable::default();
+    let diagnostics = drive(file, opts, &mut f, |_, item, stack| {
+        let i = table.id(stack);
+        table.add(i, item.weight);
+    })?;
+    Ok(table.into_folded(&f.labels, diagnostics, true))
+}
+
+/// What [`fold_sites`] tells about each sample it keeps.
+pub(crate) struct SiteSample<'a> {
+    pub pid: u32,
+    pub tid: u32,
+    pub cpu: Option<u32>,
+    /// Index of the sample's event in `PerfFile::events`.
+    pub event: usize,
+    /// Its weight under [`FoldedOptions::weight`].
+    pub weight: u64,
+    /// The comm of its thread.
+    pub comm: &'a std::rc::Rc<str>,
+    /// Its locations ([`Sites::site`] ids), leaf first.
+    pub locations: &'a [u32],
+}
+
+/// Fold the samples of `file` as [`folded`] does, but hand each kept sample to `each` with the
+/// locations `sites` made of its frames (the pprof export). Returns the diagnostics.
+pub(crate) fn fold_sites(
+    file: &PerfFile,
+    opts: &FoldedOptions,
+    sites: &mut dyn Sites,
+    mut each: impl FnMut(&SiteSample<'_>),
+) -> Result<Vec<String>> {
+    let mut f = Folder::new(file, opts);
+    f.sites = Some(SiteStack { sites, stack: Vec::new(), comm: std::rc::Rc::from("") });
+    drive(file, opts, &mut f, |f, item, _| {
+        let Some(s) = f.sites.as_ref() else { return };
+        each(&SiteSample {
+            pid: item.pid,
+            tid: item.tid,
+            cpu: item.cpu,
+            event: item.event,
+            weight: item.weight,
+            comm: &s.comm,
+            locations: &s.stack,
+        });
+    })
+}
+
+/// The folding half of [`folded`] and [`fold_sites`]: reads the records on a second thread
+/// ([`read_items`]), applies the thread and map changes to `f` and folds each sample, calling
+/// `each` with the stack ([`Folder`] labels, root first) of each it keeps.
+fn drive<'o>(
+    file: &PerfFile,
+    opts: &'o FoldedOptions,
+    f: &mut Folder<'o>,
+    mut each: impl FnMut(&mut Folder<'o>, &SampleItem, &[u32]),
+) -> Result<Vec<String>> {
     // perf script has printed a sample.
     let mut printed = false;
-    let mut table = StackTable::default();
     let mut stack: Vec<u32> = Vec::new();
     let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Batch>>(2);
     let (spent_tx, spent_rx) = std::sync::mpsc::sync_channel::<Batch>(2);
-    let diagnostics = std::thread::scope(|scope| -> Result<Vec<String>> {
+    std::thread::scope(|scope| -> Result<Vec<String>> {
         let reader = scope.spawn(move || read_items(file, opts, &tx, &spent_rx));
         // While the reader fills its first batch: the kernel's symbols.
         f.preload_kernel(file);
         for batch in rx {
             let mut batch = batch?;
             for item in batch.items.drain(..) {
-                let (pid, tid, kernel, ip, weight, chain, unwound) = match item {
+                let s = match item {
                     Item::Machine(e) => {
                         f.machine_event(*e);
                         continue;
                     }
-                    Item::Sample { pid, tid, kernel, ip, weight, chain, unwound } => {
-                        (pid, tid, kernel, ip, weight, chain, unwound)
-                    }
+                    Item::Sample(s) => s,
                 };
-                let chain = chain.map(|(start, len)| {
+                let chain = s.chain.map(|(start, len)| {
                     let (start, len) = (start as usize, len as usize);
                     let user = start.saturating_add(len);
                     (
                         batch.ips.get(start..user).unwrap_or(&[]),
-                        batch.ips.get(user..user.saturating_add(unwound as usize)).unwrap_or(&[]),
+                        batch.ips.get(user..user.saturating_add(s.unwound as usize)).unwrap_or(&[]),
                     )
                 });
-                if f.fold_sample(pid, tid, kernel, ip, chain, &mut printed, &mut stack) {
-                    let i = table.id(&stack);
-                    table.add(i, weight);
+                if f.fold_sample(s.pid, s.tid, s.kernel, s.ip, chain, &mut printed, &mut stack) {
+                    each(f, &s, &stack);
                 }
             }
             batch.ips.clear();
@@ -1031,8 +1167,7 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
             let _ = spent_tx.try_send(batch);
         }
         Ok(reader.join().unwrap_or_default())
-    })?;
-    Ok(table.into_folded(&f.labels, diagnostics, true))
+    })
 }
 
 /// A stack folded by [`StackFolder::stack`], to weigh with [`StackFolder::add`].
@@ -1134,7 +1269,8 @@ impl<'o> StackFolder<'o> {
     /// first when the options have one), as [`folded`] writes them between `;`.
     pub fn frames(&self, id: StackId) -> impl Iterator<Item = &str> + '_ {
         let ids = self.table.stacks.get(id.0 as usize).map_or(&[][..], |(s, _)| &s[..]);
-        ids.iter().map(move |l| self.folder.labels.names.get(*l as usize).map_or("", String::as_str))
+        let names = &self.folder.labels.names;
+        ids.iter().map(move |l| names.get(*l as usize).map_or("", String::as_str))
     }
 
     /// The entries of sample `s`'s callchain (of record `r`) as `perf report` resolves them, leaf
@@ -1176,7 +1312,7 @@ impl<'o> StackFolder<'o> {
             f
         } else {
             let map = self.folder.machine.find_map(pid, ip, false);
-            self.folder.sym.resolve(map, ip)
+            self.folder.sym.resolve_in(pid, map, ip)
         };
         (f.dso, f.symbol)
     }

@@ -128,6 +128,8 @@ mod fold {
         pub annotate_inline: bool,
         /// `func:file:line` frames.
         pub srcline: bool,
+        /// DWARF unwinding with the binaries' own CFI, as perfparser ([`FoldedOptions::plain_unwind`]).
+        pub plain_unwind: bool,
         /// Unresolved frames as `[module <ADDR>]`.
         pub addrs: bool,
         /// Only this event's samples.
@@ -163,6 +165,7 @@ mod fold {
             o.inline = self.inline.unwrap_or(o.inline) || self.annotate_inline;
             o.annotate_inline = self.annotate_inline;
             o.srcline = self.srcline;
+            o.plain_unwind = self.plain_unwind;
             if self.addrs {
                 o.unknown = Unknown::Address;
             }

@@ -60,6 +60,13 @@ fn fp_stackcollapse_pl() {
     check("fp.data", Compat::StackcollapsePl, "folded-stackcollapse-pl");
 }
 
+/// A `perf record --off-cpu` recording (gen-offcpu-bpf.py): its offcpu-time samples weigh their
+/// period, as stackcollapse-perf.pl / inferno weigh perf script's period column.
+#[test]
+fn off_cpu_bpf_stackcollapse_pl() {
+    check("offcpu-bpf.data", Compat::StackcollapsePl, "folded-stackcollapse-pl");
+}
+
 /// A binary stripped of its symbols whose `.gnu_debuglink` names a debug file in a `.debug`
 /// directory beside it (testdata/folded/debuglink: `objcopy --only-keep-debug` and `objcopy
 /// --strip-all --add-gnu-debuglink` of testdata/bin/spin). perf 6.1 reads the symbols from the

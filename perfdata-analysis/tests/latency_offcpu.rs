@@ -429,12 +429,13 @@ fn pipe_recordings_pair_like_their_perf_script_lines() {
 #[test]
 fn missing_sched_switch_is_named() {
     let f = PerfFile::open(testdata("fp.data")).unwrap();
+    let missing = "no sched:sched_switch event in this file (nor the offcpu-time samples of perf record --off-cpu)";
     match off_cpu(&f, &OffCpuOptions::default()) {
-        Err(Error::Missing(m)) => assert_eq!(m, "no sched:sched_switch event in this file"),
+        Err(Error::Missing(m)) => assert_eq!(m, missing),
         other => panic!("{other:?}"),
     }
     match off_cpu_folded(&f, &OffCpuOptions::default(), &FoldedOptions::default()) {
-        Err(Error::Missing(m)) => assert_eq!(m, "no sched:sched_switch event in this file"),
+        Err(Error::Missing(m)) => assert_eq!(m, missing),
         other => panic!("{other:?}"),
     }
     // sched_switch without -g: intervals, but no stacks to fold.

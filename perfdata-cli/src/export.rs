@@ -1,4 +1,4 @@
-//! `perfdata export --format speedscope|chrome-trace FILE -o OUT`, `perfdata export --format
+//! `perfdata export --format speedscope|chrome-trace|pprof FILE -o OUT`, `perfdata export --format
 //! parquet FILE -o DIR`, `perfdata export --format parquet FILES_OR_DIRS… -o DATASET` (a
 //! dataset of many recordings).
 
@@ -8,8 +8,9 @@ use perfdata_analysis::core::Order;
 use perfdata_analysis::export::chrome::{chrome_trace, ChromeOptions};
 use perfdata_analysis::export::dataset::{export_dataset as export_dataset_files, DatasetOptions, Status};
 use perfdata_analysis::export::parquet::{write_parquet, ParquetOptions};
+use perfdata_analysis::export::pprof::pprof;
 use perfdata_analysis::export::speedscope::{speedscope, Unit};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// The formats.
@@ -27,6 +28,10 @@ pub enum Format {
     /// tp.SYSTEM.NAME.parquet per tracepoint event with a typed column per field; the columns of
     /// Python's to_arrow().
     Parquet,
+    /// pprof's profile.proto, gzipped (`go tool pprof`): the samples of `perfdata folded` with
+    /// their mappings, locations and inline frames; values sample counts and periods; labels
+    /// comm, pid, tid, cpu (and event with several).
+    Pprof,
 }
 
 /// Options of `perfdata export`.
@@ -101,17 +106,18 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
             let f = crate::open(file)?;
             chrome_trace(&f, &ChromeOptions { fold: a.fold.options()?, no_samples: a.no_samples })?
         }
+        Format::Pprof => {
+            let f = crate::open(file)?;
+            let p = pprof(&f, &a.fold.options()?)?;
+            for d in f.diagnostics().iter().chain(&p.diagnostics) {
+                eprintln!("perfdata: warning: {file}: {d}");
+            }
+            write(a.output.as_deref(), &p.gzipped)?;
+            return Ok(ExitCode::SUCCESS);
+        }
     };
     let text = serde_json::to_string(&doc)?;
-    match &a.output {
-        Some(p) => {
-            let tmp = p.with_extension(format!("{}.tmp", std::process::id()));
-            std::fs::write(&tmp, text.as_bytes()).and_then(|()| std::fs::rename(&tmp, p)).inspect_err(|_| {
-                let _ = std::fs::remove_file(&tmp);
-            })?;
-        }
-        None => crate::folded::output(None, &text)?,
-    }
+    write(a.output.as_deref(), text.as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -173,4 +179,23 @@ fn export_dataset(a: &ExportArgs) -> Result<ExitCode, Box<dyn std::error::Error>
     }
     eprintln!("{new} recordings exported, {skipped} skipped (already in {})", dir.display());
     Ok(if bad { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// Write `bytes` to `path` through a temporary file renamed at the end (no partial file is left
+/// on an error), or to stdout.
+fn write(path: Option<&Path>, bytes: &[u8]) -> std::io::Result<()> {
+    match path {
+        Some(p) => {
+            let tmp = p.with_extension(format!("{}.tmp", std::process::id()));
+            std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, p)).inspect_err(|_| {
+                let _ = std::fs::remove_file(&tmp);
+            })
+        }
+        None => {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            out.write_all(bytes)?;
+            out.flush()
+        }
+    }
 }

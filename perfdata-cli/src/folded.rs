@@ -70,8 +70,13 @@ pub struct FoldArgs {
     /// (`perf script -F +srcline | stackcollapse-perf.pl --srcline`).
     #[arg(long)]
     srcline: bool,
+    /// Unwind `--call-graph dwarf` stacks with each binary's own CFI (`.eh_frame` without
+    /// `.eh_frame_hdr`, `.debug_frame`) as perfparser does, not with perf 6.1's lookup rules: static
+    /// binaries without `.eh_frame_hdr` unwind past the leaf frame, where perf stops.
+    #[arg(long)]
+    plain_unwind: bool,
     /// Only this event's samples (perf's name, e.g. `cycles:u`).
-    #[arg(long, conflicts_with = "all_events")]
+    #[arg(long, alias = "event", conflicts_with = "all_events")]
     event_filter: Option<String>,
     /// Samples of every event (default for perf-script-py).
     #[arg(long)]
@@ -139,6 +144,7 @@ impl FoldArgs {
             inline: if self.no_inline { Some(false) } else { self.inline.then_some(true) },
             annotate_inline: self.annotate_inline,
             srcline: self.srcline,
+            plain_unwind: self.plain_unwind,
             addrs: self.addrs,
             event: self.event_filter.clone(),
             all_events: self.all_events,

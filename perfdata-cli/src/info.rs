@@ -15,6 +15,7 @@ pub fn run(path: &str, as_json: bool) -> Result<ExitCode, Box<dyn std::error::Er
         writeln!(out)?;
     } else {
         out.write_all(info.perf_text().as_bytes())?;
+        out.write_all(info.simpleperf_text().as_bytes())?;
     }
     out.flush()?;
     for d in file.diagnostics() {

@@ -133,7 +133,8 @@ enum Cmd {
     WakeupLatency(latency::WakeupLatencyArgs),
     /// Off-CPU time from `perf record -e sched:sched_switch -g`: each switch-out's stack weighted
     /// by the ns until the task's next switch-in, as folded stacks (`comm;frame;…;leaf NS`), an
-    /// off-CPU flame graph (--flamegraph) or one JSON object per interval (--json).
+    /// off-CPU flame graph (--flamegraph) or one JSON object per interval (--json). Also reads
+    /// `perf record --off-cpu` recordings: their offcpu-time samples weighted by the period (ns).
     Offcpu(offcpu::OffCpuArgs),
     /// The header and every feature section, as `perf report --header-only -I` prints them.
     Info {
@@ -332,7 +333,7 @@ fn dump(path: &str, as_json: bool, order: OrderArg, symbolize: Option<&folded::F
                         out,
                         "{} [{:#x}] {}: {}",
                         r.pos,
-                        r.header.size,
+                        r.header.record_size(),
                         r.type_name(),
                         fields.unwrap_or_default()
                     )?;

@@ -168,8 +168,48 @@ fn thousands(n: u64) -> String {
 fn a_file_without_sched_switch_is_a_clear_error() {
     let (code, out, err) = run(&["offcpu", testdata("fp.data").to_str().unwrap()], None);
     assert_eq!((code, out.as_str()), (1, ""));
-    assert_eq!(err.trim(), "perfdata: no sched:sched_switch event in this file");
+    assert_eq!(
+        err.trim(),
+        "perfdata: no sched:sched_switch event in this file (nor the offcpu-time samples of perf record --off-cpu)"
+    );
     let (code, _, err) = run(&["offcpu", testdata("sched.data").to_str().unwrap()], None);
     assert_eq!(code, 1);
     assert!(err.contains("record it with -g"), "{err}");
+}
+
+/// A `perf record --off-cpu` recording (testdata/offcpu-bpf.data, laid out as perf's BPF off-CPU
+/// writer lays them out, see gen-offcpu-bpf.py; perf 6.1 here cannot record one): its
+/// `offcpu-time` samples are the intervals, weighted by their period in ns. The folded stacks are
+/// perf script's stacks with their periods folded by inferno-collapse-perf (stored); the JSON rows
+/// are perf script's samples; state and time filters, which such a file cannot satisfy, are a
+/// clear error.
+#[test]
+fn perf_record_off_cpu_recordings_fold_their_offcpu_time_samples() {
+    let file = testdata("offcpu-bpf.data");
+    let file = file.to_str().unwrap();
+    let root = testdata("folded/root");
+    let root = root.to_str().unwrap();
+    let (code, out, err) = run(&["offcpu", file, "--symfs", root], None);
+    assert_eq!(code, 0, "{err}");
+    let want = std::fs::read_to_string(testdata("offcpu-bpf.data.folded-stackcollapse-pl")).unwrap();
+    assert_eq!(out, want);
+    // The samples perf script printed: "spin   754/754   TIME:   PERIOD offcpu-time:".
+    let script = std::fs::read_to_string(testdata("offcpu-bpf.data.script-period")).unwrap();
+    let periods: Vec<u64> = script
+        .lines()
+        .filter(|l| l.ends_with("offcpu-time: "))
+        .map(|l| l.split_whitespace().rev().nth(1).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(periods.len(), 24);
+    let (code, out, _) = run(&["offcpu", file, "--json"], None);
+    assert_eq!(code, 0);
+    let rows: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let ours: Vec<u64> = rows.iter().map(|r| r["duration_ns"].as_u64().unwrap()).collect();
+    assert_eq!(ours, periods);
+    assert!(rows.iter().all(|r| r["tid"] == 754 && r["comm"] == "spin"));
+    let (_, out, _) = run(&["offcpu", file, "--json", "--min-us", "2000"], None);
+    assert_eq!(out.lines().count(), periods.iter().filter(|p| **p >= 2_000_000).count());
+    let (code, _, err) = run(&["offcpu", file, "--state", "D"], None);
+    assert_ne!(code, 0);
+    assert!(err.contains("no task states"), "{err}");
 }

@@ -171,6 +171,31 @@ pub mod record_type {
     /// First type number of perf's user records; kernel records are below it.
     pub const USER_START: u32 = 64;
 
+    /// First type number of simpleperf's own records (`SIMPLE_PERF_RECORD_TYPE_START`, simpleperf's
+    /// record.h). Their header keeps a 32-bit size: `misc` holds its high 16 bits
+    /// (`simpleperf_record_header`), see [`crate::RecordHeader::record_size`].
+    pub const SIMPLEPERF_START: u32 = 32768;
+    /// simpleperf: the kernel's symbols (`/proc/kallsyms` text), 32769.
+    pub const SIMPLEPERF_KERNEL_SYMBOL: u32 = 32769;
+    /// simpleperf: a DSO (id, type, path, min_vaddr), 32770.
+    pub const SIMPLEPERF_DSO: u32 = 32770;
+    /// simpleperf: a symbol of a DSO record, 32771.
+    pub const SIMPLEPERF_SYMBOL: u32 = 32771;
+    /// simpleperf: part of a record split because it exceeds the size limit, 32772.
+    pub const SIMPLEPERF_SPLIT: u32 = 32772;
+    /// simpleperf: the end of a split record, 32773.
+    pub const SIMPLEPERF_SPLIT_END: u32 = 32773;
+    /// simpleperf: (attr index, event id) pairs, 32774.
+    pub const SIMPLEPERF_EVENT_ID: u32 = 32774;
+    /// simpleperf: a callchain joined after recording (`--post-unwind`), 32775.
+    pub const SIMPLEPERF_CALLCHAIN: u32 = 32775;
+    /// simpleperf: what offline unwinding found (`--keep-failed-unwinding-result`), 32776.
+    pub const SIMPLEPERF_UNWINDING_RESULT: u32 = 32776;
+    /// simpleperf: tracing data inside the record (the size covers it), 32777.
+    pub const SIMPLEPERF_TRACING_DATA: u32 = 32777;
+    /// simpleperf: a debug message, 32778.
+    pub const SIMPLEPERF_DEBUG: u32 = 32778;
+
     /// perf's name without `PERF_RECORD_` (`None` for unknown types).
     pub fn name(t: u32) -> Option<&'static str> {
         Some(match t {
@@ -219,6 +244,16 @@ pub mod record_type {
             84 => "BPF_METADATA",
             85 => "SCHEDSTAT_CPU",
             86 => "SCHEDSTAT_DOMAIN",
+            32769 => "SIMPLEPERF_KERNEL_SYMBOL",
+            32770 => "SIMPLEPERF_DSO",
+            32771 => "SIMPLEPERF_SYMBOL",
+            32772 => "SIMPLEPERF_SPLIT",
+            32773 => "SIMPLEPERF_SPLIT_END",
+            32774 => "SIMPLEPERF_EVENT_ID",
+            32775 => "SIMPLEPERF_CALLCHAIN",
+            32776 => "SIMPLEPERF_UNWINDING_RESULT",
+            32777 => "SIMPLEPERF_TRACING_DATA",
+            32778 => "SIMPLEPERF_DEBUG",
             _ => return None,
         })
     }
@@ -268,6 +303,23 @@ pub mod feature {
     pub const PMU_CAPS: u32 = 31;
     pub const CPU_DOMAIN_INFO: u32 = 32;
 
+    /// First of simpleperf's own feature ids (`FEAT_SIMPLEPERF_START`, record_file_format.h).
+    pub const SIMPLEPERF_START: u32 = 128;
+    /// simpleperf: the DSOs and the symbols of them that samples hit (`file_struct`s).
+    pub const SIMPLEPERF_FILE: u32 = 128;
+    /// simpleperf: NUL-terminated key/value strings (simpleperf_version, event_type_info, …).
+    pub const SIMPLEPERF_META_INFO: u32 = 129;
+    /// simpleperf: `DebugUnwindFeature` (record_file.proto) for `debug-unwind`.
+    pub const SIMPLEPERF_DEBUG_UNWIND: u32 = 130;
+    /// simpleperf: the files listed in DEBUG_UNWIND, back to back.
+    pub const SIMPLEPERF_DEBUG_UNWIND_FILE: u32 = 131;
+    /// simpleperf: FILE as length-prefixed `FileFeature` protobuf messages (record_file.proto).
+    pub const SIMPLEPERF_FILE2: u32 = 132;
+    /// simpleperf: an `ETMBranchList` protobuf (branch_list.proto).
+    pub const SIMPLEPERF_ETM_BRANCH_LIST: u32 = 133;
+    /// simpleperf: init map records (`InitMapFeature`).
+    pub const SIMPLEPERF_INIT_MAP: u32 = 134;
+
     /// perf's name of a feature bit (`None` for bits it does not define).
     pub fn name(bit: u32) -> Option<&'static str> {
         Some(match bit {
@@ -303,6 +355,13 @@ pub mod feature {
             30 => "HYBRID_TOPOLOGY",
             31 => "PMU_CAPS",
             32 => "CPU_DOMAIN_INFO",
+            128 => "SIMPLEPERF_FILE",
+            129 => "SIMPLEPERF_META_INFO",
+            130 => "SIMPLEPERF_DEBUG_UNWIND",
+            131 => "SIMPLEPERF_DEBUG_UNWIND_FILE",
+            132 => "SIMPLEPERF_FILE2",
+            133 => "SIMPLEPERF_ETM_BRANCH_LIST",
+            134 => "SIMPLEPERF_INIT_MAP",
             _ => return None,
         })
     }

@@ -129,56 +129,7 @@ impl EventAttr {
     /// Decode an attr from `bytes` (the bytes the writer stored; `attr.size` decides which fields exist).
     /// Fields that lie beyond `bytes` are 0.
     pub fn parse(bytes: &[u8], endian: Endian, pos: Position) -> Result<EventAttr> {
-        let mut head = Reader::new(bytes, endian, pos, "perf_event_attr");
-        let type_ = head.u32()?;
-        let size = head.u32()?;
-        // Only fields below both the stored size and the available bytes exist.
-        let declared = if size == 0 { 64 } else { size as usize };
-        let avail = declared.min(bytes.len());
-        let mut buf = [0u8; ATTR_SIZE_KNOWN];
-        let known = avail.min(ATTR_SIZE_KNOWN);
-        if let (Some(dst), Some(src)) = (buf.get_mut(..known), bytes.get(..known)) {
-            dst.copy_from_slice(src);
-        }
-        let extra = bytes.get(ATTR_SIZE_KNOWN..avail).unwrap_or_default().to_vec();
-        let mut r = Reader::new(&buf, endian, pos, "perf_event_attr");
-        r.skip(8)?;
-        let config = r.u64()?;
-        let sample_period = r.u64()?;
-        let sample_type = r.u64()?;
-        let read_format = r.u64()?;
-        let raw_flags = r.u64()?;
-        let flags = match endian {
-            Endian::Little => raw_flags,
-            Endian::Big => flag_word_from_be(raw_flags),
-        };
-        Ok(EventAttr {
-            type_,
-            size,
-            config,
-            sample_period,
-            sample_type,
-            read_format,
-            flags,
-            wakeup_events: r.u32()?,
-            bp_type: r.u32()?,
-            config1: r.u64()?,
-            config2: r.u64()?,
-            branch_sample_type: r.u64()?,
-            sample_regs_user: r.u64()?,
-            sample_stack_user: r.u32()?,
-            clockid: r.i32()?,
-            sample_regs_intr: r.u64()?,
-            aux_watermark: r.u32()?,
-            sample_max_stack: r.u16()?,
-            reserved_2: r.u16()?,
-            aux_sample_size: r.u32()?,
-            aux_action: r.u32()?,
-            sig_data: r.u64()?,
-            config3: r.u64()?,
-            config4: r.u64()?,
-            extra,
-        })
+        Reader::new(bytes, endian, pos, "perf_event_attr").run(crate::parse::event_attr)
     }
 
     /// Encode in `endian`: `self.stored_size()` bytes (the writer's size), capped at the bytes this
@@ -283,7 +234,7 @@ fn swap_precise_bits(x: u64) -> u64 {
 /// C bitfields are allocated from the MSB on big-endian ABIs (reference §6.2): a field at little-endian
 /// bit `lo` of width `w` sits at `64 - lo - w`, value bits in normal order. Reversing the word moves
 /// every 1-bit flag to its place; the one 2-bit field (`precise_ip`) then needs its bits swapped back.
-fn flag_word_from_be(x: u64) -> u64 {
+pub(crate) fn flag_word_from_be(x: u64) -> u64 {
     swap_precise_bits(x.reverse_bits())
 }
 

@@ -46,7 +46,7 @@ fn bad_magic(magic: &[u8]) -> String {
 
 impl Section {
     pub(crate) fn read(r: &mut Reader<'_>) -> Result<Section> {
-        Ok(Section { offset: r.u64()?, size: r.u64()? })
+        r.run(crate::parse::section)
     }
 
     /// `offset + size`, or `None` on overflow.
@@ -128,58 +128,15 @@ impl FileHeader {
         Ok((endian, size))
     }
 
-    /// Parse the header at the start of `data` (file or pipe).
+    /// Parse the header at the start of `data` (file or pipe): its byte order from the magic,
+    /// then [`crate::parse::file_header`], then checks that its sections are where a file can
+    /// have them.
     pub fn parse(data: &[u8]) -> Result<FileHeader> {
-        let (endian, size) = Self::detect(data.get(..16).unwrap_or(data))?;
-        if size == PIPE_HEADER_SIZE {
-            return Ok(FileHeader {
-                endian,
-                format: Format::Pipe,
-                size,
-                attr_size: 0,
-                attrs: Section::default(),
-                data: Section { offset: PIPE_HEADER_SIZE, size: (data.len() as u64).saturating_sub(PIPE_HEADER_SIZE) },
-                event_types: Section::default(),
-                features: [0; 4],
-            });
+        let (endian, _) = Self::detect(data.get(..16).unwrap_or(data))?;
+        let h = Reader::new(data, endian, Position::at(0), "perf_file_header").run(crate::parse::file_header)?;
+        if h.format == Format::File {
+            h.validate()?;
         }
-        if size != FILE_HEADER_SIZE && size != 72 {
-            return Err(Error::malformed(
-                Position::at(8),
-                "perf_file_header",
-                format!("header size {size}, expected 104 (file), 72 (old file) or 16 (pipe)"),
-            ));
-        }
-        let mut r = Reader::new(data, endian, Position::at(0), "perf_file_header");
-        r.skip(16)?;
-        let attr_size = r.u64()?;
-        let attrs = Section::read(&mut r)?;
-        let data_sec = Section::read(&mut r)?;
-        let event_types = Section::read(&mut r)?;
-        let mut features = [0u64; 4];
-        if size == FILE_HEADER_SIZE {
-            for w in features.iter_mut() {
-                *w = r.u64()?;
-            }
-            if endian != Endian::NATIVE && features[0] & (1 << 3) == 0 {
-                // adds_features was written as unsigned long[]: a cross-endian file from a 32-bit host
-                // has u32 words (reference §6.3). Re-read as 8 u32 words.
-                let mut r32 = Reader::new(data, endian, Position::at(72), "adds_features");
-                r32.skip(72)?;
-                let mut f = [0u64; 4];
-                for w in f.iter_mut() {
-                    let lo = u64::from(r32.u32()?);
-                    let hi = u64::from(r32.u32()?);
-                    *w = lo | (hi << 32);
-                }
-                if f[0] & (1 << 3) != 0 {
-                    features = f;
-                }
-            }
-        }
-        let h =
-            FileHeader { endian, format: Format::File, size, attr_size, attrs, data: data_sec, event_types, features };
-        h.validate()?;
         Ok(h)
     }
 

@@ -109,6 +109,13 @@ pub struct HeaderInfo {
     pub build_ids_old_abi: bool,
     /// Size of the TRACING_DATA section (decoded by [`crate::tracepoint`]).
     pub tracing_data_size: Option<u64>,
+    /// simpleperf's META_INFO: key/value pairs in stored order (a JSON object).
+    #[cfg_attr(feature = "json", serde(serialize_with = "ordered_str_map"))]
+    pub simpleperf_meta_info: Option<Vec<(String, String)>>,
+    /// simpleperf's FILE or FILE2: each DSO with its symbol count.
+    pub simpleperf_files: Option<Vec<SimpleperfFileSummary>>,
+    /// simpleperf's DEBUG_UNWIND: the files of DEBUG_UNWIND_FILE and their sizes.
+    pub simpleperf_debug_unwind: Option<Vec<(String, u64)>>,
     /// Names of the features perf 6.1 knows (bits 1..=31) that the file does not have (file and
     /// directory format; perf prints no such line for pipe data).
     pub missing_features: Vec<String>,
@@ -127,6 +134,27 @@ enum DescState {
     Absent,
     Parsed,
     Failed,
+}
+
+/// One DSO of simpleperf's FILE / FILE2 feature, summarized (the symbols themselves are in
+/// [`crate::feature::SimpleperfFile`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "json", derive(serde::Serialize))]
+pub struct SimpleperfFileSummary {
+    /// The path on the recording device.
+    pub path: String,
+    /// simpleperf's DSO type name (`dso_elf_file`, …) or its number.
+    pub file_type: String,
+    /// Lowest virtual address of its executable segments.
+    pub min_vaddr: u64,
+    /// Symbols stored for it.
+    pub symbols: usize,
+    /// File offset (ELF) or memory offset (kernel module) of `min_vaddr`.
+    pub file_offset_of_min_vaddr: Option<u64>,
+    /// Dex files inside it.
+    pub dex_files: usize,
+    /// Which section: 128 (FILE) or 132 (FILE2).
+    pub feature: u32,
 }
 
 /// One feature section of the file.
@@ -276,6 +304,17 @@ impl EventInfo {
 #[cfg(feature = "json")]
 fn ordered_map<S: serde::Serializer>(v: &[(String, u64)], s: S) -> std::result::Result<S::Ok, S::Error> {
     s.collect_map(v.iter().map(|(k, v)| (k, v)))
+}
+
+#[cfg(feature = "json")]
+fn ordered_str_map<S: serde::Serializer>(
+    v: &Option<Vec<(String, String)>>,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => s.collect_map(v.iter().map(|(k, v)| (k, v))),
+        None => s.serialize_none(),
+    }
 }
 
 /// A GROUP_DESC entry with the names of its events.
@@ -498,6 +537,28 @@ impl HeaderInfo {
                 F::HybridTopology(h) => info.hybrid_topology = Some(h),
                 F::PmuCaps(p) => info.pmu_caps = Some(p),
                 F::CpuDomainInfo(d) => info.cpu_domain_info = Some(d),
+                F::SimpleperfFile(files) | F::SimpleperfFile2(files) => {
+                    let list = info.simpleperf_files.get_or_insert_with(Vec::new);
+                    list.extend(files.iter().map(|f| {
+                        SimpleperfFileSummary {
+                            path: f.path.to_string(),
+                            file_type: feature::simpleperf::dso_type::name(f.file_type)
+                                .map_or_else(|| f.file_type.to_string(), str::to_string),
+                            min_vaddr: f.min_vaddr,
+                            symbols: f.symbols.len(),
+                            file_offset_of_min_vaddr: f.file_offset_of_min_vaddr,
+                            dex_files: f.dex_file_offsets.len(),
+                            feature: b,
+                        }
+                    }))
+                }
+                F::SimpleperfMetaInfo(m) => {
+                    info.simpleperf_meta_info =
+                        Some(m.into_iter().map(|(k, v)| (k.into_owned(), v.into_owned())).collect())
+                }
+                F::SimpleperfDebugUnwind(d) => {
+                    info.simpleperf_debug_unwind = Some(d.into_iter().map(|f| (f.path.into_owned(), f.size)).collect())
+                }
                 F::Unknown { .. } => {}
             }
         }
@@ -543,6 +604,37 @@ impl HeaderInfo {
         if pipe {
             // perf prints pipe features as the HEADER_FEATURE records go by, after the header block.
             self.write_features(&mut o);
+        }
+        o
+    }
+
+    /// What simpleperf's own feature sections hold (perf prints nothing for them), one `#` line
+    /// each: META_INFO's pairs, FILE/FILE2's DSOs with their symbol counts, DEBUG_UNWIND's files.
+    /// Empty for files without them.
+    pub fn simpleperf_text(&self) -> String {
+        let mut o = String::new();
+        if let Some(m) = &self.simpleperf_meta_info {
+            for (k, v) in m {
+                // event_type_info holds one line per event.
+                let _ = writeln!(o, "# simpleperf meta_info : {k} = {}", v.replace('\n', "; "));
+            }
+        }
+        for f in self.simpleperf_files.iter().flatten() {
+            let _ = write!(
+                o,
+                "# simpleperf file : {} ({}, min_vaddr {:#x}, {} symbols",
+                f.path, f.file_type, f.min_vaddr, f.symbols
+            );
+            if let Some(off) = f.file_offset_of_min_vaddr {
+                let _ = write!(o, ", file offset of min_vaddr {off:#x}");
+            }
+            if f.dex_files > 0 {
+                let _ = write!(o, ", {} dex files", f.dex_files);
+            }
+            o.push_str(")\n");
+        }
+        for (path, size) in self.simpleperf_debug_unwind.iter().flatten() {
+            let _ = writeln!(o, "# simpleperf debug_unwind file : {path} ({size} bytes)");
         }
         o
     }

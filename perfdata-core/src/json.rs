@@ -185,7 +185,7 @@ pub fn record_json(rec: &Record<'_>) -> Value {
     m.insert("type".into(), Value::String(rec.type_name().into_owned()));
     m.insert("type_id".into(), rec.header.type_.into());
     m.insert("misc".into(), rec.header.misc.into());
-    m.insert("size".into(), rec.header.size.into());
+    m.insert("size".into(), rec.header.record_size().into());
     m.insert("offset".into(), rec.pos.offset.into());
     if let Some(i) = rec.pos.index {
         m.insert("index".into(), i.into());
@@ -293,7 +293,46 @@ pub fn record_json(rec: &Record<'_>) -> Value {
         RecordKind::HeaderEventType(r) => {
             fields!(put, r; event_id, name);
         }
-        RecordKind::HeaderTracingData(r) => put("tracing_data_size", r.size.into()),
+        RecordKind::HeaderTracingData(r) => {
+            put("tracing_data_size", r.size.into());
+            put("inline", r.inline.into());
+        }
+        RecordKind::SimpleperfKernelSymbol(r) => {
+            put("kallsyms_size", r.kallsyms.len().into());
+            put("kallsyms_lines", r.kallsyms.split(|&b| b == b'\n').filter(|l| !l.is_empty()).count().into());
+        }
+        RecordKind::SimpleperfDso(r) => {
+            put("dso_type", r.dso_type.into());
+            if let Some(n) = crate::feature::simpleperf::dso_type::name(r.dso_type as u32) {
+                put("dso_type_name", n.into());
+            }
+            fields!(put, r; dso_id, min_vaddr, name);
+        }
+        RecordKind::SimpleperfSymbol(r) => {
+            fields!(put, r; addr, len, dso_id, name);
+        }
+        RecordKind::SimpleperfEventId(r) => {
+            put("count", r.count.into());
+            let e: Vec<Value> = r.pairs().map(|(a, e)| json!({"attr_id": a, "event_id": e})).collect();
+            put("entries", Value::Array(e));
+        }
+        RecordKind::SimpleperfCallChain(r) => {
+            fields!(put, r; pid, tid, chain_type, time);
+            put("ips", u64s(r.ips));
+            put("sps", u64s(r.sps));
+        }
+        RecordKind::SimpleperfUnwindingResult(r) => {
+            fields!(put, r; time, used_time, error_code, error_addr, stack_start, stack_end, regs_abi, regs_mask);
+            put("regs", u64s(r.regs));
+            put("stack_size", r.stack.len().into());
+            put("dyn_size", r.dyn_size.into());
+            put("ips", u64s(r.ips));
+            put("sps", u64s(r.sps));
+        }
+        RecordKind::SimpleperfDebug(r) => {
+            put("time", r.time.into());
+            put("message", s(r.message));
+        }
         RecordKind::HeaderBuildId(r) => {
             put("pid", r.pid.into());
             put("build_id", Value::String(hex(r.build_id)));

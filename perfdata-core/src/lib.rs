@@ -31,7 +31,7 @@
 //! | Layer | Modules |
 //! |---|---|
 //! | ABI constants (imports nothing) | [`abi`] — record types, `misc` bits, `sample_type`, `read_format`, feature ids, register names |
-//! | Bytes | [`reader`] (endian cursor), [`header`] (file/pipe header, feature table), [`attr`] (`perf_event_attr` at every ABI size) |
+//! | Bytes | [`parse`] (the nom parsers of the on-disk structures, public), [`reader`] (their input: bytes, byte order, absolute offset), [`header`] (file/pipe header, feature table), [`attr`] (`perf_event_attr` at every ABI size) |
 //! | Framing | [`stream`] (records out of mapped, streamed and decompressed input), [`compress`] (zstd of `perf record -z`) |
 //! | Records | [`record`] (every kernel and user record), [`sample`] (sample fields by the attr's layout), [`event`] (attrs, ids, names) |
 //! | Iteration | [`file`](mod@file) ([`PerfFile`]), [`records`] ([`Records`]: file or time order, std [`Iterator`] and lending form), [`typed`] (samples, tracepoints, filters) |
@@ -61,6 +61,7 @@ pub mod jitdump;
 #[cfg(feature = "json")]
 pub mod json;
 pub mod names;
+pub mod parse;
 pub mod process;
 pub mod reader;
 pub mod record;

@@ -75,12 +75,21 @@ impl Endian {
     }
 }
 
-/// A cursor over a byte slice that knows the byte order and the absolute position of its start.
+/// The input of every parser of the format: a byte slice that knows its byte order, the absolute
+/// position of its first byte and the name of the structure being read (for errors).
+///
+/// It is the input type of the nom parsers in [`crate::parse`] (it implements [`nom::Input`], so
+/// nom's combinators and number parsers run on it and every sub-slice keeps its absolute offset),
+/// and a cursor: the methods below (`u64()`, `bytes(n)`, …) run those parsers and advance past
+/// what they read, turning a parse error into the crate's [`Error`].
 #[derive(Clone, Copy, Debug)]
 pub struct Reader<'a> {
+    /// The unread bytes.
     data: &'a [u8],
-    at: usize,
-    base: Position,
+    /// Where `data[0]` is in the input.
+    pos: Position,
+    /// The offset this reader started at ([`Reader::consumed`]).
+    start: u64,
     endian: Endian,
     what: &'static str,
 }
@@ -90,12 +99,19 @@ impl<'a> Reader<'a> {
     /// error messages.
     #[inline]
     pub fn new(data: &'a [u8], endian: Endian, base: Position, what: &'static str) -> Self {
-        Reader { data, at: 0, base, endian, what }
+        Reader { data, pos: base, start: base.offset, endian, what }
     }
 
     /// The byte order.
+    #[inline]
     pub fn endian(&self) -> Endian {
         self.endian
+    }
+
+    /// The name of the structure being read, used in errors.
+    #[inline]
+    pub fn what(&self) -> &'static str {
+        self.what
     }
 
     /// Change the structure name used in errors.
@@ -106,30 +122,25 @@ impl<'a> Reader<'a> {
 
     /// Bytes consumed so far.
     pub fn consumed(&self) -> usize {
-        self.at
+        self.pos.offset.saturating_sub(self.start) as usize
     }
 
     /// Bytes left.
     #[inline]
     pub fn remaining(&self) -> usize {
-        self.data.len().saturating_sub(self.at)
+        self.data.len()
     }
 
     /// The unread bytes.
     #[inline]
     pub fn rest(&self) -> &'a [u8] {
-        self.data.get(self.at..).unwrap_or(&[])
+        self.data
     }
 
     /// Position of the next unread byte in the input.
+    #[inline]
     pub fn position(&self) -> Position {
-        let mut p = self.base;
-        p.offset = p.offset.saturating_add(self.at as u64);
-        p
-    }
-
-    fn truncated(&self, needed: u64) -> Error {
-        Error::Truncated { pos: self.position(), what: self.what, needed, available: self.remaining() as u64 }
+        self.pos
     }
 
     /// An error about a malformed value at the current position.
@@ -137,25 +148,44 @@ impl<'a> Reader<'a> {
         Error::malformed(self.position(), self.what, detail)
     }
 
+    /// The reader after its first `n` bytes (`n` at most [`Reader::remaining`]).
+    #[inline]
+    pub(crate) fn advanced(&self, n: usize) -> Reader<'a> {
+        let mut r = *self;
+        r.data = self.data.get(n..).unwrap_or(&[]);
+        r.pos.offset = self.pos.offset.saturating_add(n.min(self.data.len()) as u64);
+        r
+    }
+
+    /// The reader cut to its first `n` bytes.
+    #[inline]
+    pub(crate) fn limited(&self, n: usize) -> Reader<'a> {
+        let mut r = *self;
+        r.data = self.data.get(..n).unwrap_or(self.data);
+        r
+    }
+
+    /// Run a parser of [`crate::parse`] and advance past what it read.
+    #[inline]
+    pub fn run<T>(&mut self, parser: impl FnOnce(Reader<'a>) -> crate::parse::PResult<'a, T>) -> Result<T> {
+        match parser(*self) {
+            Ok((rest, v)) => {
+                *self = rest;
+                Ok(v)
+            }
+            Err(e) => Err(crate::parse::to_error(e)),
+        }
+    }
+
     /// Take the next `n` bytes.
     #[inline]
     pub fn bytes(&mut self, n: usize) -> Result<&'a [u8]> {
-        let end = self.at.checked_add(n).ok_or_else(|| self.truncated(n as u64))?;
-        match self.data.get(self.at..end) {
-            Some(s) => {
-                self.at = end;
-                Ok(s)
-            }
-            None => Err(self.truncated(n as u64)),
-        }
+        self.run(crate::parse::take(n))
     }
 
     /// Take `n` bytes where `n` came from the input as a u64.
     pub fn bytes_u64(&mut self, n: u64) -> Result<&'a [u8]> {
-        match usize::try_from(n) {
-            Ok(n) if n <= self.remaining() => self.bytes(n),
-            _ => Err(self.truncated(n)),
-        }
+        self.run(crate::parse::take_u64(n))
     }
 
     /// Skip `n` bytes.
@@ -167,44 +197,103 @@ impl<'a> Reader<'a> {
     /// Read a u8.
     #[inline]
     pub fn u8(&mut self) -> Result<u8> {
-        let b = self.bytes(1)?;
-        b.first().copied().ok_or_else(|| self.truncated(1))
+        self.run(crate::parse::u8)
     }
     /// Read a u16 in file byte order.
     #[inline]
     pub fn u16(&mut self) -> Result<u16> {
-        let b = self.bytes(2)?;
-        Ok(self.endian.u16(b))
+        self.run(crate::parse::u16)
     }
     /// Read a u32 in file byte order.
     #[inline]
     pub fn u32(&mut self) -> Result<u32> {
-        let b = self.bytes(4)?;
-        Ok(self.endian.u32(b))
+        self.run(crate::parse::u32)
     }
     /// Read a u64 in file byte order.
     #[inline]
     pub fn u64(&mut self) -> Result<u64> {
-        let b = self.bytes(8)?;
-        Ok(self.endian.u64(b))
+        self.run(crate::parse::u64)
     }
     /// Read an i32 in file byte order.
     #[inline]
     pub fn i32(&mut self) -> Result<i32> {
-        Ok(self.u32()? as i32)
+        self.run(crate::parse::i32)
     }
 
     /// Read `count` u64 values, borrowing them as a [`U64s`] view.
     #[inline]
     pub fn u64s(&mut self, count: u64) -> Result<U64s<'a>> {
-        let n = count.checked_mul(8).ok_or_else(|| self.malformed(format!("array count {count} overflows")))?;
-        let bytes = self.bytes_u64(n)?;
-        Ok(U64s { bytes, endian: self.endian })
+        self.run(crate::parse::u64s(count))
     }
 
     /// Read a NUL-padded string occupying exactly `n` bytes; the value stops at the first NUL.
     pub fn fixed_str(&mut self, n: usize) -> Result<&'a [u8]> {
-        Ok(until_nul(self.bytes(n)?))
+        self.run(crate::parse::fixed_str(n))
+    }
+}
+
+impl<'a> nom::Input for Reader<'a> {
+    type Item = u8;
+    type Iter = std::iter::Copied<std::slice::Iter<'a, u8>>;
+    type IterIndices = std::iter::Enumerate<Self::Iter>;
+
+    #[inline]
+    fn input_len(&self) -> usize {
+        self.data.len()
+    }
+
+    #[inline]
+    fn take(&self, index: usize) -> Self {
+        self.limited(index)
+    }
+
+    #[inline]
+    fn take_from(&self, index: usize) -> Self {
+        self.advanced(index)
+    }
+
+    #[inline]
+    fn take_split(&self, index: usize) -> (Self, Self) {
+        (self.advanced(index), self.limited(index))
+    }
+
+    #[inline]
+    fn position<P>(&self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool,
+    {
+        self.data.iter().position(|b| predicate(*b))
+    }
+
+    #[inline]
+    fn iter_elements(&self) -> Self::Iter {
+        self.data.iter().copied()
+    }
+
+    #[inline]
+    fn iter_indices(&self) -> Self::IterIndices {
+        self.iter_elements().enumerate()
+    }
+
+    #[inline]
+    fn slice_index(&self, count: usize) -> std::result::Result<usize, nom::Needed> {
+        if self.data.len() >= count {
+            Ok(count)
+        } else {
+            Err(nom::Needed::new(count - self.data.len()))
+        }
+    }
+}
+
+impl<'b> nom::Compare<&'b [u8]> for Reader<'_> {
+    #[inline]
+    fn compare(&self, t: &'b [u8]) -> nom::CompareResult {
+        self.data.compare(t)
+    }
+
+    #[inline]
+    fn compare_no_case(&self, t: &'b [u8]) -> nom::CompareResult {
+        self.data.compare_no_case(t)
     }
 }
 

@@ -400,7 +400,7 @@ fn queued_at(src: &[u8], q: Queued, e: Endian) -> Option<Frame<'_>> {
         misc: e.u16(rest.get(4..6)?),
         size: e.u16(rest.get(6..8)?),
     };
-    let bytes = rest.get(..usize::from(header.size))?;
+    let bytes = rest.get(..header.record_size())?;
     Some(Frame { pos: q.pos(), header, bytes, payload: &[] })
 }
 

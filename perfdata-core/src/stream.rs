@@ -138,10 +138,11 @@ impl<'d> Frames<'d> {
                     let e = self.endian;
                     let header = RecordHeader::from_bytes(h, e);
                     let size = usize::from(header.size);
+                    // Simpleperf's own types (≥ 32768) have a 32-bit size: framed below.
                     let special = matches!(
                         header.type_,
                         rt::HEADER_TRACING_DATA | rt::AUXTRACE | rt::COMPRESSED | rt::COMPRESSED2
-                    );
+                    ) || header.type_ >= rt::SIMPLEPERF_START;
                     if size >= 8 && size <= avail && !special {
                         *at = start + size;
                         let pos = Position { offset: start as u64, index: None, file: *file };
@@ -223,6 +224,10 @@ impl<'d> Frames<'d> {
                 self.decomp = None;
                 continue;
             };
+            if header.type_ == rt::SIMPLEPERF_SPLIT || header.type_ == rt::SIMPLEPERF_SPLIT_END {
+                self.join_split(pos, header, rec);
+                continue;
+            }
             if header.type_ == rt::COMPRESSED || header.type_ == rt::COMPRESSED2 {
                 self.expand(pos, header, rec)?;
                 if !self.yield_compressed {
@@ -262,6 +267,40 @@ impl<'d> Frames<'d> {
         Ok(())
     }
 
+    /// simpleperf splits a record too large for its buffers into SIMPLEPERF_SPLIT records (each
+    /// carrying the next part of the record's bytes) ended by SIMPLEPERF_SPLIT_END; its reader joins
+    /// them into the one record (record_file_reader.cpp). The parts go into the decompression
+    /// buffer, where the joined record is framed like a decompressed one.
+    fn join_split(&mut self, pos: Position, header: RecordHeader, rec: (usize, usize)) {
+        let left = self.dbuf.len().saturating_sub(self.dpos);
+        if header.type_ == rt::SIMPLEPERF_SPLIT_END {
+            // The parts must make exactly one record, which the buffer then yields.
+            let whole = self
+                .dbuf
+                .get(self.dpos..)
+                .and_then(|a| a.first_chunk::<8>())
+                .map(|h| RecordHeader::from_bytes(h, self.endian).record_size() == left);
+            if left > 0 && whole != Some(true) {
+                self.diagnostics.push(format!(
+                    "{left} bytes of SIMPLEPERF_SPLIT records (from {}) do not join into one record at the SPLIT_END at {pos}: dropped",
+                    self.carrier
+                ));
+                self.dbuf.clear();
+                self.dpos = 0;
+            }
+            return;
+        }
+        if left == 0 {
+            self.dbuf.clear();
+            self.dpos = 0;
+            self.carrier = pos;
+            self.dindex = 0;
+        }
+        let part = input_bytes(&self.inputs, rec).get(8..).unwrap_or(&[]);
+        self.dbuf.extend_from_slice(part);
+        self.dgen = self.dgen.wrapping_add(1);
+    }
+
     fn take_decompressed(&mut self) -> Result<Option<Loc>> {
         let avail = self.dbuf.get(self.dpos..).unwrap_or(&[]);
         if avail.len() < 8 {
@@ -270,7 +309,7 @@ impl<'d> Frames<'d> {
         let mut pos = self.carrier;
         pos.index = Some(self.dindex);
         let header = RecordHeader::parse(avail, self.endian, pos)?;
-        let size = usize::from(header.size);
+        let size = header.record_size();
         if size < 8 {
             return Err(framing_error(pos, header, "record size below the 8-byte header"));
         }
@@ -311,7 +350,11 @@ fn framing_error(pos: Position, header: RecordHeader, detail: &str) -> Error {
     Error::Record {
         pos,
         record: rt::name(header.type_).unwrap_or("UNKNOWN"),
-        source: Box::new(Error::malformed(pos, "perf_event_header", format!("{detail} (size {})", header.size))),
+        source: Box::new(Error::malformed(
+            pos,
+            "perf_event_header",
+            format!("{detail} (size {})", header.record_size()),
+        )),
     }
 }
 
@@ -325,16 +368,17 @@ fn read_frame(input: &mut Input<'_>, endian: Endian) -> Result<Option<Framed>> {
             if start >= *end {
                 return Ok(None);
             }
-            // Hot path: a plain header decode; errors are built below only when something is off.
+            // Hot path: the body of parse::record_header on the mapped bytes; errors are built
+            // below (frame_at) only when something is off.
             if let Some(h) = data.get(start..*end).and_then(|a| a.first_chunk::<8>().map(|h| (h, a.len()))) {
                 let (h, avail) = h;
-                let header = RecordHeader {
-                    type_: endian.u32(h.get(..4).unwrap_or(&[0; 4])),
-                    misc: endian.u16(h.get(4..6).unwrap_or(&[0; 2])),
-                    size: endian.u16(h.get(6..8).unwrap_or(&[0; 2])),
-                };
+                let header = RecordHeader::from_bytes(h, endian);
                 let size = usize::from(header.size);
-                if size >= 8 && size <= avail && header.type_ != rt::HEADER_TRACING_DATA && header.type_ != rt::AUXTRACE
+                if size >= 8
+                    && size <= avail
+                    && header.type_ != rt::HEADER_TRACING_DATA
+                    && header.type_ != rt::AUXTRACE
+                    && header.type_ < rt::SIMPLEPERF_START
                 {
                     *at = start + size;
                     let pos = Position { offset: start as u64, index: None, file: *file };
@@ -404,7 +448,7 @@ fn frame_at(avail: &[u8], pos: Position, endian: Endian, complete: bool) -> Resu
         return Err(Error::Truncated { pos, what: "perf_event_header", needed: 8, available: avail.len() as u64 });
     }
     let header = RecordHeader::parse(avail, endian, pos)?;
-    let size = usize::from(header.size);
+    let size = header.record_size();
     if size < 8 {
         return Err(framing_error(pos, header, "record size below the 8-byte header"));
     }
@@ -449,8 +493,14 @@ fn fill(reader: &mut Box<dyn Read + Send + '_>, buf: &mut Vec<u8>, want: usize, 
 }
 
 /// Length of the out-of-band payload after a record (HEADER_TRACING_DATA: u32 at 8; AUXTRACE: u64 at 8).
+///
+/// perf's HEADER_TRACING_DATA record is 16 bytes (12 from older perf versions) and the tracing
+/// data follow it; simpleperf writes the same type with the data inside the record (`size` = 12 +
+/// the data padded to 64 bytes, see [`crate::record::TracingDataRecord`]), so a larger size means
+/// there is no payload.
 fn payload_len(header: RecordHeader, rec: &[u8], endian: Endian) -> Result<u64> {
     match header.type_ {
+        rt::HEADER_TRACING_DATA if header.size > TRACING_DATA_RECORD_SIZE => Ok(0),
         rt::HEADER_TRACING_DATA => match rec.get(8..12) {
             Some(b) => Ok(u64::from(endian.u32(b))),
             None => Err(Error::Truncated {
@@ -473,5 +523,9 @@ fn payload_len(header: RecordHeader, rec: &[u8], endian: Endian) -> Result<u64> 
     }
 }
 
-/// Largest possible record (`u16` size).
+/// The size of perf's HEADER_TRACING_DATA record (`struct perf_record_header_tracing_data`; older
+/// perf versions wrote 12, without the padding).
+pub(crate) const TRACING_DATA_RECORD_SIZE: u16 = 16;
+
+/// Largest possible perf record (`u16` size; simpleperf's own types can be larger).
 pub const MAX_RECORD_SIZE: usize = MAX_RECORD;

@@ -378,7 +378,37 @@ fn conv_record(
             b.u64()?;
             b.rest();
         }
-        rt::HEADER_TRACING_DATA => {
+        rt::SIMPLEPERF_KERNEL_SYMBOL => {
+            b.u32()?;
+            b.rest();
+        }
+        rt::SIMPLEPERF_DSO | rt::SIMPLEPERF_SYMBOL => {
+            b.u64s(3)?;
+            b.rest();
+        }
+        rt::SIMPLEPERF_EVENT_ID => b.rest_u64s()?,
+        rt::SIMPLEPERF_CALLCHAIN => {
+            b.u32()?;
+            b.u32()?;
+            b.rest_u64s()?;
+        }
+        rt::SIMPLEPERF_UNWINDING_RESULT => {
+            b.u64s(7)?;
+            let mask = b.u64()?;
+            b.u64s(u64::from(mask.count_ones()))?;
+            let size = b.u64()?;
+            if size > 0 {
+                // The stack bytes stay as the device wrote them, as perf's sample stacks do.
+                b.bytes_u64(size)?;
+                b.u64()?;
+            }
+            b.rest_u64s()?;
+        }
+        rt::SIMPLEPERF_DEBUG => {
+            b.u64()?;
+            b.rest();
+        }
+        rt::HEADER_TRACING_DATA | rt::SIMPLEPERF_TRACING_DATA => {
             b.u32()?;
             b.rest();
         }
@@ -634,8 +664,39 @@ pub fn conv_feature(
                 }
             }
         }
+        f::SIMPLEPERF_FILE => {
+            while c.remaining() > 0 {
+                let size = c.u32()? as usize;
+                let entry = c.r.bytes(size)?;
+                let mut e = Conv { r: Reader::new(entry, from, pos, "SIMPLEPERF_FILE entry"), out: c.out, to };
+                let nul = |e: &Conv<'_, '_>| e.r.rest().iter().position(|&b| b == 0).map_or(e.remaining(), |n| n + 1);
+                let n = nul(&e);
+                e.bytes(n)?;
+                let file_type = e.u32()?;
+                e.u64()?;
+                for _ in 0..e.u32()? {
+                    e.u64()?;
+                    e.u32()?;
+                    let n = nul(&e);
+                    e.bytes(n)?;
+                }
+                if file_type == crate::feature::simpleperf::dso_type::DEX_FILE {
+                    let n = e.u32()?;
+                    e.u64s(u64::from(n))?;
+                }
+                e.rest_u64s()?;
+            }
+        }
+        // u32 size + a protobuf message (its own byte order), repeated.
+        f::SIMPLEPERF_FILE2 => {
+            while c.remaining() > 0 {
+                let n = c.u32()?;
+                c.bytes_u64(u64::from(n))?;
+            }
+        }
         // TRACING_DATA (own byte order), BRANCH_STACK/STAT (empty), BPF_* (perf skips when
-        // cross-endian) and unknown features: bytes as they are.
+        // cross-endian), simpleperf's META_INFO (strings), DEBUG_UNWIND (protobuf) and unknown
+        // features: bytes as they are.
         _ => {}
     }
     c.rest();
@@ -741,7 +802,8 @@ pub fn write_file_edited(file: &PerfFile<'_>, to: Endian, edit: &mut dyn Edit) -
             Err(e) => return Err(e),
         };
         let payload: &[u8] = match &rec.kind {
-            crate::RecordKind::HeaderTracingData(t) => t.data,
+            // simpleperf's framing keeps the data inside the record's bytes.
+            crate::RecordKind::HeaderTracingData(t) if !t.inline => t.data,
             crate::RecordKind::Auxtrace(a) => a.data,
             _ => &[],
         };

@@ -18,7 +18,7 @@ use pyo3::types::PyDict;
 use std::path::PathBuf;
 
 /// The keyword arguments that say how stacks are folded.
-pub const FOLD_KEYS: [&str; 21] = [
+pub const FOLD_KEYS: [&str; 22] = [
     "compat",
     "weight",
     "root",
@@ -27,6 +27,7 @@ pub const FOLD_KEYS: [&str; 21] = [
     "inline",
     "annotate_inline",
     "srcline",
+    "plain_unwind",
     "addrs",
     "event",
     "all_events",
@@ -129,6 +130,7 @@ pub fn fold_options(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Fold> {
         inline: opt(kw, "inline")?,
         annotate_inline: flag(kw, "annotate_inline")?,
         srcline: flag(kw, "srcline")?,
+        plain_unwind: flag(kw, "plain_unwind")?,
         addrs: flag(kw, "addrs")?,
         event,
         all_events: flag(kw, "all_events")?,

@@ -215,6 +215,20 @@ impl Header {
     fn events(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.json_field(py, "events")
     }
+    /// simpleperf's META_INFO (recordings made by Android's simpleperf): dict of its key/value
+    /// strings (simpleperf_version, event_type_info, product_props, …), None without it.
+    #[getter]
+    fn simpleperf_meta_info(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.json_field(py, "simpleperf_meta_info")
+    }
+    /// simpleperf's FILE/FILE2 (recordings made by Android's simpleperf): list of dicts with
+    /// 'path', 'file_type' (simpleperf's name, e.g. 'dso_elf_file'), 'min_vaddr', 'symbols' (how
+    /// many it stores), 'file_offset_of_min_vaddr', 'dex_files' and 'feature' (128 or 132); None
+    /// without it. Frames in those files are named from these tables.
+    #[getter]
+    fn simpleperf_files(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.json_field(py, "simpleperf_files")
+    }
     /// CPU_TOPOLOGY: dict with 'package_cpus', 'core_cpus' (sibling lists such as '0-1'), 'cpus'
     /// (per CPU: 'core_id', 'socket_id', 'die_id') and 'die_cpus'.
     #[getter]

@@ -712,6 +712,9 @@ impl PerfData {
     /// Off-CPU time from a ``perf record -e sched:sched_switch -g`` recording: each task's time
     /// from its switch-out (with that sample's stack) to its next switch-in, folded by stack and
     /// weighted in ns, ready for a flame graph (``off_cpu_flamegraph``).
+    /// A ``perf record --off-cpu`` recording works too: its ``offcpu-time`` samples (off-CPU time
+    /// per thread and stack, summed by perf's BPF program) weighted by their period in ns; it has
+    /// no task states or times, so ``state`` and ``time`` raise ValueError there.
     ///
     /// Args:
     ///     state: only ``"S"`` (sleeping), ``"D"`` (uninterruptible, usually I/O) or ``"other"``
@@ -863,7 +866,10 @@ impl PerfData {
     ///     format: ``"speedscope"`` (speedscope.app's JSON: a sampled profile per comm, or per
     ///         thread with ``root="tid"``, weights as ``folded()``'s) or ``"chrome-trace"``
     ///         (Chrome Trace Event JSON for Perfetto UI: scheduler slices per CPU and thread from
-    ///         ``sched_switch``, samples as instant events with their stacks) or ``"parquet"``
+    ///         ``sched_switch``, samples as instant events with their stacks), ``"pprof"``
+    ///         (pprof's gzipped profile.proto for ``go tool pprof``: ``folded()``'s samples with
+    ///         their mappings, addresses and inline frames, values sample counts and periods,
+    ///         labels comm, pid, tid, cpu and, with several events, event) or ``"parquet"``
     ///         (``path`` is a directory: ``to_parquet(path, **options)``).
     ///     **options: ``folded()``'s options (how stacks are folded); for ``"parquet"``,
     ///         ``to_parquet()``'s.
@@ -872,6 +878,9 @@ impl PerfData {
     ///     >>> perfdata.open("perf.data").export("perf.speedscope.json", format="speedscope")
     ///     >>> import json; json.load(open("perf.speedscope.json"))["profiles"][0]["type"]
     ///     'sampled'
+    ///     >>> perfdata.open("perf.data").export("perf.pb.gz", format="pprof")
+    ///     >>> open("perf.pb.gz", "rb").read(2)  # gzip's magic
+    ///     b'\x1f\x8b'
     #[pyo3(signature = (path, *, format, **options))]
     fn export(
         slf: &Bound<'_, Self>,
@@ -889,7 +898,7 @@ impl PerfData {
         let fold = flame::fold_options(options)?;
         flame::check_keys(options, &[])?;
         let file = this.file()?;
-        let doc = match format {
+        let bytes = match format {
             "speedscope" => {
                 let stacks = flame::fold(py, &file, &fold.options)?;
                 let clock = file.events().first().is_some_and(|e| {
@@ -903,22 +912,28 @@ impl PerfData {
                 };
                 let root = fold.options.root != perfdata_analysis::folded::Root::None;
                 let name = this.path.clone().unwrap_or_else(|| "perf.data".into());
-                speedscope::speedscope(&stacks, &name, unit, root)
+                speedscope::speedscope(&stacks, &name, unit, root).to_string().into_bytes()
             }
             "chrome-trace" => {
                 let o = chrome::ChromeOptions { fold: fold.options, no_samples: false };
-                py.detach(|| chrome::chrome_trace(&file, &o)).map_err(|e| PyValueError::new_err(e.to_string()))?
+                py.detach(|| chrome::chrome_trace(&file, &o))
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?
+                    .to_string()
+                    .into_bytes()
+            }
+            "pprof" => {
+                let p = py.detach(|| perfdata_analysis::export::pprof::pprof(&file, &fold.options));
+                p.map_err(|e| error::to_py(py, e, file.path()))?.gzipped
             }
             o => {
                 return Err(PyValueError::new_err(format!(
-                    "format must be 'speedscope', 'chrome-trace' or 'parquet', not {o:?}"
+                    "format must be 'speedscope', 'chrome-trace', 'pprof' or 'parquet', not {o:?}"
                 )))
             }
         };
-        let text = doc.to_string();
         let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
         py.detach(|| {
-            std::fs::write(&tmp, text.as_bytes()).and_then(|()| std::fs::rename(&tmp, &path)).inspect_err(|_| {
+            std::fs::write(&tmp, &bytes).and_then(|()| std::fs::rename(&tmp, &path)).inspect_err(|_| {
                 let _ = std::fs::remove_file(&tmp);
             })
         })

@@ -292,8 +292,93 @@ def test_export_speedscope_and_chrome_trace(tmp_path):
     assert sum(e["ph"] == "i" for e in events) == 1133
     assert sum(e["ph"] == "X" for e in events) > 500
     with pytest.raises(ValueError, match="format must be"):
-        f.export(tmp_path / "x.json", format="pprof")
+        f.export(tmp_path / "x.json", format="no-such-format")
     assert not (tmp_path / "x.json").exists()
+
+
+def _proto_fields(b):
+    """(field number, value) of a protobuf message: ints for varints, bytes for the rest."""
+    i = 0
+    while i < len(b):
+        key, i = _varint(b, i)
+        if key & 7 == 0:
+            v, i = _varint(b, i)
+        elif key & 7 == 2:
+            n, i = _varint(b, i)
+            v, i = b[i : i + n], i + n
+        else:
+            raise AssertionError(f"wire type {key & 7}")
+        yield key >> 3, v
+
+
+def _varint(b, i):
+    r = s = 0
+    while True:
+        c = b[i]
+        i += 1
+        r |= (c & 0x7F) << s
+        s += 7
+        if c < 0x80:
+            return r, i
+
+
+def _packed(v):
+    if isinstance(v, int):
+        return [v]
+    out, i = [], 0
+    while i < len(v):
+        x, i = _varint(v, i)
+        out.append(x)
+    return out
+
+
+def test_export_pprof(tmp_path):
+    """PerfData.export(format="pprof"): a gzipped profile.proto (read here with a plain protobuf
+    wire decoder, field numbers from pprof's profile.proto) whose samples weigh, per stack, what
+    folded() weighs (periods and counts); labels comm, pid, tid, cpu. (go tool pprof reads the
+    same files in perfdata-cli/tests/export.rs.)"""
+    import gzip
+
+    f = perfdata.open(perfout.TESTDATA / "sysw.data")
+    out = tmp_path / "sysw.pb.gz"
+    f.export(out, format="pprof", **SYMBOLS)
+    p = list(_proto_fields(gzip.decompress(out.read_bytes())))
+    strings = [v.decode() for k, v in p if k == 6]
+    assert strings[0] == ""
+    types = [dict(_proto_fields(v)) for k, v in p if k == 1]
+    assert [(strings[t.get(1, 0)], strings[t.get(2, 0)]) for t in types] == [
+        ("samples", "count"),
+        ("cpu-clock:ppp", "nanoseconds"),
+    ]
+    functions = {d[1]: strings[d.get(2, 0)] for d in (dict(_proto_fields(v)) for k, v in p if k == 5)}
+    locations = {}
+    for k, v in p:
+        if k == 4:
+            fields = list(_proto_fields(v))
+            lines = [dict(_proto_fields(x)) for n, x in fields if n == 4]
+            locations[dict(fields)[1]] = [functions[line[1]] for line in lines]
+    periods, counts = {}, {}
+    for k, v in p:
+        if k != 2:
+            continue
+        fields = list(_proto_fields(v))
+        locs = [x for n, y in fields if n == 1 for x in _packed(y)]
+        values = [x for n, y in fields if n == 2 for x in _packed(y)]
+        labels = {}
+        for d in (dict(_proto_fields(y)) for n, y in fields if n == 3):
+            labels[strings[d[1]]] = strings[d[2]] if 2 in d else d.get(3, 0)
+        assert set(labels) == {"comm", "pid", "tid", "cpu"}
+        frames = [x for loc in locs for x in locations[loc]]
+        key = ";".join([labels["comm"].replace(" ", "_"), *reversed(frames)])
+        counts[key] = counts.get(key, 0) + values[0]
+        periods[key] = periods.get(key, 0) + values[1]
+    assert periods == f.folded(weight="period", **SYMBOLS)
+    assert counts == f.folded(weight="samples", **SYMBOLS)
+    bad = tmp_path / "bad.data"
+    bad.write_bytes(b"PERFILE2 but nothing after it")
+    with pytest.raises(perfdata.PerfDataError, match="perf_file_header"):
+        perfdata.open(bad).export(tmp_path / "bad.pb.gz", format="pprof")
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["bad.data", "sysw.pb.gz"]
 
 
 def test_report_rows_equal_perf_report():

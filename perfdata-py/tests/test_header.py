@@ -487,3 +487,41 @@ def test_header_of_a_stream_leaves_the_records():
         f = perfdata.open(fo, stream=True)
         assert f.header.format == "pipe" and f.header.perf_text().startswith("# ========\n")
         assert sum(1 for _ in f.samples()) == len(perf)
+
+
+def _simpleperf_dump_sections(name):
+    """The meta_info pairs and the file blocks (path, type, symbol count) ``simpleperf dump``
+    printed for testdata/peer/NAME."""
+    text = perfout.perf_output(perfout.TESTDATA / "peer" / name, "simpleperf-dump")
+    assert text is not None
+    meta, files, section = {}, [], None
+    for line in text.splitlines():
+        if line.startswith("feature section for "):
+            section = line.split()[3].rstrip(":")
+            continue
+        if line.startswith("record "):
+            section = None
+        if section == "meta_info" and line.startswith("    ") and " = " in line:
+            k, v = line.strip().split(" = ", 1)
+            meta[k] = v
+        elif section == "meta_info" and not line.startswith(" ") and meta:
+            meta[k] += "\n" + line  # event_type_info goes on over lines
+        elif section in ("file", "file2"):
+            t = line.strip()
+            if t.startswith("file_path "):
+                files.append([t[len("file_path "):], None, 0])
+            elif t.startswith("file_type "):
+                files[-1][1] = t[len("file_type "):]
+            elif line.startswith("      ") and t.endswith("]") and files:
+                files[-1][2] += 1
+    return meta, files
+
+
+@pytest.mark.parametrize("name", ["perf_with_meta_info.data", "perf_with_tracepoint_event.data"])
+def test_simpleperf_features_equal_simpleperf_dump(name):
+    h = perfdata.open(str(perfout.TESTDATA / "peer" / name)).header
+    meta, files = _simpleperf_dump_sections(name)
+    assert h.simpleperf_meta_info == meta
+    assert [[f["path"], f["file_type"], f["symbols"]] for f in (h.simpleperf_files or [])] == files
+    assert "SIMPLEPERF_META_INFO" in h.features
+    assert perfdata.open(str(perfout.TESTDATA / "fp.data")).header.simpleperf_meta_info is None

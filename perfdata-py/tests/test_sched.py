@@ -185,3 +185,18 @@ def test_off_cpu() -> None:
         f.off_cpu(state="Z")
     with pytest.raises(ValueError):
         perfdata.open(TESTDATA / "sched.data").off_cpu()
+
+
+def test_off_cpu_of_a_perf_record_off_cpu_recording() -> None:
+    """offcpu-bpf.data is laid out as perf record --off-cpu writes (testdata/gen-offcpu-bpf.py):
+    off_cpu() folds its offcpu-time samples weighted by their period, as inferno folds perf
+    script's stacks with their periods (stored beside it)."""
+    f = perfdata.open(TESTDATA / "offcpu-bpf.data")
+    stacks = f.off_cpu(symfs=str(TESTDATA / "folded" / "root"))
+    want = {}
+    for line in (TESTDATA / "offcpu-bpf.data.folded-stackcollapse-pl").read_text().splitlines():
+        stack, weight = line.rsplit(" ", 1)
+        want[stack] = int(weight)
+    assert stacks == want
+    with pytest.raises(ValueError, match="no task states"):
+        f.off_cpu(state="D")

@@ -22,6 +22,7 @@ pub mod kallsyms;
 pub mod kmod;
 pub mod perfmap;
 mod rbtree;
+pub mod recorded;
 pub mod srcline;
 pub mod unwind;
 
@@ -436,6 +437,8 @@ pub struct Symbolizer {
     srclines: HashMap<(Rc<str>, u64), Option<SrcLine>, ahash::RandomState>,
     /// Source lines of inline lists by (dso, file offset).
     inline_srclines: HashMap<(Rc<str>, u64), Rc<[SrcLine]>, ahash::RandomState>,
+    /// Symbols the recording carries (simpleperf's FILE/FILE2), preferred to the binaries.
+    recorded: recorded::RecordedSymbols,
 }
 
 /// Where perf looks for the file a `.gnu_debuglink` names (`DSO_BINARY_TYPE__DEBUGLINK`, its
@@ -479,7 +482,22 @@ impl Symbolizer {
             records: HashMap::default(),
             srclines: HashMap::default(),
             inline_srclines: HashMap::default(),
+            recorded: recorded::RecordedSymbols::default(),
         }
+    }
+
+    /// Use the symbols a recording carries for itself (simpleperf's FILE/FILE2 feature:
+    /// [`recorded::RecordedSymbols::new`]): a DSO listed there is named from its table first, as
+    /// simpleperf does, so no binary is needed; addresses its table does not cover fall back to
+    /// the binaries.
+    pub fn set_recorded_symbols(&mut self, recorded: recorded::RecordedSymbols) {
+        self.recorded = recorded;
+    }
+
+    /// The kernel's recorded symbol of `addr`, when the recording carries a kernel table.
+    fn recorded_kernel(&self, addr: u64) -> Option<Rc<str>> {
+        let d = self.recorded.dso("[kernel.kallsyms]")?;
+        d.find(addr).cloned()
     }
 
     /// The ELF file at `path`, mapped and parsed once.
@@ -892,6 +910,9 @@ impl Symbolizer {
     /// dso, which changes later answers ([`Symbolizer::kernel_generation`]). Kernel names are not
     /// demangled.
     pub fn resolve_kernel(&mut self, machine: &Machine, addr: u64) -> Frame {
+        if let Some(symbol) = self.recorded_kernel(addr) {
+            return Frame { symbol: Some(symbol), dso: self.dso_name("[kernel.kallsyms]") };
+        }
         if let Some(map) = machine.kernel_maps().find(addr) {
             let name = kmod::kmod_name(&map.filename).0;
             if !self.module_dso(&name, map).loaded {
@@ -912,6 +933,17 @@ impl Symbolizer {
         Frame { symbol, dso: self.dso_name("[kernel.kallsyms]") }
     }
 
+    /// [`Symbolizer::resolve`] for an address of process `pid`: one that no map holds may still
+    /// have a recorded symbol (simpleperf's `perf-PID.map` tables, [`recorded`]).
+    pub fn resolve_in(&mut self, pid: u32, map: Option<&Map>, addr: u64) -> Frame {
+        if map.is_none() {
+            if let Some((dso, symbol)) = self.recorded.find_unmapped(pid, addr) {
+                return Frame { symbol: Some(symbol), dso: self.dso_name(&dso) };
+            }
+        }
+        self.resolve(map, addr)
+    }
+
     /// Resolve `addr` in the process map `map` (`None`: no map holds the address). Kernel-mode
     /// addresses go through [`Symbolizer::resolve_kernel`]; given the kernel image's map, this
     /// answers from kallsyms alone.
@@ -920,10 +952,15 @@ impl Symbolizer {
             return Frame { symbol: None, dso: self.dso_name("[unknown]") };
         };
         if map.is_kernel() {
-            let symbol = self.kallsyms().and_then(|k| k.kernel.find(addr).map(|s| Rc::from(s.name.as_str())));
+            let symbol = self
+                .recorded_kernel(addr)
+                .or_else(|| self.kallsyms().and_then(|k| k.kernel.find(addr).map(|s| Rc::from(s.name.as_str()))));
             return Frame { symbol, dso: self.dso_name("[kernel.kallsyms]") };
         }
         let dso = self.dso_name(&map.filename);
+        if let Some(symbol) = self.recorded.find(map, addr) {
+            return Frame { symbol: Some(symbol), dso };
+        }
         let key = (dso.clone(), map.map_ip(addr));
         if let Some(s) = self.cache.get(&key) {
             return Frame { symbol: s.clone(), dso };

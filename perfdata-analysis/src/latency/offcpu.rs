@@ -12,8 +12,10 @@
 //! switch-out, dead (`X`, `Z`, or `x` on old kernels), starts nothing: it never runs again, and
 //! its tid may be reused by a new task whose first switch-in is not the end of its sleep.
 //!
-//! `perf record --off-cpu` files (event `offcpu-time`, weight = period) are not read here: perf
-//! 6.1 as built on the recording machine has no BPF skeletons, so there is no file to test on.
+//! `perf record --off-cpu` recordings (perf's BPF program sums the off-CPU time per thread and
+//! user stack and writes one `offcpu-time` sample of each at the end, period = the time in ns)
+//! give one interval per such sample: its duration is the period, its stack the sample's; they
+//! have no task state or time, so only the pid, tid and minimum-duration filters apply.
 //!
 //! ```no_run
 //! use perfdata_analysis::latency::offcpu::{off_cpu_each, OffCpuOptions, OffCpuState};
@@ -301,6 +303,9 @@ fn stream<T>(
     let mut spare: Vec<Vec<u64>> = Vec::new();
     let mut counts = OffCpuCounts::default();
     let mut resolved = false;
+    // `perf record --off-cpu`: offcpu-time samples seen, and the comms of their threads.
+    let mut bpf_seen = false;
+    let mut comms: HashMap<u32, ShortStr, ahash::RandomState> = HashMap::default();
     let endian = file.endian();
     let mut recs = file.records(Order::Time)?;
     while let Some(rec) = recs.next_record() {
@@ -309,8 +314,22 @@ fn stream<T>(
             fields.clear();
         }
         observe(&r);
+        if let RecordKind::Comm(c) = &r.kind {
+            comms.insert(c.tid, ShortStr::new(c.comm));
+        }
         let (RecordKind::Sample(s), Some(ev)) = (&r.kind, r.event) else { continue };
-        let Some(f) = fields.get(ev, tps.get(), resolve) else { continue };
+        let Some(f) = fields.get(ev, tps.get(), resolve) else {
+            // A perf record --off-cpu recording: unless sched_switch gave the intervals already
+            // (BPF writes its samples last, with a timestamp past every other record).
+            if !resolved && ev.name.as_deref() == Some(BPF_EVENT) {
+                bpf_seen = true;
+                if let Some(interval) = bpf_interval(&r, s, opts, &comms, &mut counts)? {
+                    let tag = start(&r, s);
+                    each(&interval, tag);
+                }
+            }
+            continue;
+        };
         resolved = true;
         let (Some(raw), Some(time)) = (s.raw(), s.time()) else { continue };
         let (Some(prev), Some(prev_state), Some(next)) =
@@ -374,8 +393,13 @@ fn stream<T>(
         }
     }
     counts.unfinished = pending.len() as u64;
+    if bpf_seen && !resolved {
+        return Ok(counts);
+    }
     if !resolved && !has_event(recs.events(), tps.get(), "sched", "sched_switch") {
-        return Err(Error::Missing("no sched:sched_switch event in this file".into()));
+        return Err(Error::Missing(
+            "no sched:sched_switch event in this file (nor the offcpu-time samples of perf record --off-cpu)".into(),
+        ));
     }
     if !resolved {
         let ok = tps.get().and_then(|t| t.format_by_name("sched", "sched_switch")).and_then(resolve).is_some();
@@ -386,6 +410,54 @@ fn stream<T>(
         }
     }
     Ok(counts)
+}
+
+/// The event of `perf record --off-cpu` (perf's `OFFCPU_EVENT`).
+const BPF_EVENT: &str = "offcpu-time";
+
+/// The interval an `offcpu-time` sample of `perf record --off-cpu` stands for, if `opts` keep it.
+/// perf's BPF program sums the off-CPU time per thread and stack and writes one sample of each at
+/// the end of the recording (`off_cpu_write`): the period is the time in ns, the callchain the
+/// user stack; the sample's time is a marker (`OFF_CPU_TIMESTAMP`), and no task state is
+/// recorded, so `opts.state` and `opts.time` cannot select these samples (an error says so).
+fn bpf_interval(
+    r: &Record<'_>,
+    s: &Sample<'_>,
+    opts: &OffCpuOptions,
+    comms: &HashMap<u32, ShortStr, ahash::RandomState>,
+    counts: &mut OffCpuCounts,
+) -> Result<Option<OffCpu>, Error> {
+    if opts.state.is_some() || opts.time.is_some() {
+        return Err(Error::Missing(
+            "a perf record --off-cpu recording sums the off-CPU time per thread and stack: it has no task states \
+             or times to select by (--state, --time)"
+                .into(),
+        ));
+    }
+    let (tid, pid) = (s.tid().unwrap_or(u32::MAX), s.pid());
+    if opts.tid.is_some_and(|t| t != tid) || opts.pid.is_some_and(|p| pid != Some(p)) {
+        return Ok(None);
+    }
+    let duration_ns = s.period().unwrap_or(0);
+    if duration_ns < opts.min_ns {
+        counts.too_short = counts.too_short.saturating_add(1);
+        return Ok(None);
+    }
+    counts.intervals = counts.intervals.saturating_add(1);
+    let time = s.time().unwrap_or(0);
+    Ok(Some(OffCpu {
+        tid,
+        pid,
+        comm: comms.get(&tid).copied().unwrap_or_else(|| ShortStr::new(format!(":{tid}").as_bytes())),
+        start_ns: time,
+        end_ns: time,
+        duration_ns,
+        state: OffCpuState::Other,
+        prev_state: 0,
+        cpu: s.cpu().unwrap_or(0),
+        callchain: s.callchain().map(|c| c.to_vec()).unwrap_or_default(),
+        kernel: r.header.cpumode() == CpuMode::Kernel,
+    }))
 }
 
 #[cfg(test)]

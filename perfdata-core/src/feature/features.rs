@@ -60,6 +60,14 @@ pub enum Feature<'a> {
     HybridTopology(Vec<HybridNode>),
     PmuCaps(Vec<PmuCaps>),
     CpuDomainInfo(CpuDomainInfo),
+    /// simpleperf's FILE (128): the DSOs samples hit with the symbols simpleperf resolved.
+    SimpleperfFile(Vec<SimpleperfFile<'a>>),
+    /// simpleperf's META_INFO (129): key/value strings in stored order.
+    SimpleperfMetaInfo(Vec<(Cow<'a, str>, Cow<'a, str>)>),
+    /// simpleperf's DEBUG_UNWIND (130): the files of DEBUG_UNWIND_FILE.
+    SimpleperfDebugUnwind(Vec<DebugUnwindFile<'a>>),
+    /// simpleperf's FILE2 (132): FILE as protobuf messages.
+    SimpleperfFile2(Vec<SimpleperfFile<'a>>),
     /// A bit this crate has no parser for, kept raw.
     Unknown {
         bit: u32,
@@ -170,6 +178,21 @@ impl<'a> Features<'a> {
     accessor!(/// PMU_CAPS.
         pmu_caps, bit::PMU_CAPS, Vec<PmuCaps>, events::pmu_caps);
 
+    accessor!(/// simpleperf's META_INFO: key/value strings (simpleperf_version, event_type_info, …).
+        simpleperf_meta_info, bit::SIMPLEPERF_META_INFO, Vec<(Cow<'a, str>, Cow<'a, str>)>, simpleperf::meta_info);
+    accessor!(/// simpleperf's DEBUG_UNWIND: the files stored in DEBUG_UNWIND_FILE.
+        simpleperf_debug_unwind, bit::SIMPLEPERF_DEBUG_UNWIND, Vec<DebugUnwindFile<'a>>, simpleperf::debug_unwind);
+
+    /// simpleperf's DSOs with their symbols: FILE when present, else FILE2 (simpleperf's reader
+    /// takes them in that order; newer versions write FILE2 in place of FILE).
+    pub fn simpleperf_files(&self) -> Option<Result<Vec<SimpleperfFile<'a>>>> {
+        if let Some(s) = self.section(bit::SIMPLEPERF_FILE) {
+            return Some(simpleperf::file_v1(s.data, self.endian, s.pos));
+        }
+        let s = self.section(bit::SIMPLEPERF_FILE2)?;
+        Some(simpleperf::file_v2(s.data, self.endian, s.pos))
+    }
+
     /// BRANCH_STACK: samples carry branch stacks.
     pub fn branch_stack(&self) -> bool {
         self.has(bit::BRANCH_STACK)
@@ -240,6 +263,10 @@ impl<'a> Features<'a> {
             bit::CPU_DOMAIN_INFO => {
                 Feature::CpuDomainInfo(topology::cpu_domain_info(d, e, p, self.nr_cpus_or_zero().online)?)
             }
+            bit::SIMPLEPERF_FILE => Feature::SimpleperfFile(simpleperf::file_v1(d, e, p)?),
+            bit::SIMPLEPERF_META_INFO => Feature::SimpleperfMetaInfo(simpleperf::meta_info(d, e, p)?),
+            bit::SIMPLEPERF_DEBUG_UNWIND => Feature::SimpleperfDebugUnwind(simpleperf::debug_unwind(d, e, p)?),
+            bit::SIMPLEPERF_FILE2 => Feature::SimpleperfFile2(simpleperf::file_v2(d, e, p)?),
             b => Feature::Unknown { bit: b, data: d },
         })
     }

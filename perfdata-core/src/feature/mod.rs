@@ -16,6 +16,7 @@
 //! | 21, 23, 29 | SAMPLE_TIME, CLOCKID, CLOCK_DATA | [`clock`] |
 //! | 15, 18, 19, 24, 27 | BRANCH_STACK, AUXTRACE, STAT, DIR_FORMAT, COMPRESSED | [`data`] |
 //! | 25, 26 | BPF_PROG_INFO, BPF_BTF | [`bpf`] |
+//! | 128–130, 132 | simpleperf's FILE, META_INFO, DEBUG_UNWIND, FILE2 | [`simpleperf`] (131, 133, 134 raw) |
 
 pub mod bpf;
 pub mod build_id;
@@ -23,6 +24,7 @@ pub mod clock;
 pub mod data;
 pub mod events;
 mod features;
+pub mod simpleperf;
 pub mod strings;
 pub mod system;
 pub mod topology;
@@ -33,6 +35,7 @@ pub use clock::{ClockData, SampleTime};
 pub use data::{AuxtraceIndexEntry, Compressed};
 pub use events::{EventDesc, GroupDesc, PmuCap, PmuCaps, PmuMapping};
 pub use features::{Feature, FeatureSection, Features};
+pub use simpleperf::{DebugUnwindFile, SimpleperfFile, SimpleperfSymbol};
 pub use system::NrCpus;
 pub use topology::{
     CacheLevel, CpuDomainInfo, CpuDomains, CpuIds, CpuTopology, HybridNode, MemTopology, MemoryNode, NumaNode,

@@ -289,28 +289,29 @@ pub fn cpu_domain_info(data: &[u8], endian: Endian, pos: Position, nr_cpus_onlin
 /// commas, sorted and deduplicated. An empty list is perf's "dummy" map `{-1}`. `None` when perf
 /// would refuse it (a bad character, a reversed range, a repeated CPU).
 pub fn parse_cpu_list(s: &str) -> Option<Vec<i32>> {
-    let mut cpus: Vec<i32> = Vec::new();
-    let mut rest = s;
-    if rest.is_empty() {
+    use nom::branch::alt;
+    use nom::bytes::complete::tag;
+    use nom::character::complete::{char, digit1};
+    use nom::combinator::{cut, eof, map, map_opt, opt, peek};
+    use nom::multi::many0;
+    use nom::sequence::{preceded, terminated};
+    use nom::Parser;
+    if s.is_empty() {
         return Some(vec![-1]);
     }
-    while rest.starts_with(|c: char| c.is_ascii_digit()) {
-        let (start, after) = number(rest)?;
-        let (end, after) = match after.strip_prefix('-') {
-            Some(r) => {
-                let (end, after) = number(r)?;
-                if end < start {
-                    return None;
-                }
-                (end, after)
-            }
-            None => (start, after),
-        };
-        if !(after.is_empty() || after.starts_with(',')) {
-            return None;
-        }
-        // Bounded: a CPU list in a file names at most a few thousand CPUs; refuse absurd ranges.
-        if end - start > 1 << 20 {
+    // A CPU number below i32::MAX.
+    let number = || map_opt(digit1, |d: &str| d.parse::<i32>().ok().filter(|v| *v < i32::MAX));
+    // "N" or "N-M", then the end or a comma: anything else after an item makes perf refuse the
+    // list.
+    let item = (number(), cut(opt(preceded(char('-'), number()))), cut(peek(alt((eof, tag(","))))));
+    // perf reads items while the text starts with a digit.
+    let items = map(item, |(start, end, _)| (start, end.unwrap_or(start)));
+    let parsed: nom::IResult<&str, Vec<(i32, i32)>, ()> = many0(terminated(items, opt(char(',')))).parse(s);
+    let (_, items) = parsed.ok()?;
+    let mut cpus: Vec<i32> = Vec::new();
+    for (start, end) in items {
+        // A reversed range is refused; so is an absurd one (a file names at most a few thousand CPUs).
+        if end < start || end - start > 1 << 20 {
             return None;
         }
         for c in start..=end {
@@ -319,7 +320,6 @@ pub fn parse_cpu_list(s: &str) -> Option<Vec<i32>> {
             }
             cpus.push(c);
         }
-        rest = after.strip_prefix(',').unwrap_or(after);
     }
     if cpus.is_empty() {
         // perf: anything else than digits at the start gives no map at all.
@@ -327,13 +327,6 @@ pub fn parse_cpu_list(s: &str) -> Option<Vec<i32>> {
     }
     cpus.sort_unstable();
     Some(cpus)
-}
-
-fn number(s: &str) -> Option<(i32, &str)> {
-    let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (digits, rest) = s.split_at(end);
-    let v: i32 = digits.parse().ok()?;
-    (v < i32::MAX).then_some((v, rest))
 }
 
 /// Format CPUs as perf's `cpu_map__snprint` does: ascending runs as "a-b", joined by commas.
@@ -517,6 +510,12 @@ mod tests {
         assert_eq!(parse_cpu_list("0,0"), None);
         assert_eq!(parse_cpu_list("x"), None);
         assert_eq!(parse_cpu_list("0-4294967296"), None);
+        // perf reads items while the text starts with a digit; after an item only ',' or the end.
+        assert_eq!(parse_cpu_list("0-3,x"), Some(vec![0, 1, 2, 3]));
+        assert_eq!(parse_cpu_list("0-3x"), None);
+        assert_eq!(parse_cpu_list("0-"), None);
+        assert_eq!(parse_cpu_list("0-1048577"), None);
+        assert_eq!(parse_cpu_list("0,3-1"), None);
         assert_eq!(format_cpu_list(&[0, 1, 2, 3, 8, 10, 11]), "0-3,8,10-11");
         assert_eq!(format_cpu_list(&[-1]), "-1");
         assert_eq!(format_cpu_list(&[]), "");

@@ -5,10 +5,12 @@
 //! from the record's bytes.
 
 mod kernel;
+mod simpleperf;
 mod user;
 
 pub use crate::abi::{misc, record_type};
 pub use kernel::*;
+pub use simpleperf::*;
 pub use user::*;
 
 use crate::error::{Error, Position, Result};
@@ -32,8 +34,7 @@ pub struct RecordHeader {
 impl RecordHeader {
     /// Decode from at least 8 bytes.
     pub fn parse(b: &[u8], endian: Endian, pos: Position) -> Result<RecordHeader> {
-        let mut r = Reader::new(b, endian, pos, "perf_event_header");
-        Ok(RecordHeader { type_: r.u32()?, misc: r.u16()?, size: r.u16()? })
+        Reader::new(b, endian, pos, "perf_event_header").run(crate::parse::record_header)
     }
 
     /// Decode the header's 8 bytes with one load. The fields are cut from one little-endian word
@@ -58,6 +59,19 @@ impl RecordHeader {
         endian.put_u32(out, self.type_);
         endian.put_u16(out, self.misc);
         endian.put_u16(out, self.size);
+    }
+
+    /// The record's length in bytes, header included: `size`, except for simpleperf's own record
+    /// types (≥ [`record_type::SIMPLEPERF_START`]), whose header keeps the high 16 bits of a 32-bit
+    /// size where perf has `misc` (simpleperf's `simpleperf_record_header`: KERNEL_SYMBOL and
+    /// TRACING_DATA records outgrow 64 KiB).
+    #[inline(always)]
+    pub fn record_size(&self) -> usize {
+        if self.type_ >= record_type::SIMPLEPERF_START {
+            (usize::from(self.misc) << 16) | usize::from(self.size)
+        } else {
+            usize::from(self.size)
+        }
     }
 
     /// The cpumode (misc bits 0–2).
@@ -224,6 +238,7 @@ pub enum RecordKind<'a> {
     CallchainDeferred(CallchainDeferredRecord<'a>),
     HeaderAttr(HeaderAttrRecord<'a>),
     HeaderEventType(HeaderEventTypeRecord<'a>),
+    /// HEADER_TRACING_DATA, and simpleperf's SIMPLEPERF_TRACING_DATA (32777).
     HeaderTracingData(TracingDataRecord<'a>),
     HeaderBuildId(BuildIdRecord<'a>),
     FinishedRound,
@@ -246,6 +261,20 @@ pub enum RecordKind<'a> {
     BpfMetadata(BpfMetadataRecord<'a>),
     /// SCHEDSTAT_CPU / SCHEDSTAT_DOMAIN: header fields decoded, version-specific counters raw.
     Schedstat(SchedstatRecord<'a>),
+    /// simpleperf's KERNEL_SYMBOL (32769): the device's kallsyms.
+    SimpleperfKernelSymbol(SimpleperfKernelSymbolRecord<'a>),
+    /// simpleperf's DSO (32770).
+    SimpleperfDso(SimpleperfDsoRecord<'a>),
+    /// simpleperf's SYMBOL (32771).
+    SimpleperfSymbol(SimpleperfSymbolRecord<'a>),
+    /// simpleperf's EVENT_ID (32774).
+    SimpleperfEventId(SimpleperfEventIdRecord<'a>),
+    /// simpleperf's CALLCHAIN (32775).
+    SimpleperfCallChain(SimpleperfCallChainRecord<'a>),
+    /// simpleperf's UNWINDING_RESULT (32776).
+    SimpleperfUnwindingResult(SimpleperfUnwindingResultRecord<'a>),
+    /// simpleperf's DEBUG (32778).
+    SimpleperfDebug(SimpleperfDebugRecord<'a>),
     /// A type this crate does not know: the body after the 8-byte header (without the sample_id
     /// trailer for kernel types, which is in [`Record::sample_id`]), raw.
     Unknown(&'a [u8]),
@@ -443,8 +472,8 @@ fn decode_other<'a>(
             t::HEADER_EVENT_TYPE => {
                 RecordKind::HeaderEventType(HeaderEventTypeRecord { event_id: r.u64()?, name: until_nul_rest(&mut r) })
             }
-            t::HEADER_TRACING_DATA => {
-                RecordKind::HeaderTracingData(TracingDataRecord { size: r.u32()?, data: frame.payload })
+            t::HEADER_TRACING_DATA | t::SIMPLEPERF_TRACING_DATA => {
+                RecordKind::HeaderTracingData(TracingDataRecord::parse(&mut r, h, frame.payload)?)
             }
             t::HEADER_BUILD_ID => RecordKind::HeaderBuildId(BuildIdRecord::parse(&mut r, h.misc)?),
             t::FINISHED_ROUND => RecordKind::FinishedRound,
@@ -504,12 +533,35 @@ fn decode_other<'a>(
                 };
                 RecordKind::Schedstat(SchedstatRecord { timestamp, cpu, version, domain, counters: r.rest() })
             }
+            t::SIMPLEPERF_KERNEL_SYMBOL => {
+                RecordKind::SimpleperfKernelSymbol(SimpleperfKernelSymbolRecord::parse(&mut r)?)
+            }
+            t::SIMPLEPERF_DSO => RecordKind::SimpleperfDso(SimpleperfDsoRecord::parse(&mut r)?),
+            t::SIMPLEPERF_SYMBOL => RecordKind::SimpleperfSymbol(SimpleperfSymbolRecord::parse(&mut r)?),
+            t::SIMPLEPERF_EVENT_ID => RecordKind::SimpleperfEventId(SimpleperfEventIdRecord::parse(&mut r)?),
+            t::SIMPLEPERF_CALLCHAIN => RecordKind::SimpleperfCallChain(SimpleperfCallChainRecord::parse(&mut r)?),
+            t::SIMPLEPERF_UNWINDING_RESULT => {
+                RecordKind::SimpleperfUnwindingResult(SimpleperfUnwindingResultRecord::parse(&mut r)?)
+            }
+            t::SIMPLEPERF_DEBUG => RecordKind::SimpleperfDebug(SimpleperfDebugRecord::parse(&mut r)?),
             // Kernel types carry a sample_id trailer (parsed above); the raw body excludes it.
             _ => RecordKind::Unknown(body),
         })
     })()
     .map_err(wrap)?;
     Ok(Record { pos, header: h, event, sample_id, kind, bytes: frame.bytes, events })
+}
+
+/// The tracing data record of `frame` (perf's or simpleperf's framing), without the rest of
+/// [`decode`]'s work.
+pub(crate) fn decode_tracing_data<'a>(
+    frame: &crate::stream::Frame<'a>,
+    endian: Endian,
+) -> Result<TracingDataRecord<'a>> {
+    let name = record_type::name(frame.header.type_).unwrap_or("UNKNOWN");
+    let base = Position { offset: frame.pos.offset.saturating_add(8), ..frame.pos };
+    let mut r = Reader::new(frame.bytes.get(8..).unwrap_or(&[]), endian, base, name);
+    TracingDataRecord::parse(&mut r, frame.header, frame.payload).map_err(|e| e.in_record(frame.pos, name))
 }
 
 fn until_nul_rest<'a>(r: &mut Reader<'a>) -> &'a [u8] {

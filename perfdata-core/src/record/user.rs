@@ -47,12 +47,43 @@ pub struct HeaderEventTypeRecord<'a> {
 }
 
 /// PERF_RECORD_HEADER_TRACING_DATA: `size` bytes of tracing data follow the 16-byte record.
+///
+/// simpleperf frames it differently: its record (type 66, or its own SIMPLEPERF_TRACING_DATA,
+/// 32777) is the 8-byte header, the u32 `size`, then the data padded to 64 bytes, all inside the
+/// record's size (simpleperf's `TracingDataRecord`). perf's record is 16 bytes (12 from older perf
+/// versions), simpleperf's is larger whenever it holds data, which tells them apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(missing_docs)]
 pub struct TracingDataRecord<'a> {
+    /// Bytes of tracing data.
     pub size: u32,
-    /// The out-of-band payload (`size` bytes, zero-padded to 8).
+    /// The tracing data: perf's out-of-band payload (`size` bytes, zero-padded to 8), or the
+    /// `size` bytes inside a simpleperf record.
     pub data: &'a [u8],
+    /// simpleperf's framing: the data are inside the record, from its byte 12.
+    pub inline: bool,
+}
+
+impl<'a> TracingDataRecord<'a> {
+    /// Parse the body after the record header; `payload` is what the framing found after the
+    /// record (perf's framing).
+    pub fn parse(r: &mut Reader<'a>, header: super::RecordHeader, payload: &'a [u8]) -> Result<Self> {
+        let size = r.u32()?;
+        if header.type_ == super::record_type::HEADER_TRACING_DATA
+            && header.size <= crate::stream::TRACING_DATA_RECORD_SIZE
+        {
+            return Ok(TracingDataRecord { size, data: payload, inline: false });
+        }
+        Ok(TracingDataRecord { size, data: r.bytes(size as usize)?, inline: true })
+    }
+
+    /// Where the tracing data start, from the start of the record.
+    pub fn data_offset(&self) -> u64 {
+        if self.inline {
+            12
+        } else {
+            16
+        }
+    }
 }
 
 /// PERF_RECORD_HEADER_BUILD_ID (also the entries of the BUILD_ID feature).

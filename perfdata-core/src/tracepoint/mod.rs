@@ -126,27 +126,26 @@ impl Tracepoints {
     }
 
     /// The tracing data of a file: feature 1 (`HEADER_TRACING_DATA`) of a regular file, or the
-    /// `HEADER_TRACING_DATA` record among the leading records of pipe data held in memory. `None`
-    /// when the recording has none (and for pipe data read from a stream: feed its record to
-    /// [`Tracepoints::from_record`] while iterating).
+    /// `HEADER_TRACING_DATA` record among the leading records of pipe data held in memory (or of
+    /// a simpleperf file, which has no feature 1 and carries the record before its samples).
+    /// `None` when the recording has none (and for pipe data read from a stream: feed its record
+    /// to [`Tracepoints::from_record`] while iterating).
     pub fn from_file(f: &PerfFile<'_>) -> Result<Option<Tracepoints>> {
         if let Some((d, pos)) = f.feature_data(feature::TRACING_DATA) {
             return Tracepoints::parse(d, pos).map(Some);
         }
-        if f.header().format != FileFormat::Pipe {
+        let pipe = f.header().format == FileFormat::Pipe;
+        if f.header().format == FileFormat::Directory || (pipe && f.bytes().len() <= PIPE_HEADER_SIZE as usize) {
             return Ok(None);
         }
-        let data = f.bytes();
-        let inputs =
-            vec![crate::stream::Input::Slice { data, at: PIPE_HEADER_SIZE as usize, end: data.len(), file: 0 }];
-        let mut frames = crate::stream::Frames::new(inputs, f.endian(), crate::compress::DEFAULT_MAX_DECOMPRESSED);
+        let mut frames = f.frames()?;
         while let Some(Ok(frame)) = frames.next_frame() {
             let t = frame.header.type_;
-            if t == rt::HEADER_TRACING_DATA {
-                let pos = Position { offset: frame.pos.offset.saturating_add(16), ..frame.pos };
-                return Tracepoints::parse(frame.payload, pos).map(Some);
+            if t == rt::HEADER_TRACING_DATA || t == rt::SIMPLEPERF_TRACING_DATA {
+                let rec = crate::record::decode_tracing_data(&frame, f.endian())?;
+                return Tracepoints::from_record(&rec, frame.pos).map(Some);
             }
-            if t < rt::USER_START || t == rt::FINISHED_INIT {
+            if t == rt::SAMPLE || t == rt::FINISHED_INIT || (pipe && t < rt::USER_START) {
                 break;
             }
         }
@@ -163,9 +162,9 @@ impl Tracepoints {
         }
     }
 
-    /// Parse the payload of a pipe's `HEADER_TRACING_DATA` record (`pos`: where the record is).
+    /// Parse the tracing data of a `HEADER_TRACING_DATA` record (`pos`: where the record is).
     pub fn from_record(t: &TracingDataRecord<'_>, pos: Position) -> Result<Tracepoints> {
-        let pos = Position { offset: pos.offset.saturating_add(16), ..pos };
+        let pos = Position { offset: pos.offset.saturating_add(t.data_offset()), ..pos };
         Tracepoints::parse(t.data, pos)
     }
 

@@ -139,3 +139,32 @@ pub fn perf_name(ours: &str) -> String {
         n => n.into(),
     }
 }
+
+/// Other projects' recordings in testdata/peer (`F` or `F.zst` decompressed), sorted by name: the
+/// files whose name ends in `.data`, `.data.zst`, `.stream` or `.stream.zst`.
+pub fn peer_files() -> Vec<(String, Vec<u8>)> {
+    let dir = testdata().join("peer");
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|n| {
+            let base = n.strip_suffix(".zst").unwrap_or(&n).to_string();
+            (base.ends_with(".data") || base.ends_with(".stream"))
+                .then(|| (peer_bytes(&base), base))
+                .map(|(b, n)| (n, b))
+        })
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+/// A committed peer file: testdata/peer/`name`, or `name.zst` decompressed.
+pub fn peer_bytes(name: &str) -> Vec<u8> {
+    let dir = testdata().join("peer");
+    if let Ok(b) = std::fs::read(dir.join(name)) {
+        return b;
+    }
+    let z = std::fs::read(dir.join(format!("{name}.zst"))).unwrap_or_else(|e| panic!("{name}: {e}"));
+    zstd::stream::decode_all(&z[..]).unwrap()
+}

@@ -67,6 +67,7 @@ class _FoldOptions(TypedDict, total=False):
     inline: Optional[bool]
     annotate_inline: bool
     srcline: bool
+    plain_unwind: bool
     addrs: bool
     event: Union[None, str, Event]
     all_events: bool
@@ -242,6 +243,8 @@ class Header:
     """The file's modification time (Unix seconds), perf's "captured on"."""
     events: List[Dict[str, Any]]
     """The events as perf's header lists them (EVENT_DESC): name, ids and every attr field."""
+    simpleperf_meta_info: Optional[Dict[str, str]]
+    simpleperf_files: Optional[List[Dict[str, Any]]]
     cpu_topology: Optional[_CpuTopology]
     numa_topology: Optional[List[_NumaNode]]
     cache: Optional[List[_CacheLevel]]
@@ -651,11 +654,11 @@ class PerfData:
         self,
         path: Union[str, "os.PathLike[str]"],
         *,
-        format: Literal["speedscope", "chrome-trace", "parquet"],
+        format: Literal["speedscope", "chrome-trace", "pprof", "parquet"],
         **options: Any,
     ) -> None:
-        """Write speedscope JSON, Chrome Trace Event JSON (Perfetto UI) or a directory of Parquet
-        files (``to_parquet``)."""
+        """Write speedscope JSON, Chrome Trace Event JSON (Perfetto UI), pprof's gzipped
+        profile.proto (go tool pprof) or a directory of Parquet files (``to_parquet``)."""
     def to_parquet(
         self,
         dir: Union[str, "os.PathLike[str]"],

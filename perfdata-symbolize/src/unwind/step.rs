@@ -94,6 +94,11 @@ impl Walk<'_, '_> {
             }
             steps += 1;
             let ip = if self.is_signal_frame(c.ip) { c.ip } else { c.ip.wrapping_sub(1) };
+            // Without perf's rules (as elfutils), a frame-pointer guess that leads out of every
+            // mapping is no frame: the stack ends there.
+            if !self.opts.perf_compat && c.source == FrameSource::FramePointer && self.space.module(ip).is_none() {
+                break Stop::End;
+            }
             frames.push(UserFrame { ip, source: c.source });
         };
         (finish(frames), stop)
@@ -479,8 +484,16 @@ impl Walk<'_, '_> {
 }
 
 /// The load bias of `m`'s binary from the map itself (used outside perf's compatibility rules).
+/// The load bias of the map `m` of binary `b`: from the segment the map was made for, the one
+/// whose first page is at the map's file offset (a segment that does not start on a page boundary
+/// shares its first page with the end of the segment before it, which the plain offset lookup
+/// would pick: static binaries linked by lld put `.text` so), else from the offset's segment.
 fn true_bias(m: &super::Module, b: &crate::Binary) -> u64 {
-    m.start.wrapping_sub(b.offset_to_vaddr(m.pgoff))
+    let own = b.segments().iter().rev().find(|s| s.offset & !0xfff == m.pgoff && s.file_size > 0);
+    match own {
+        Some(s) => m.start.wrapping_add(s.offset & 0xfff).wrapping_sub(s.vaddr),
+        None => m.start.wrapping_sub(b.offset_to_vaddr(m.pgoff)),
+    }
 }
 
 /// perf emits no entry for an address of 0 (`ips[j] ? entry(...) : 0`).

@@ -873,7 +873,7 @@ impl Sink for CountSink {
     fn push(&mut self, rec: &Record<'_>) {
         let e = self.0.entry(rec.header.type_).or_default();
         e.0 += 1;
-        e.1 += u64::from(rec.header.size);
+        e.1 += rec.header.record_size() as u64;
     }
 
     fn rows(&self) -> usize {
