@@ -1,10 +1,12 @@
 //! `perfdata export --format speedscope|chrome-trace|pprof FILE -o OUT`, `perfdata export --format
-//! parquet FILE -o DIR`.
+//! parquet FILE -o DIR`, `perfdata export --format parquet FILES_OR_DIRS… -o DATASET` (a
+//! dataset of many recordings).
 
 use crate::folded::FoldArgs;
 use clap::{Args, ValueEnum};
 use perfdata_analysis::core::Order;
 use perfdata_analysis::export::chrome::{chrome_trace, ChromeOptions};
+use perfdata_analysis::export::dataset::{export_dataset as export_dataset_files, DatasetOptions, Status};
 use perfdata_analysis::export::parquet::{write_parquet, ParquetOptions};
 use perfdata_analysis::export::pprof::pprof;
 use perfdata_analysis::export::speedscope::{speedscope, Unit};
@@ -35,8 +37,10 @@ pub enum Format {
 /// Options of `perfdata export`.
 #[derive(Args)]
 pub struct ExportArgs {
-    /// perf.data file, or - for stdin.
-    file: String,
+    /// perf.data file, or - for stdin. parquet: several files or directories (searched for
+    /// *.data, perf.data* and files starting with PERFILE2) make a dataset (see --dataset).
+    #[arg(required = true, num_args = 1..)]
+    files: Vec<String>,
     /// Output format.
     #[arg(long, value_enum)]
     format: Format,
@@ -57,17 +61,38 @@ pub struct ExportArgs {
     /// parquet: rows in file order rather than perf's time order.
     #[arg(long)]
     file_order: bool,
+    /// parquet: write a Hive-partitioned dataset of many recordings (implied by several inputs
+    /// or a directory): TABLE/host=H/date=D/part-HASH.parquet per table (with a `file` column)
+    /// and the folded `stacks` (comm, frames root first, weight), `recordings` (header fields,
+    /// status) and `errors` (problems met) tables. Recordings already in the dataset (same
+    /// content hash) are skipped; a damaged one keeps what could be read and its errors.
+    #[arg(long)]
+    dataset: bool,
+    /// dataset: recordings read at once (default: one per core).
+    #[arg(long, short = 'j', default_value_t = 0)]
+    jobs: usize,
+    /// dataset: no stacks table (symbolizing every recording's stacks is the slowest part).
+    #[arg(long)]
+    no_stacks: bool,
     #[command(flatten)]
     fold: FoldArgs,
 }
 
 /// `perfdata export`.
 pub fn run(a: &ExportArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let dataset = a.format == Format::Parquet
+        && (a.dataset || a.files.len() > 1 || a.files.iter().any(|f| std::path::Path::new(f).is_dir()));
+    if dataset {
+        return export_dataset(a);
+    }
+    let [file] = a.files.as_slice() else {
+        return Err("this format takes one input file (only --format parquet takes several)".into());
+    };
     let doc = match a.format {
-        Format::Parquet => return parquet(a),
+        Format::Parquet => return parquet(a, file),
         Format::Speedscope => {
-            let stacks = a.fold.fold(&a.file)?;
-            let f = crate::open(&a.file)?;
+            let stacks = a.fold.fold(file)?;
+            let f = crate::open(file)?;
             // Periods of a clock event are ns; sample counts and other periods have no unit.
             let clock = f.events().first().is_some_and(|e| {
                 let n = e.display_name();
@@ -75,17 +100,17 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
             });
             let unit = if a.fold.count_name() == "period" && clock { Unit::Nanoseconds } else { Unit::None };
             let root = a.fold.options()?.root != perfdata_analysis::folded::Root::None;
-            speedscope(&stacks, &a.file, unit, root)
+            speedscope(&stacks, file, unit, root)
         }
         Format::ChromeTrace => {
-            let f = crate::open(&a.file)?;
+            let f = crate::open(file)?;
             chrome_trace(&f, &ChromeOptions { fold: a.fold.options()?, no_samples: a.no_samples })?
         }
         Format::Pprof => {
-            let f = crate::open(&a.file)?;
+            let f = crate::open(file)?;
             let p = pprof(&f, &a.fold.options()?)?;
             for d in f.diagnostics().iter().chain(&p.diagnostics) {
-                eprintln!("perfdata: warning: {}: {d}", a.file);
+                eprintln!("perfdata: warning: {file}: {d}");
             }
             write(a.output.as_deref(), &p.gzipped)?;
             return Ok(ExitCode::SUCCESS);
@@ -98,15 +123,10 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
 
 /// `perfdata export --format parquet FILE -o DIR`: one line per table written (`NAME ROWS PATH`)
 /// on stderr, and the reading problems met.
-fn parquet(a: &ExportArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
+fn parquet(a: &ExportArgs, file: &str) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let dir = a.output.as_ref().ok_or("--format parquet needs -o DIR (the directory of the tables)")?;
-    let f = crate::open(&a.file)?;
-    let o = ParquetOptions {
-        order: if a.file_order { Order::File } else { Order::Time },
-        symbolize: if a.symbolize { Some(a.fold.options()?) } else { None },
-        common: a.common,
-        ..ParquetOptions::default()
-    };
+    let f = crate::open(file)?;
+    let o = parquet_options(a)?;
     let written = write_parquet(&f, dir, &o)?;
     for d in &written.diagnostics {
         eprintln!("warning: {d}");
@@ -115,6 +135,50 @@ fn parquet(a: &ExportArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         eprintln!("{} {} {}", t.name, t.rows, t.path.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The Parquet options of the arguments.
+fn parquet_options(a: &ExportArgs) -> Result<ParquetOptions, Box<dyn std::error::Error>> {
+    Ok(ParquetOptions {
+        order: if a.file_order { Order::File } else { Order::Time },
+        symbolize: if a.symbolize { Some(a.fold.options()?) } else { None },
+        common: a.common,
+        ..ParquetOptions::default()
+    })
+}
+
+/// `perfdata export --format parquet FILES_OR_DIRS… -o DATASET`: one line per recording on
+/// stderr (`STATUS HOST DATE FILE`, then its problems); exit status 1 when a recording was
+/// damaged or could not be read (the others are exported all the same).
+fn export_dataset(a: &ExportArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let dir = a.output.as_ref().ok_or("--format parquet needs -o DATASET (the dataset's directory)")?;
+    let o = DatasetOptions {
+        parquet: parquet_options(a)?,
+        stacks: if a.no_stacks { None } else { Some(a.fold.options()?) },
+        jobs: a.jobs,
+    };
+    let inputs: Vec<PathBuf> = a.files.iter().map(PathBuf::from).collect();
+    let done = export_dataset_files(&inputs, dir, &o)?;
+    let mut bad = false;
+    let (mut new, mut skipped) = (0usize, 0usize);
+    for e in &done {
+        match e.status {
+            Status::Skipped => skipped += 1,
+            Status::Ok => new += 1,
+            Status::Damaged | Status::Failed => {
+                new += 1;
+                bad = true;
+            }
+        }
+        if e.status != Status::Skipped {
+            eprintln!("{} {} {} {}", e.status.name(), e.host, e.date, e.file.display());
+        }
+        for m in &e.errors {
+            eprintln!("  {m}");
+        }
+    }
+    eprintln!("{new} recordings exported, {skipped} skipped (already in {})", dir.display());
+    Ok(if bad { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
 /// Write `bytes` to `path` through a temporary file renamed at the end (no partial file is left

@@ -51,11 +51,21 @@ pub struct ParquetOptions {
     pub common: bool,
     /// Rows per batch (and per Parquet row group).
     pub batch_rows: usize,
+    /// Columns of one value added to every table, after its own (`file` in a dataset: see
+    /// [`super::dataset`]), dictionary-encoded (`dictionary<int32, utf8>`).
+    pub constants: Vec<(String, String)>,
 }
 
 impl Default for ParquetOptions {
     fn default() -> Self {
-        ParquetOptions { order: Order::Time, symbolize: None, stack_data: false, common: false, batch_rows: 1 << 16 }
+        ParquetOptions {
+            order: Order::Time,
+            symbolize: None,
+            stack_data: false,
+            common: false,
+            batch_rows: 1 << 16,
+            constants: Vec::new(),
+        }
     }
 }
 
@@ -138,7 +148,8 @@ impl From<ArrowError> for Error {
 pub fn write_parquet(file: &PerfFile<'_>, dir: &Path, o: &ParquetOptions) -> Result<Written, Error> {
     let created = !dir.exists();
     std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.to_path_buf(), source })?;
-    let mut outs = Outputs { dir: dir.to_path_buf(), props: properties(o), files: Vec::new() };
+    let mut outs =
+        Outputs { dir: dir.to_path_buf(), props: properties(o), files: Vec::new(), constants: o.constants.clone() };
     // Two stages on two threads: this one reads records into batches of columns, the other
     // encodes and compresses them (the two take about as long).
     let failed = AtomicBool::new(false);
@@ -170,7 +181,7 @@ pub fn write_parquet(file: &PerfFile<'_>, dir: &Path, o: &ParquetOptions) -> Res
     result
 }
 
-fn properties(o: &ParquetOptions) -> WriterProperties {
+pub(crate) fn properties(o: &ParquetOptions) -> WriterProperties {
     let level = ZstdLevel::try_new(1).unwrap_or_default();
     // Timestamps rise by small steps: delta-encoded they take a few bits each, where a dictionary
     // of unique values costs a hash per row and more bytes (measured on bench/parquet.sh's file).
@@ -325,6 +336,8 @@ struct Outputs {
     props: WriterProperties,
     /// By table index; None until the table's first batch.
     files: Vec<Option<Output>>,
+    /// [`ParquetOptions::constants`].
+    constants: Vec<(String, String)>,
 }
 
 struct Output {
@@ -343,7 +356,14 @@ impl Outputs {
             self.files.push(None);
         }
         let Some(slot) = self.files.get_mut(b.out) else { return Ok(()) };
-        let mut batch = tables::batch(b.columns)?;
+        let mut columns = b.columns;
+        if !self.constants.is_empty() {
+            let rows = columns.first().map_or(0, |(_, a)| a.len());
+            for (name, value) in &self.constants {
+                columns.push((name.clone(), constant(value, rows)?));
+            }
+        }
+        let mut batch = tables::batch(columns)?;
         let out = match slot {
             Some(out) => out,
             None => {
@@ -405,6 +425,13 @@ impl Outputs {
             let _ = std::fs::remove_file(&out.tmp);
         }
     }
+}
+
+/// A `dictionary<int32, utf8>` column of `rows` times `value`.
+fn constant(value: &str, rows: usize) -> Result<ArrayRef, Error> {
+    let keys = arrow_array::Int32Array::from(vec![0; rows]);
+    let values = arrow_array::StringArray::from(vec![value]);
+    Ok(Arc::new(arrow_array::DictionaryArray::try_new(keys, Arc::new(values))?))
 }
 
 /// `batch` with the columns of `schema` (a column it lacks is null; one `schema` lacks is an error).

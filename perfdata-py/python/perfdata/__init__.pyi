@@ -20,6 +20,10 @@ from typing import (
 from typing_extensions import Unpack
 
 __all__ = [
+    "dataset",
+    "export_dataset",
+    "read_samples",
+    "read_stacks",
     "ArrowTable",
     "BuildId",
     "Event",
@@ -717,3 +721,30 @@ def flamegraph_diff(
 ) -> FlameGraph:
     """A differential flame graph: red where ``after`` grew, blue where it shrank (frames sized by
     ``after``, or by ``before`` with ``negate=True``)."""
+
+def export_dataset(
+    paths: Sequence[_Path],
+    dataset: _Path,
+    *,
+    jobs: int = 0,
+    stacks: bool = True,
+    **options: Any,
+) -> List[Dict[str, Any]]:
+    """Export perf.data files (and directories of them) into one Hive-partitioned Parquet dataset,
+    ``jobs`` at once, skipping those already in it: per input ``file``, ``hash``, ``status``,
+    ``host``, ``date``, ``tables`` (name → rows), ``errors``."""
+
+def read_samples(path: _Path, *, symbolize: bool = False, **options: Any) -> Any:
+    """The samples of one recording as a ``pyarrow.Table`` with a ``file`` column."""
+
+def read_stacks(path: _Path, **options: Any) -> Any:
+    """The folded stacks of one recording as a ``pyarrow.Table``: comm, frames, weight, file."""
+
+def dataset(
+    source: Union[_Path, Sequence[_Path]],
+    *,
+    tables: Union[str, Sequence[str], None] = None,
+    workers: Optional[int] = None,
+) -> Any:
+    """A dataset directory as ``pyarrow.dataset.Dataset`` (a dict of them for a list of tables), or
+    perf.data paths / a glob as a ``pyarrow.RecordBatchReader`` of their samples."""

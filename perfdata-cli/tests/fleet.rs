@@ -1,0 +1,178 @@
+//! `perfdata export --format parquet FILES_OR_DIRS… -o DATASET` over a generated fleet (200
+//! recordings written by perfdata's writer from committed ones, with ten hostnames and seven
+//! dates, plus three damaged files): the rows of each `host=`/`date=` partition of the samples
+//! table equal the sum of perf's `perf report --stats` SAMPLE counts of the recordings it holds;
+//! every recording has its `recordings` row and the damaged ones their `errors` rows; exporting
+//! again appends nothing.
+
+#[path = "../examples/make-fleet.rs"]
+#[allow(dead_code)]
+mod make_fleet;
+
+use arrow_array::cast::AsArray;
+use arrow_array::RecordBatch;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn testdata() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("perfdata-fleet-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn export(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_perfdata")).args(args).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// perf report --stats's aggregated SAMPLE count of a committed recording.
+fn perf_samples(name: &str) -> u64 {
+    let text = std::fs::read_to_string(testdata().join(format!("{name}.stats"))).unwrap();
+    let line = text.lines().find(|l| l.trim_start().starts_with("SAMPLE events:")).unwrap();
+    line.split_whitespace().nth(2).unwrap().parse().unwrap()
+}
+
+/// Every file under `dir`, recursively, sorted.
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn rows(path: &Path) -> u64 {
+    let r = SerializedFileReader::new(std::fs::File::open(path).unwrap()).unwrap();
+    r.metadata().file_metadata().num_rows() as u64
+}
+
+fn read(path: &Path) -> RecordBatch {
+    let f = std::fs::File::open(path).unwrap();
+    let r = ParquetRecordBatchReaderBuilder::try_new(f).unwrap().build().unwrap();
+    let batches: Vec<RecordBatch> = r.map(|b| b.unwrap()).collect();
+    arrow_select_concat(&batches)
+}
+
+fn arrow_select_concat(batches: &[RecordBatch]) -> RecordBatch {
+    assert_eq!(batches.len(), 1, "one batch per small part file");
+    batches[0].clone()
+}
+
+fn strings(b: &RecordBatch, col: &str) -> Vec<String> {
+    let c = b.column_by_name(col).unwrap_or_else(|| panic!("no column {col}"));
+    let c = arrow_cast_utf8(c);
+    (0..arrow_array::Array::len(&c)).map(|i| c.value(i).to_string()).collect()
+}
+
+fn arrow_cast_utf8(c: &arrow_array::ArrayRef) -> arrow_array::StringArray {
+    use arrow_array::Array;
+    assert!(!c.is_empty());
+    c.as_string::<i32>().clone()
+}
+
+#[test]
+fn fleet_dataset() {
+    let dir = scratch("fleet");
+    let fleet = make_fleet::generate(&testdata(), &dir.join("in"), 0, 200).unwrap();
+    let ds = dir.join("dataset");
+    let ds_s = ds.to_str().unwrap();
+    let input = dir.join("in");
+    // A directory and, again, one of its files: each recording is exported once.
+    let again = fleet.members[0].path.to_str().unwrap().to_string();
+    let (code, err) =
+        export(&["export", "--format", "parquet", "--jobs", "2", input.to_str().unwrap(), &again, "-o", ds_s]);
+    assert_eq!(code, 1, "damaged inputs make the exit status 1:\n{err}");
+    assert!(err.contains("203 recordings exported, 1 skipped"), "{err}");
+
+    // Samples: rows per partition = perf's counts of the recordings in it.
+    let mut want: BTreeMap<(String, String), u64> = BTreeMap::new();
+    for m in &fleet.members {
+        let date = perfdata_analysis::export::dataset::utc_date(m.mtime as i64);
+        *want.entry((m.host.clone(), date)).or_default() += perf_samples(m.source);
+    }
+    let mut got: BTreeMap<(String, String), u64> = BTreeMap::new();
+    let mut damaged_rows = 0;
+    let damaged_parts: Vec<String> = fleet
+        .damaged
+        .iter()
+        .map(|(p, _)| format!("part-{}.parquet", perfdata_analysis::export::dataset::content_hash(p).unwrap()))
+        .collect();
+    for p in files(&ds.join("samples")) {
+        let rel: Vec<String> =
+            p.strip_prefix(ds.join("samples")).unwrap().iter().map(|c| c.to_string_lossy().into_owned()).collect();
+        let host = rel[0].strip_prefix("host=").unwrap().to_string();
+        let date = rel[1].strip_prefix("date=").unwrap().to_string();
+        let n = rows(&p);
+        if damaged_parts.iter().any(|d| p.ends_with(d)) {
+            damaged_rows += n;
+            continue;
+        }
+        *got.entry((host, date)).or_default() += n;
+    }
+    assert_eq!(got, want);
+    assert_eq!(want.len(), 70, "10 hosts × 7 days");
+    assert!(damaged_rows > 0, "the damaged recordings keep the samples read before the damage");
+
+    // Every input has its recordings row; the good ones are "ok" with perf's sample count.
+    let recs = files(&ds.join("recordings"));
+    assert_eq!(recs.len(), 203);
+    let mut status: BTreeMap<String, String> = BTreeMap::new();
+    for p in &recs {
+        let b = read(p);
+        let file = strings(&b, "file")[0].clone();
+        status.insert(file.clone(), strings(&b, "status")[0].clone());
+        if let Some(m) = fleet.members.iter().find(|m| m.path.to_str() == Some(file.as_str())) {
+            let samples = b.column_by_name("samples").unwrap().as_primitive::<arrow_array::types::UInt64Type>();
+            assert_eq!(samples.value(0), perf_samples(m.source), "{file}");
+            assert_eq!(strings(&b, "host")[0], m.host);
+        }
+    }
+    for m in &fleet.members {
+        assert_eq!(status[m.path.to_str().unwrap()], "ok", "{}", m.path.display());
+    }
+    // The damaged ones: their problems in the errors table, and nothing from the good ones.
+    let mut errored: Vec<String> = files(&ds.join("errors")).iter().flat_map(|p| strings(&read(p), "file")).collect();
+    errored.sort();
+    errored.dedup();
+    let mut damaged: Vec<String> = fleet.damaged.iter().map(|(p, _)| p.to_str().unwrap().to_string()).collect();
+    damaged.sort();
+    assert_eq!(errored, damaged);
+    assert_eq!(status[damaged.iter().find(|d| d.contains("notperf")).unwrap()], "failed");
+
+    // Again: nothing appended, nothing rewritten.
+    let before: Vec<(PathBuf, std::time::SystemTime)> =
+        files(&ds).into_iter().map(|p| (p.clone(), std::fs::metadata(&p).unwrap().modified().unwrap())).collect();
+    let (code, err) = export(&["export", "--format", "parquet", "-j", "2", input.to_str().unwrap(), "-o", ds_s]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("0 recordings exported, 203 skipped"), "{err}");
+    let after: Vec<(PathBuf, std::time::SystemTime)> =
+        files(&ds).into_iter().map(|p| (p.clone(), std::fs::metadata(&p).unwrap().modified().unwrap())).collect();
+    assert_eq!(before, after);
+
+    // A new recording appends its parts only.
+    let extra = dir.join("extra");
+    let more = make_fleet::generate(&testdata(), &extra, 200, 1).unwrap();
+    let (_, err) =
+        export(&["export", "--format", "parquet", more.members[0].path.to_str().unwrap(), "--dataset", "-o", ds_s]);
+    assert!(err.contains("1 recordings exported, 0 skipped"), "{err}");
+    let added: Vec<PathBuf> = files(&ds).into_iter().filter(|p| !before.iter().any(|(b, _)| b == p)).collect();
+    assert!(added.iter().any(|p| p.starts_with(ds.join("samples/host=host00/date=2026-11-07"))), "{added:?}");
+    assert!(added.iter().all(|p| p.file_name().unwrap().to_str().unwrap().starts_with("part-")), "{added:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
