@@ -239,7 +239,9 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<(Vec<ReportRow>, 
                 SortKey::Pid => ka.tid.cmp(&kb.tid),
                 SortKey::Cpu => ka.cpu.cmp(&kb.cpu),
                 // Entries without a map after the others.
-                SortKey::Dso => cmp_known(&ka.dso.clone().flatten(), &kb.dso.clone().flatten()),
+                SortKey::Dso => {
+                    cmp_known(&ka.dso.as_ref().and_then(Option::as_ref), &kb.dso.as_ref().and_then(Option::as_ref))
+                }
                 SortKey::Sym => cmp_sym(ka.sym.as_ref().map(|s| &s.1), kb.sym.as_ref().map(|s| &s.1)),
             });
         }
@@ -287,10 +289,12 @@ fn cmp_known<T: Ord>(a: &Option<T>, b: &Option<T>) -> std::cmp::Ordering {
 /// perf's `sort__sym_sort`: named symbols by name, unresolved addresses after them, in the order
 /// of perf's input tree (`_sort__addr_cmp`: the addresses' difference as a signed number).
 fn cmp_sym(a: Option<&Sym>, b: Option<&Sym>) -> std::cmp::Ordering {
-    let name = |s: Option<&Sym>| match s {
-        Some(Sym::Named(n, _)) => Some(n.clone()),
-        _ => None,
-    };
+    fn name(s: Option<&Sym>) -> Option<&str> {
+        match s {
+            Some(Sym::Named(n, _)) => Some(n),
+            _ => None,
+        }
+    }
     let addr = |s: Option<&Sym>| match s {
         Some(Sym::Addr(a)) => *a as i64,
         _ => 0,

@@ -271,10 +271,11 @@ impl<'f> Records<'f> {
     #[inline(always)]
     fn tick(&mut self) {
         self.calls = self.calls.wrapping_add(1);
-        if self.calls.is_multiple_of(1024) {
-            self.publish_progress();
+        if !self.calls.is_multiple_of(1024) {
+            return;
         }
-        if self.calls.is_multiple_of(1024) && !self.maps.is_empty() {
+        self.publish_progress();
+        if !self.maps.is_empty() {
             let (file, at) = self.frames.input_position();
             if at >= self.next_release_check || at < self.next_release_check.saturating_sub(RELEASE_STEP) {
                 self.next_release_check = at.saturating_add(RELEASE_STEP);
