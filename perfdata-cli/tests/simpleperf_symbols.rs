@@ -118,8 +118,10 @@ fn frames_named_from_the_files_own_tables_as_simpleperf_names_them() {
     // name -> samples whose callchain simpleperf prints with another length than ours, left out
     // of the comparison and their number pinned here: perf_no_unwind.data was recorded with
     // stack dumps that simpleperf does not unwind (`--no-unwind`), so it prints the 6 kernel
-    // frames alone, where perf (and perfdata's perf-script-py preset) follows them with the user
-    // frame of the dump's registers (`[unknown]` here: no binary maps that pc).
+    // frames alone, where perfdata unwinds the dumps as perf does on an arm64 machine (its
+    // unwinders report the registers' pc as the first user frame, `[unknown]` here: no binary maps
+    // it). perf 6.1 on x86 prints the kernel frames alone ("unwind: target platform=arm64 is not
+    // supported").
     let differing: &[(&str, usize)] = &[("perf_no_unwind.data", 8)];
     let mut total = 0;
     let mut plain = 0;
