@@ -38,12 +38,16 @@ fn text(name: &str) -> String {
     }
 }
 
+/// A symbolized callchain: (name, dso, vaddr) per frame.
+type Chain = Vec<(String, String, u64)>;
+
 /// Each sample's symbolized callchain as `simpleperf dump` printed it: (name, dso, vaddr), in the
 /// order perf delivers samples (by time, ties in file order), as `perfdata dump --symbolize` does:
 /// simpleperf dumps in file order, and some files hold samples out of time order.
-fn simpleperf_chains(dump: &str) -> Vec<Vec<(String, String, u64)>> {
-    let mut out: Vec<(u64, Vec<(String, String, u64)>)> = Vec::new();
-    let mut cur: Option<(u64, Vec<(String, String, u64)>)> = None;
+fn simpleperf_chains(dump: &str) -> Vec<Chain> {
+    // (sample time, chain)
+    let mut out: Vec<(u64, Chain)> = Vec::new();
+    let mut cur: Option<(u64, Chain)> = None;
     let mut inside = false;
     for line in dump.lines() {
         if let Some(rest) = line.strip_prefix("record ") {
