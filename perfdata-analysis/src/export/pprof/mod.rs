@@ -186,55 +186,74 @@ impl Sites for Tables {
 /// comm (index in the comm table).
 const LABEL_WORDS: usize = 6;
 
-/// A distinct sample of [`SampleTable`].
-struct Entry {
-    hash: u64,
-    /// Its key is `SampleTable::arena[start..start + len]`.
-    start: usize,
-    len: usize,
-    count: u64,
-    period: u64,
-}
+/// Words before a key in [`SampleTable::arena`]: hash (2), key length, count (2), period (2).
+const ENTRY_WORDS: usize = 7;
 
 /// Distinct samples (keys: labels, [`LABEL_WORDS`], then locations leaf first) in order of first
-/// appearance, with their counts and periods. The keys sit end to end in one arena and the
-/// hash table holds only entry indices, so it stays small (a garbage-ridden `-g` file has many
-/// distinct location stacks: 122 K for 1.3 M samples in the benchmark's) and growing it rehashes
-/// no key.
+/// appearance, with their counts and periods. Each entry sits in one arena, its hash, length,
+/// count and period just before its key, and the hash table holds only its offset: a lookup reads
+/// one place (a garbage-ridden `-g` file has many distinct location stacks, 122 K for 1.3 M
+/// samples in the benchmark's, so that place is rarely in the cache), and growing the table
+/// rehashes no key.
 #[derive(Default)]
 struct SampleTable {
     table: hashbrown::HashTable<u32>,
-    entries: Vec<Entry>,
     arena: Vec<u32>,
+    entries: usize,
     state: ahash::RandomState,
+}
+
+/// The u64 at `words[i..i + 2]` (low word first).
+fn word64(words: &[u32], i: usize) -> u64 {
+    match words.get(i..i + 2) {
+        Some(&[lo, hi]) => u64::from(lo) | u64::from(hi) << 32,
+        _ => 0,
+    }
+}
+
+fn set_word64(words: &mut [u32], i: usize, v: u64) {
+    if let Some([lo, hi]) = words.get_mut(i..i + 2) {
+        *lo = v as u32;
+        *hi = (v >> 32) as u32;
+    }
 }
 
 impl SampleTable {
     fn add(&mut self, key: &[u32], period: u64) {
         let hash = self.state.hash_one(key);
-        let (entries, arena) = (&mut self.entries, &mut self.arena);
-        let same = |i: &u32| {
-            entries
-                .get(*i as usize)
-                .is_some_and(|e| e.hash == hash && arena.get(e.start..e.start.saturating_add(e.len)) == Some(key))
+        let arena = &mut self.arena;
+        let same = |&at: &u32| {
+            let at = at as usize;
+            word64(arena, at) == hash
+                && arena.get(at + 2) == Some(&(key.len() as u32))
+                && arena.get(at + ENTRY_WORDS..at + ENTRY_WORDS + key.len()) == Some(key)
         };
-        if let Some(e) = self.table.find(hash, same).copied().and_then(|i| entries.get_mut(i as usize)) {
-            e.count = e.count.saturating_add(1);
-            e.period = e.period.saturating_add(period);
+        if let Some(&at) = self.table.find(hash, same) {
+            let at = at as usize;
+            let (count, sum) = (word64(arena, at + 3), word64(arena, at + 5));
+            set_word64(arena, at + 3, count.saturating_add(1));
+            set_word64(arena, at + 5, sum.saturating_add(period));
             return;
         }
-        let i = u32::try_from(entries.len()).unwrap_or(u32::MAX);
-        entries.push(Entry { hash, start: arena.len(), len: key.len(), count: 1, period });
+        let at = u32::try_from(arena.len()).unwrap_or(u32::MAX);
+        arena.extend_from_slice(&[hash as u32, (hash >> 32) as u32, key.len() as u32, 1, 0]);
+        arena.extend_from_slice(&[period as u32, (period >> 32) as u32]);
         arena.extend_from_slice(key);
-        let entries = &self.entries;
-        self.table.insert_unique(hash, i, |i| entries.get(*i as usize).map_or(0, |e| e.hash));
+        self.entries += 1;
+        let arena = &self.arena;
+        self.table.insert_unique(hash, at, |&at| word64(arena, at as usize));
     }
 
     /// (key, count, period) in order of first appearance.
     fn iter(&self) -> impl Iterator<Item = (&[u32], u64, u64)> {
-        self.entries
-            .iter()
-            .map(|e| (self.arena.get(e.start..e.start.saturating_add(e.len)).unwrap_or(&[]), e.count, e.period))
+        let mut at = 0;
+        std::iter::from_fn(move || {
+            let len = *self.arena.get(at + 2)? as usize;
+            let key = self.arena.get(at + ENTRY_WORDS..at + ENTRY_WORDS + len)?;
+            let item = (key, word64(&self.arena, at + 3), word64(&self.arena, at + 5));
+            at += ENTRY_WORDS + len;
+            Some(item)
+        })
     }
 }
 
@@ -308,7 +327,7 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
     let period = first.filter(|e| !e.attr.freq()).map_or(0, |e| i64::try_from(e.attr.sample_period).unwrap_or(0));
     let comment = vec![strings.id(&format!("perfdata {} export", env!("CARGO_PKG_VERSION")))];
     let default_sample_type = period_type.map_or(0, |t| t.r#type);
-    let n = samples.entries.len();
+    let n = samples.entries;
     // Everything but the samples, then the samples one by one (a message's repeated fields may
     // come in any order and in several runs): no Vec of a hundred thousand `Sample`s, each with
     // three allocations, and prost's sizing pass over them.
