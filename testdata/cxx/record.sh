@@ -21,6 +21,8 @@
 #    root/usr/lib/debug/.build-id: dwarf/work's (objcopy --only-keep-debug, compressed), libc's and ld.so's debug files reduced to the sampled compilation units
 #    (../folded/reduce-debug.py); ../folded/verify-inline-extract.py --root checks that addr2line
 #    answers from them as from the files perf read.
+# 5. Then ../gen-report.sh (not run here: it rewrites every recording's report tables) makes the
+#    C++ recordings' perf report tables from the /tmp/perfdata-cxx binaries this leaves behind.
 # KEEP=1 keeps the scratch directory (printed).
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
