@@ -7,6 +7,11 @@
 # an extract lacks what perf needs, e.g. sysw's PyObject_Malloc@plt):
 #   F.report-children        perf report --stdio --children -g none --sort comm,dso,sym -i F
 #   F.report-n-sort-KEYS     perf report --stdio --no-children -g none -n --sort KEYS -i F
+# The C++ recordings (cxx-fp.data, cxx-dwarf.data) get all three (F.report too), from a cache of
+# the binaries cxx/record.sh built in /tmp/perfdata-cxx (reproducible: the same build ids),
+# libstdc++ and cxx/root's extracts for the rest; they are skipped, with a note, when those
+# binaries are not there. (With libstdc++'s extract, whose .dynsym is reduced, perf's addr2line
+# names a libstdc++ frame after the nearest symbol left, which perf script never showed.)
 set -eu
 cd "$(dirname "$0")"
 export LC_ALL=C
@@ -24,9 +29,24 @@ done
 kernel=4a5a9b0affb66c437abcd455d2738af879985fa9
 mkdir -p "$HOME/.debug/[kernel.kallsyms]/$kernel"
 cp kmod/kallsyms "$HOME/.debug/[kernel.kallsyms]/$kernel/kallsyms"
-for f in fp.data dwarf.data sysw.data; do
-	perf report --stdio --children -g none --sort comm,dso,sym -i $f > $f.report-children 2>/dev/null
+tables() { # F: F.report-children and F.report-n-sort-KEYS
+	perf report --stdio --children -g none --sort comm,dso,sym -i $1 > $1.report-children 2>/dev/null
 	for keys in pid,sym dso,sym sym comm dso cpu,comm; do
-		perf report --stdio --no-children -g none -n --sort $keys -i $f > $f.report-n-sort-$keys 2>/dev/null
+		perf report --stdio --no-children -g none -n --sort $keys -i $1 > $1.report-n-sort-$keys 2>/dev/null
 	done
+}
+for f in fp.data dwarf.data sysw.data; do
+	tables $f
 done
+if [ -x /tmp/perfdata-cxx/fp/work ] && [ -x /tmp/perfdata-cxx/dwarf/work ]; then
+	for f in /tmp/perfdata-cxx/fp/work /tmp/perfdata-cxx/dwarf/work /usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30 \
+		$(find cxx/root -type f); do
+		perf buildid-cache -a "$f" 2>/dev/null || true
+	done
+	for f in cxx-fp.data cxx-dwarf.data; do
+		perf report --stdio --no-children -g none --sort comm,dso,sym -i $f > $f.report 2>/dev/null
+		tables $f
+	done
+else
+	echo "no /tmp/perfdata-cxx binaries (cxx/record.sh builds them): C++ tables not made" >&2
+fi

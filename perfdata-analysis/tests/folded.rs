@@ -61,6 +61,16 @@ fn fp_stackcollapse_pl() {
     check("fp.data", Compat::StackcollapsePl, "folded-stackcollapse-pl");
 }
 
+/// C++ with frame pointers (testdata/cxx/work.cc, `-O2 -g -fno-omit-frame-pointer`, `-g`): names
+/// demangled as perf's libiberty does (`work::literal<0u, -1l>`, `work::apply<&work::step>`,
+/// lambdas, abi tags, packs, libstdc++'s `.dynsym` names), with the symbols of testdata/cxx/root.
+#[test]
+fn cxx_fp() {
+    let root = testdata().join("cxx/root");
+    check_in("cxx-fp.data", FoldedOptions::compat(Compat::PerfScriptPy), "folded-perf-script-py", &root);
+    check_in("cxx-fp.data", FoldedOptions::compat(Compat::StackcollapsePl), "folded-stackcollapse-pl", &root);
+}
+
 /// A `perf record --off-cpu` recording (gen-offcpu-bpf.py): its offcpu-time samples weigh their
 /// period, as stackcollapse-perf.pl / inferno weigh perf script's period column.
 #[test]

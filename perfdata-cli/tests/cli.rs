@@ -182,6 +182,30 @@ fn folded_equals_the_standard_tools() {
         assert_eq!(rc, 0, "{args:?}: {err}");
         assert_eq!(out, std::fs::read_to_string(testdata(want)).unwrap(), "{args:?}");
     }
+    // C++ (testdata/cxx): `-g` and `--call-graph dwarf` recordings with their own symfs root.
+    let cxx_fp = testdata("cxx-fp.data");
+    let cxx_fp = cxx_fp.to_str().unwrap();
+    let cxx_dwarf = testdata("cxx-dwarf.data");
+    let cxx_dwarf = cxx_dwarf.to_str().unwrap();
+    let root = testdata("cxx/root");
+    let cache = testdata("folded/no-buildid-cache");
+    let sym = ["--symfs", root.to_str().unwrap(), "--buildid-dir", cache.to_str().unwrap()];
+    for (args, want) in [
+        (vec!["folded", cxx_fp], "cxx-fp.data.folded-stackcollapse-pl"),
+        (vec!["folded", cxx_fp, "--compat", "perf-script-py"], "cxx-fp.data.folded-perf-script-py"),
+        (vec!["folded", cxx_dwarf], "cxx-dwarf.data.folded-stackcollapse-pl"),
+        (vec!["folded", cxx_dwarf, "--compat", "perf-script-py"], "cxx-dwarf.data.folded-perf-script-py"),
+        (vec!["folded", cxx_dwarf, "--no-inline"], "cxx-dwarf.data.folded-stackcollapse-pl-noinline"),
+        (
+            vec!["folded", cxx_dwarf, "--compat", "perf-script-py", "--no-inline"],
+            "cxx-dwarf.data.folded-perf-script-py-noinline",
+        ),
+    ] {
+        let all: Vec<&str> = args.iter().chain(sym.iter()).copied().collect();
+        let (rc, out, err) = perfdata(&all, None);
+        assert_eq!(rc, 0, "{args:?}: {err}");
+        assert_eq!(out, std::fs::read_to_string(testdata(want)).unwrap(), "{args:?}");
+    }
     // A pipe-format stream on stdin folds like the file.
     let pipe = std::fs::read(testdata("pipe.data")).unwrap();
     let (rc, from_stdin, _) = run_with_symbols(&["folded", "-"], Some(&pipe));

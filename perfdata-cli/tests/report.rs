@@ -17,12 +17,14 @@ fn rows(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// `perfdata report FILE ARGS` with the symbol extracts perf's outputs were made with.
+/// `perfdata report FILE ARGS` with the symbol extracts perf's outputs were made with
+/// (testdata/cxx/root for the C++ recordings, testdata/folded/root for the others).
 fn ours(name: &str, args: &[&str]) -> Vec<String> {
     let dir = testdata("folded");
+    let root = if name.starts_with("cxx-") { testdata("cxx/root") } else { dir.join("root") };
     let out = Command::new(env!("CARGO_BIN_EXE_perfdata"))
         .args(["report", testdata(name).to_str().unwrap(), "--symfs"])
-        .arg(dir.join("root"))
+        .arg(root)
         .arg("--buildid-dir")
         .arg(dir.join("no-buildid-cache"))
         .arg("--kallsyms")
@@ -49,7 +51,7 @@ fn known_sysw(row: &str) -> bool {
 
 #[test]
 fn rows_equal_perf_report() {
-    for name in ["fp.data", "dwarf.data", "sysw.data"] {
+    for name in ["fp.data", "dwarf.data", "sysw.data", "cxx-fp.data", "cxx-dwarf.data"] {
         let ours = ours(name, &[]);
         let perf = perf(&format!("{name}.report"));
         assert!(perf.len() > 10);
@@ -75,10 +77,12 @@ fn rows_equal_perf_report() {
 /// [k]/[.]), ordered by Children then Self then the keys; F.report-children from gen-report.sh.
 #[test]
 fn children_equal_perf_report() {
-    for name in ["fp.data", "dwarf.data", "sysw.data"] {
+    // (cxx-dwarf.data.report-children is not compared: perf keeps separate entries for an inlined
+    // function under different callers, and for some not inlined ones, where we merge them by name.)
+    for name in ["fp.data", "dwarf.data", "sysw.data", "cxx-fp.data"] {
         let mut ours = ours(name, &["--children"]);
         let mut perf = perf(&format!("{name}.report-children"));
-        assert!(perf.len() > 50, "{name}");
+        assert!(perf.len() > 30, "{name}");
         if name == "sysw.data" {
             ours.retain(|r| !known_sysw(r));
             perf.retain(|r| !known_sysw(r));
@@ -90,7 +94,7 @@ fn children_equal_perf_report() {
 /// `--sort` with other keys, and `-n`: F.report-n-sort-KEYS from gen-report.sh.
 #[test]
 fn sort_keys_equal_perf_report() {
-    for name in ["fp.data", "dwarf.data", "sysw.data"] {
+    for name in ["fp.data", "dwarf.data", "sysw.data", "cxx-fp.data", "cxx-dwarf.data"] {
         for keys in ["pid,sym", "dso,sym", "sym", "comm", "dso", "cpu,comm"] {
             let mut ours = ours(name, &["-n", "--sort", keys]);
             let mut perf = perf(&format!("{name}.report-n-sort-{keys}"));

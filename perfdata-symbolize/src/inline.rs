@@ -17,10 +17,21 @@
 //! among equals), so glibc's assembler syscalls show their hidden aliases (`__GI_execve`).
 //! This is the `addr2line` crate (gimli) rather than binutils; the tests compare the result with
 //! perf's stored output.
+//!
+//! binutils 2.40 (`_bfd_dwarf2_find_nearest_line_with_alt`) names the innermost function from the
+//! ELF symbol table when its DWARF name is not a linkage name (a `DW_AT_name` in a C++ unit: a
+//! lambda's `operator()`, `_FUN`, a function in an anonymous namespace, a template's inlined
+//! `sort<…>`): addr2line prints the name of the symbol holding the address (`main` for a lambda
+//! inlined into it). It does so once per DWARF function, and remembers it: a function whose
+//! first range starts at that symbol takes the symbol's name for good (also where it is an
+//! outer, calling frame later), any other keeps its DWARF name for later lookups. perf 6.1 keeps
+//! one addr2line process per DSO for the whole run, so these names depend on the order of the
+//! addresses asked: [`DebugInfo`] replays that state in the order it is asked (perf's: samples in
+//! time order, frames innermost first, each address once).
 
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use gimli::Reader as _;
@@ -69,11 +80,29 @@ struct FnSym {
     file: Option<Rc<str>>,
 }
 
+/// A DWARF function as binutils keeps it (`struct funcinfo`): its unit's and its DIE's offsets.
+type FuncKey = (usize, usize);
+
+/// What one long-running binutils addr2line process has learnt about the functions it was asked
+/// about (see the module documentation).
+#[derive(Default)]
+struct Addr2lineState {
+    /// Functions named after their ELF symbol from now on.
+    renamed: HashMap<FuncKey, Rc<str>>,
+    /// Functions whose symbol was looked up once (binutils sets their `is_linkage`).
+    looked_up: HashSet<FuncKey>,
+    /// The function names answered for each address, innermost first: an address asked again
+    /// (for its source lines) gets the answer of its first query.
+    answered: HashMap<u64, Rc<[String]>>,
+}
+
 /// The DWARF of one file, parsed once, and its symbol table in file order.
 pub struct DebugInfo {
     context: Option<addr2line::Context<Slice>>,
     /// Line tables of the units asked about, by unit offset (`None`: no line program).
     lines: RefCell<HashMap<usize, Option<Rc<UnitLines>>>>,
+    /// The names binutils' addr2line gives after the queries so far.
+    state: RefCell<Addr2lineState>,
     symbols: Vec<FnSym>,
     /// Allocated sections as (index, address, size): the section an address is in.
     sections: Vec<(usize, u64, u64)>,
@@ -242,7 +271,13 @@ impl DebugInfo {
     /// `.dynsym`, as addr2line) of `binary`. Never fails: what cannot be read is left out.
     pub fn load(binary: &Binary) -> DebugInfo {
         let Ok(file) = object::File::parse(binary.data()) else {
-            return DebugInfo { context: None, lines: RefCell::default(), symbols: Vec::new(), sections: Vec::new() };
+            return DebugInfo {
+                context: None,
+                lines: RefCell::default(),
+                state: RefCell::default(),
+                symbols: Vec::new(),
+                sections: Vec::new(),
+            };
         };
         let endian = if file.is_little_endian() { gimli::RunTimeEndian::Little } else { gimli::RunTimeEndian::Big };
         let has_dwarf = file.section_by_name(".debug_info").is_some();
@@ -268,7 +303,7 @@ impl DebugInfo {
         }
         let sections =
             file.sections().filter(|s| s.address() != 0).map(|s| (s.index().0, s.address(), s.size())).collect();
-        DebugInfo { context, lines: RefCell::default(), symbols, sections }
+        DebugInfo { context, lines: RefCell::default(), state: RefCell::default(), symbols, sections }
     }
 
     /// What `addr2line -i -f` prints for the ELF virtual address `vaddr`: the function names,
@@ -287,10 +322,14 @@ impl DebugInfo {
     /// The records for `vaddr`; without `positions`, their files and lines are left out.
     fn query(&self, vaddr: u64, positions: bool) -> Vec<Record> {
         let mut out = Vec::new();
-        if let Some(ctx) = &self.context {
-            // The unit the frames come from, for the file numbers (see [`UnitLines`]).
-            let unit = if positions { ctx.find_dwarf_and_unit(vaddr).skip_all_loads() } else { None };
-            let lines = unit.and_then(|u| self.unit_lines(u));
+        // (The addr2line crate looks up `vaddr + 1`: the last address is in no unit.)
+        if let Some(ctx) = self.context.as_ref().filter(|_| vaddr != u64::MAX) {
+            // The unit the frames come from, for the file numbers (see [`UnitLines`]) and for
+            // binutils' naming.
+            let unit = ctx.find_dwarf_and_unit(vaddr).skip_all_loads();
+            let lines = unit.filter(|_| positions).and_then(|u| self.unit_lines(u));
+            // Each level's DWARF function (unit and DIE offsets), for binutils' naming.
+            let mut keys: Vec<Option<FuncKey>> = Vec::new();
             if let Ok(mut frames) = ctx.find_frames(vaddr).skip_all_loads() {
                 let mut callee: Option<gimli::UnitOffset<usize>> = None;
                 while let Ok(Some(frame)) = frames.next() {
@@ -321,6 +360,8 @@ impl DebugInfo {
                         }
                     };
                     callee = frame.dw_die_offset;
+                    let unit_offset = unit.and_then(|u| u.header.offset().as_debug_info_offset()).map(|o| o.0);
+                    keys.push(unit_offset.zip(frame.dw_die_offset.map(|d| d.0)));
                     let function = match dwarf_name {
                         Some(n) => n,
                         None if first => {
@@ -334,6 +375,12 @@ impl DebugInfo {
                     }
                 }
             }
+            if let Some(unit) = unit.filter(|_| !out.is_empty()) {
+                let names = self.binutils_names(vaddr, unit, &keys, &out);
+                for (r, n) in out.iter_mut().zip(names.iter()) {
+                    r.function.clone_from(n);
+                }
+            }
         }
         if out.is_empty() {
             // No DWARF for the address: binutils answers from the symbol table (line `?`, the
@@ -345,6 +392,49 @@ impl DebugInfo {
             }
         }
         out
+    }
+
+    /// The function names binutils' long-running addr2line prints for `vaddr`, whose DWARF
+    /// functions are `keys` and DWARF names (as [`DebugInfo::query`] found them) `records`,
+    /// innermost first, after the queries so far; updates the state (module documentation).
+    fn binutils_names(
+        &self,
+        vaddr: u64,
+        unit: gimli::UnitRef<'_, Slice>,
+        keys: &[Option<FuncKey>],
+        records: &[Record],
+    ) -> Rc<[String]> {
+        let mut state = self.state.borrow_mut();
+        if let Some(names) = state.answered.get(&vaddr) {
+            return names.clone();
+        }
+        let mut names: Vec<String> = keys
+            .iter()
+            .zip(records)
+            .map(|(k, r)| match k.and_then(|k| state.renamed.get(&k)) {
+                Some(n) => n.to_string(),
+                None => r.function.clone(),
+            })
+            .collect();
+        // The innermost function, unless its DWARF name is a linkage name (binutils'
+        // `is_linkage`: DW_AT_linkage_name, or any name in a language without mangling), or its
+        // symbol was looked up before.
+        if let (Some(Some(key)), Some(first)) = (keys.first(), records.first()) {
+            let dwarf_named = first.function != "??";
+            if dwarf_named && !is_linkage_name(&first.function) && mangles(unit) && state.looked_up.insert(*key) {
+                if let Some(sym) = self.elf_function(vaddr) {
+                    if let Some(n) = names.first_mut() {
+                        *n = sym.name.to_string();
+                    }
+                    if first_range_start(unit, key.1) == Some(sym.start) {
+                        state.renamed.insert(*key, sym.name.clone());
+                    }
+                }
+            }
+        }
+        let names: Rc<[String]> = Rc::from(names);
+        state.answered.insert(vaddr, names.clone());
+        names
     }
 
     /// The file binutils reports for an address its DWARF knows (a function) but no line-table
@@ -390,6 +480,52 @@ impl DebugInfo {
         }
         best
     }
+}
+
+/// Whether binutils takes a `DW_AT_name` of `unit` for a mangled language's (`mangle_style` not
+/// 0: C++, Rust, D, Ada, Java, and any language it does not list), so not for a linkage name; a
+/// unit without `DW_AT_language` counts as one (language 0 is not in binutils' list either).
+fn mangles(unit: gimli::UnitRef<'_, Slice>) -> bool {
+    let mut entries = unit.entries();
+    let Ok(Some((_, root))) = entries.next_dfs() else { return true };
+    let Ok(Some(gimli::AttributeValue::Language(lang))) = root.attr_value(gimli::DW_AT_language) else {
+        return true;
+    };
+    // binutils 2.40's list; the vendor codes gimli does not name: DW_LANG_HP_Basic91 (0x8004),
+    // DW_LANG_HP_IMacro (0x8006), DW_LANG_HP_Assembler (0x8007), DW_LANG_Upc (0x8765).
+    !(matches!(
+        lang,
+        gimli::DW_LANG_C89
+            | gimli::DW_LANG_C
+            | gimli::DW_LANG_Cobol74
+            | gimli::DW_LANG_Cobol85
+            | gimli::DW_LANG_Fortran77
+            | gimli::DW_LANG_Pascal83
+            | gimli::DW_LANG_PLI
+            | gimli::DW_LANG_C99
+            | gimli::DW_LANG_UPC
+            | gimli::DW_LANG_C11
+            | gimli::DW_LANG_Mips_Assembler
+    ) || matches!(lang.0, 0x8004 | 0x8006 | 0x8007 | 0x8765))
+}
+
+/// The start of the first address range binutils records for the function DIE at `die`
+/// (`arange_add` over its ranges in order: empty ones skipped, one that ends where the first
+/// starts extends it downwards).
+fn first_range_start(unit: gimli::UnitRef<'_, Slice>, die: usize) -> Option<u64> {
+    let entry = unit.entry(gimli::UnitOffset(die)).ok()?;
+    let mut ranges = unit.die_ranges(&entry).ok()?;
+    let mut first: Option<(u64, u64)> = None;
+    while let Ok(Some(r)) = ranges.next() {
+        match &mut first {
+            _ if r.begin >= r.end => {}
+            None => first = Some((r.begin, r.end)),
+            Some((lo, hi)) if r.begin == *hi => *hi = r.end,
+            Some((lo, _)) if r.end == *lo => *lo = r.begin,
+            Some(_) => {}
+        }
+    }
+    first.map(|(lo, _)| lo)
 }
 
 /// A DWARF function name that is a linkage name (`DW_AT_linkage_name`: mangled): binutils then

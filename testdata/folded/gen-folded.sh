@@ -17,9 +17,31 @@
 #   clock-mono.data, cgroup.data (no callchains): F.folded-perf-script-py only
 #   fp.data, dwarf.data: F.script-srcline (perf script -F +srcline), dwarf.data also -noinline
 # inferno-collapse-perf is inferno 0.12.8 from crates.io (cargo install inferno).
+#
+# gen-folded.sh --callchain F... | --dwarf F...: only the two default outputs of the given -g
+# recordings, or those and the -noinline variants of the given --call-graph dwarf recordings
+# (cxx/record.sh, whose perf runs read the recording's own build-id cache through HOME).
 set -eu
 cd "$(dirname "$0")/.."
 export LC_ALL=C
+STACKCOLLAPSE=/usr/lib/perf-core/scripts/python/stackcollapse.py
+callchain_outputs() { # F: what perf script report stackcollapse and inferno fold from F
+	perf script report stackcollapse -i "$1" > "$1.folded-perf-script-py" 2>/dev/null
+	perf script -i "$1" 2>/dev/null | inferno-collapse-perf > "$1.folded-stackcollapse-pl"
+}
+dwarf_outputs() { # F: the same, and both without perf's inline frames
+	callchain_outputs "$1"
+	perf script --no-inline -s $STACKCOLLAPSE -i "$1" > "$1.folded-perf-script-py-noinline" 2>/dev/null
+	perf script --no-inline -i "$1" 2>/dev/null | inferno-collapse-perf > "$1.folded-stackcollapse-pl-noinline"
+}
+case "${1:-}" in
+--callchain | --dwarf)
+	kind=${1#--}
+	shift
+	for f in "$@"; do "${kind}_outputs" "$f"; done
+	exit 0
+	;;
+esac
 for f in fp.data sysw.data; do
 	perf script report stackcollapse -i $f > $f.folded-perf-script-py 2>/dev/null
 	perf script report stackcollapse -i $f -- --kernel --include-pid --include-tid > $f.folded-perf-script-py-k-pid-tid 2>/dev/null
@@ -52,12 +74,8 @@ perf script -i jit.data 2>/dev/null | inferno-collapse-perf --all > jit.data.fol
 #   and fp.data, whose source lines come from the same files)
 #   objcopy --only-keep-debug bin/spin folded/root/usr/lib/debug/.build-id/40/19a4….debug
 #   folded/verify-inline-extract.py dwarf.data python.data fp.data
-STACKCOLLAPSE=/usr/lib/perf-core/scripts/python/stackcollapse.py
 for f in dwarf.data python.data; do
-	perf script report stackcollapse -i $f > $f.folded-perf-script-py 2>/dev/null
-	perf script -i $f 2>/dev/null | inferno-collapse-perf > $f.folded-stackcollapse-pl
-	perf script --no-inline -s $STACKCOLLAPSE -i $f > $f.folded-perf-script-py-noinline 2>/dev/null
-	perf script --no-inline -i $f 2>/dev/null | inferno-collapse-perf > $f.folded-stackcollapse-pl-noinline
+	dwarf_outputs $f
 done
 # Source lines (perfdata-core/tests/srcline.rs): perf asks addr2line about the file its symbols came
 # from (spin's build-id cache copy, libc6-dbg's debug files); the tests read the same DWARF from

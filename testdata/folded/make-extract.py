@@ -152,8 +152,14 @@ def perf_frames(text):
 
 
 def main(args):
-    """`make-extract.py F… [--cfi G…]`: the G recordings (--call-graph dwarf) also need the CFI
-    sections of their DSOs."""
+    """`make-extract.py [--root DIR] [--reduce-dynsym] F… [--cfi G…]`: the G recordings (--call-graph
+    dwarf) also need the CFI sections of their DSOs; DIR (default root/ here): the --symfs root
+    written (cxx/record.sh gives its recordings their own); --reduce-dynsym: see extract_dsos."""
+    root = os.path.join(HERE, "root")
+    if args[:1] == ["--root"]:
+        root, args = os.path.abspath(args[1]), args[2:]
+    reduce_dynsym = args[:1] == ["--reduce-dynsym"]
+    args = args[1:] if reduce_dynsym else args
     files = [a for a in args if a != "--cfi"]
     cfi_files = set(args[args.index("--cfi") + 1:]) if "--cfi" in args else set()
     cfi_dsos = set()
@@ -176,7 +182,7 @@ def main(args):
                     wanted[dso].add(sym)
                     if f in cfi_files:
                         cfi_dsos.add(dso)
-    extract_dsos(wanted, bids, cfi_dsos, os.path.join(HERE, "root"))
+    extract_dsos(wanted, bids, cfi_dsos, root, reduce_dynsym)
     write_kallsyms(bids.get("[kernel.kallsyms]"), kernel)
 
 

@@ -6,6 +6,7 @@ records (function names and `FILE:LINE`, files compared by their last component 
 them), and the same "found" status (`??:0` or not), which is all perf takes from addr2line.
 
     verify-inline-extract.py dwarf.data python.data fp.data      (on the recording machine)
+    verify-inline-extract.py --root DIR F...                     (another --symfs root: cxx/root)
 Exit status 1 on any difference. The original file is perf's symbol source (build-id cache
 `debug`, else `elf`, else the path); ours is what the tests read (root/usr/lib/debug/.build-id/
 xx/yyyy.debug, else the stand-in at the path)."""
@@ -53,6 +54,9 @@ def answers(path, addrs):
 
 
 def main(files):
+    global ROOT
+    if files[:1] == ["--root"]:
+        ROOT, files = os.path.abspath(files[1]), files[2:]
     addrs = collections.defaultdict(set)
     bids = {}
     for f in files:

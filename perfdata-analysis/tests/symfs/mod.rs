@@ -15,3 +15,22 @@ pub fn folded_symbols() -> perfdata_symbolize::SymbolizeOptions {
         ..Default::default()
     }
 }
+
+/// The symbol sources of the C++ recordings (`cxx-*.data`): testdata/cxx/root, the --symfs root
+/// cxx/record.sh made from their own build-id cache (user-mode recordings: no kernel symbols).
+pub fn cxx_symbols() -> perfdata_symbolize::SymbolizeOptions {
+    perfdata_symbolize::SymbolizeOptions {
+        symfs: Some(testdata().join("cxx/root")),
+        buildid_dir: Some(testdata().join("folded/no-buildid-cache")),
+        ..Default::default()
+    }
+}
+
+/// The symbol sources of the recording `name` (testdata/`name`).
+pub fn symbols_for(name: &str) -> perfdata_symbolize::SymbolizeOptions {
+    if name.starts_with("cxx-") {
+        cxx_symbols()
+    } else {
+        folded_symbols()
+    }
+}
