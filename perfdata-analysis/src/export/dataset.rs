@@ -8,7 +8,7 @@
 //! | path | rows |
 //! |---|---|
 //! | `TABLE/host=H/date=D/part-HASH.parquet` | the table `TABLE` of [`super::parquet`] (`samples`, `mmaps`, …, `tp.SYSTEM.NAME`) of one recording, with a `file` column (the path given) |
-//! | `stacks/host=H/date=D/part-HASH.parquet` | the recording's folded stacks: `comm`, `frames` (`list<string>`, root first, as a flame graph draws them), `weight`, `file` |
+//! | `stacks/host=H/date=D/part-HASH.parquet` | the recording's folded stacks: `comm`, `frames` (`list<string>`, root first, as a flame graph draws them), `weight` (`period` or `samples`: the schema's `perfdata.weight` metadata), `file`; queried by [`crate::query`] |
 //! | `recordings/part-HASH.parquet` | one row: the file, its hash, host, date and header fields, rows per table, `status` (`ok`, `damaged`: read up to a problem, `failed`: nothing could be read) |
 //! | `errors/part-HASH.parquet` | the problems met reading the recording (`stage`, `message`), when there were any |
 //!
@@ -30,7 +30,7 @@
 
 use super::arrow::tables;
 use super::parquet::{properties, write_parquet, Error as ParquetError, ParquetOptions, WrittenTable};
-use crate::folded::{folded, FoldedOptions, Root};
+use crate::folded::{folded, FoldedOptions, Root, Weight};
 use arrow_array::builder::{ListBuilder, StringDictionaryBuilder};
 use arrow_array::types::Int32Type;
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray, UInt32Array, UInt64Array};
@@ -322,7 +322,7 @@ fn write_tables(
         match folded(perf, &fo) {
             Ok(stacks) => {
                 diagnostics.extend(stacks.diagnostics.iter().map(|d| format!("stacks: {d}")));
-                let batch = stacks_batch(&stacks.stacks, name)?;
+                let batch = stacks_batch(&stacks.stacks, name, fo.weight)?;
                 let path = stage.join("stacks.parquet");
                 let rows = batch.num_rows() as u64;
                 write_batch(&path, &batch, &po)?;
@@ -334,8 +334,13 @@ fn write_tables(
     Ok((w.tables, diagnostics))
 }
 
-/// The `stacks` rows: `comm;root;…;leaf` → comm, frames, weight, file.
-fn stacks_batch(stacks: &std::collections::BTreeMap<String, u64>, file: &str) -> Result<RecordBatch, ParquetError> {
+/// The `stacks` rows: `comm;root;…;leaf` → comm, frames, weight, file; what the weight counts
+/// in the schema's metadata ([`crate::query::WEIGHT_METADATA_KEY`]).
+fn stacks_batch(
+    stacks: &std::collections::BTreeMap<String, u64>,
+    file: &str,
+    unit: Weight,
+) -> Result<RecordBatch, ParquetError> {
     let mut comm = StringDictionaryBuilder::<Int32Type>::new();
     let mut frames = ListBuilder::new(StringDictionaryBuilder::<Int32Type>::new());
     let mut weight = Vec::with_capacity(stacks.len());
@@ -359,7 +364,15 @@ fn stacks_batch(stacks: &std::collections::BTreeMap<String, u64>, file: &str) ->
         ("weight", Arc::new(UInt64Array::from(weight))),
         ("file", Arc::new(files.finish())),
     ];
-    Ok(tables::batch(columns)?)
+    let batch = tables::batch(columns)?;
+    let unit = match unit {
+        Weight::Samples => "samples",
+        Weight::Period => "period",
+    };
+    let metadata: std::collections::HashMap<String, String> =
+        [(crate::query::WEIGHT_METADATA_KEY.to_string(), unit.to_string())].into();
+    let schema = Arc::new(batch.schema().as_ref().clone().with_metadata(metadata));
+    Ok(batch.with_schema(schema)?)
 }
 
 /// Write one batch as the Parquet file `path` (a temporary name renamed at the end).
