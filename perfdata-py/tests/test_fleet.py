@@ -6,10 +6,8 @@ over the dataset gives the same top-10 functions per host as a plain loop over t
 (``PerfData.folded()`` per file); exporting again appends nothing; the damaged files are in the
 ``errors`` table."""
 
-import os
 import subprocess
 from collections import defaultdict
-from pathlib import Path
 
 import perfdata
 import perfout
@@ -18,30 +16,14 @@ import pytest
 duckdb = pytest.importorskip("duckdb")
 
 
-def make_fleet_binary():
-    target = Path(os.environ.get("CARGO_TARGET_DIR", perfout.REPO / "target"))
-    for profile in ("release", "debug"):
-        p = target / profile / "examples" / "make-fleet"
-        if p.exists():
-            return p
-    raise AssertionError(f"make-fleet is not built under {target} (cargo test --release builds it)")
-
-
-def perf_samples(source):
-    text = (perfout.TESTDATA / f"{source}.stats").read_text()
-    line = next(l for l in text.splitlines() if l.strip().startswith("SAMPLE events:"))
-    return int(line.split()[2])
+perf_samples = perfout.perf_samples
 
 
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory):
     d = tmp_path_factory.mktemp("fleet")
-    out = subprocess.run(
-        [make_fleet_binary(), perfout.TESTDATA, d / "in", "200"], check=True, capture_output=True, text=True
-    ).stdout
     members, damaged = [], []
-    for line in out.splitlines():
-        path, source, host, date = line.split()
+    for path, source, host, date in perfout.make_fleet(d / "in", 200):
         (damaged if host == "-" else members).append((path, source, host, date))
     done = perfdata.export_dataset([d / "in"], d / "ds", jobs=2)
     return d, members, damaged, done
@@ -158,16 +140,6 @@ def test_dask_distributed_top_functions_equal_duckdb_and_a_loop(fleet, loop_top1
     assert top10(got) == duckdb_top10(d)
 
 
-def perfdata_cli():
-    """The perfdata binary cargo built (release or debug), or None."""
-    target = Path(os.environ.get("CARGO_TARGET_DIR", perfout.REPO / "target"))
-    for profile in ("release", "debug"):
-        p = target / profile / "perfdata"
-        if p.exists():
-            return p
-    return None
-
-
 # Predicates that mean the same in DuckDB and in perfdata's WHERE subset.
 WHERE = [
     "host = 'host03'",
@@ -202,7 +174,7 @@ def test_dataset_folded_where_equals_duckdb(fleet, where):
     assert list(got) == sorted(got, key=lambda s: s.encode()), "in the tools' byte order"
     if where != "host = 'nohost'":
         assert want, "the predicate selects something"
-    cli = perfdata_cli()
+    cli = perfout.cargo_built("perfdata")
     if cli is not None:
         out = subprocess.run(
             [cli, "flamegraph", "--from-dataset", d / "ds", "--where", where, "--folded"],
