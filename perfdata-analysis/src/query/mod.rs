@@ -334,6 +334,52 @@ pub fn dataset_stacks(dataset: &Path, predicate: Option<&Predicate>) -> Result<D
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arrow_array::{Int64Array, UInt64Array};
+    use std::sync::Arc;
+
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("perfdata-query-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(d.join("recordings")).unwrap();
+        d
+    }
+
+    fn write(path: &Path, batch: &RecordBatch) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let mut w =
+            parquet::arrow::ArrowWriter::try_new(std::fs::File::create(path).unwrap(), batch.schema(), None).unwrap();
+        w.write(batch).unwrap();
+        w.close().unwrap();
+    }
+
+    #[test]
+    fn damaged_parts_are_errors_that_name_the_file() {
+        let ds = scratch("damaged");
+        let part = ds.join("stacks/host=a/date=2026-11-01/part-1.parquet");
+        std::fs::create_dir_all(part.parent().unwrap()).unwrap();
+        std::fs::write(&part, b"PAR1 not really").unwrap();
+        let e = dataset_stacks(&ds, None).unwrap_err();
+        assert!(matches!(&e, Error::Part { path, .. } if *path == part), "{e}");
+        // A Parquet file of another table: its columns are named.
+        let other = RecordBatch::try_from_iter([("comm", Arc::new(Int64Array::from(vec![1])) as ArrayRef)]).unwrap();
+        write(&part, &other);
+        let e = dataset_stacks(&ds, None).unwrap_err().to_string();
+        assert!(e.ends_with("`comm` is not a string column"), "{e}");
+        let other = RecordBatch::try_from_iter([
+            ("comm", Arc::new(StringArray::from(vec!["x"])) as ArrayRef),
+            ("weight", Arc::new(UInt64Array::from(vec![1])) as ArrayRef),
+        ])
+        .unwrap();
+        write(&part, &other);
+        assert!(dataset_stacks(&ds, None).unwrap_err().to_string().ends_with("no `frames` column"));
+        // A predicate that rules the partition out never opens it.
+        let p = Predicate::parse("host = 'b'", predicate::STACKS_COLUMNS).unwrap();
+        let got = dataset_stacks(&ds, Some(&p)).unwrap();
+        assert_eq!((got.parts_read, got.parts_pruned, got.stacks.stacks.len()), (0, 1, 0));
+        // Not a dataset.
+        assert!(matches!(dataset_stacks(&ds.join("stacks"), None), Err(Error::NotADataset { .. })));
+        let _ = std::fs::remove_dir_all(&ds);
+    }
 
     #[test]
     fn partition_values_decode() {

@@ -649,6 +649,80 @@ mod tests {
     }
 
     #[test]
+    fn random_text_never_panics() {
+        // Token soup (xorshift, fixed seed): every outcome is a predicate or an error inside the text.
+        let tokens = [
+            "host",
+            "date",
+            "comm",
+            "weight",
+            "file",
+            "frames",
+            "\"host\"",
+            "\"",
+            "'a'",
+            "'é''x'",
+            "'",
+            "5",
+            "-7",
+            "99999999999999999999999999999999999999999",
+            "=",
+            "!=",
+            "<>",
+            "<",
+            "<=",
+            ">",
+            ">=",
+            "==",
+            "in",
+            "IN",
+            "not",
+            "NOT",
+            "like",
+            "and",
+            "or",
+            "AND",
+            "OR",
+            "(",
+            ")",
+            ",",
+            " ",
+            "  ",
+            "%",
+            "_",
+            "é",
+            "\t",
+            ";",
+        ];
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let r = row("web1", "postgres", 10);
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            for k in 0..(x % 12) {
+                let t = tokens[((x >> (k * 5)) % tokens.len() as u64) as usize];
+                text.push_str(t);
+                if (x >> (k + 3)) & 1 == 1 {
+                    text.push(' ');
+                }
+            }
+            match Predicate::parse(&text, STACKS_COLUMNS) {
+                Ok(p) => {
+                    let _ = p.eval(&r);
+                    let _ = p.eval(&|_: &str| None);
+                }
+                Err(e) => {
+                    assert!(e.offset <= text.len() && text.is_char_boundary(e.offset), "{text:?}: {e:?}");
+                    assert!(!e.message.is_empty());
+                    let _ = e.to_string();
+                }
+            }
+        }
+    }
+
+    #[test]
     fn errors_say_where_and_what() {
         let e = err("hots = 'a'");
         assert_eq!((e.offset, e.column()), (0, 1));
