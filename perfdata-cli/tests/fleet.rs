@@ -353,3 +353,80 @@ fn flamegraph_from_dataset_where() {
     assert!(err.contains("not a dataset"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Copy a directory-format recording (its files only).
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+}
+
+#[test]
+fn directory_recordings_in_a_dataset() {
+    // `perf record --threads` directories (data + data.N; one zstd-compressed) are one recording
+    // each, found in a directory walked or given themselves.
+    let dir = scratch("dirs");
+    let input = dir.join("in");
+    copy_dir(&testdata().join("threads.data"), &input.join("a/threads.data"));
+    copy_dir(&testdata().join("threads-z.data"), &input.join("b/threads-z.data"));
+    std::fs::copy(testdata().join("fp.data"), input.join("fp.data")).unwrap();
+    let ds = dir.join("dataset");
+    let ds_s = ds.to_str().unwrap();
+    let (code, err) = export(&["export", "--format", "parquet", "-j", "2", input.to_str().unwrap(), "-o", ds_s]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("3 recordings exported, 0 skipped"), "{err}");
+    let want: BTreeMap<String, (u64, u64)> =
+        [("a/threads.data", "threads.data"), ("b/threads-z.data", "threads-z.data"), ("fp.data", "fp.data")]
+            .iter()
+            .map(|(path, name)| {
+                let p = input.join(path);
+                let size = if p.is_dir() {
+                    files(&p).iter().map(|f| std::fs::metadata(f).unwrap().len()).sum()
+                } else {
+                    std::fs::metadata(&p).unwrap().len()
+                };
+                (p.to_str().unwrap().to_string(), (perf_samples(name), size))
+            })
+            .collect();
+    let mut got = BTreeMap::new();
+    let mut rows_by_file = BTreeMap::new();
+    let samples = files(&ds.join("samples"));
+    for p in files(&ds.join("recordings")) {
+        let b = read(&p);
+        let u = |c: &str| b.column_by_name(c).unwrap().as_primitive::<arrow_array::types::UInt64Type>().value(0);
+        assert_eq!(strings(&b, "status")[0], "ok");
+        let file = strings(&b, "file")[0].clone();
+        got.insert(file.clone(), (u("samples"), u("size")));
+        // The samples table's rows, too (its part is named by the recording's hash).
+        let part = format!("part-{}.parquet", strings(&b, "hash")[0]);
+        rows_by_file.insert(file, samples.iter().filter(|s| s.ends_with(&part)).map(|s| rows(s)).sum::<u64>());
+    }
+    assert_eq!(got, want, "perf's SAMPLE counts and the recordings' sizes");
+    assert_eq!(rows_by_file, want.iter().map(|(f, (n, _))| (f.clone(), *n)).collect());
+    // Each recording's stacks are perfdata folded's.
+    for f in want.keys() {
+        let (code, out, err) =
+            perfdata(&["flamegraph", "--from-dataset", ds_s, "--where", &format!("file = '{f}'"), "--folded"]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(parse_folded(&out), folded_of(Path::new(f)), "{f}");
+        assert!(!out.is_empty(), "{f}");
+    }
+    // Again: the same content hashes, nothing exported; the directory given itself is one recording.
+    let (_, err) = export(&["export", "--format", "parquet", input.to_str().unwrap(), "-o", ds_s]);
+    assert!(err.contains("0 recordings exported, 3 skipped"), "{err}");
+    let one = input.join("a/threads.data");
+    let (code, err) = export(&[
+        "export",
+        "--format",
+        "parquet",
+        "--dataset",
+        one.to_str().unwrap(),
+        "-o",
+        dir.join("ds2").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("1 recordings exported, 0 skipped"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
