@@ -285,9 +285,9 @@ pub struct QueryArgs {
     /// Columns: host and date (the Hive partitions; date is the recording's UTC day,
     /// 'YYYY-MM-DD'; partitions ruled out are not read), comm and file (strings), weight
     /// (integer: a folded stack's weight in one recording). Operators: = != <> < <= > >=,
-    /// [NOT] IN ('a', 'b'), [NOT] LIKE 'pat%' (% any run of characters, _ one), AND, OR, NOT,
-    /// parentheses; 'strings' ('' for a quote) and integers; keywords and column names in any
-    /// case. Strings compare byte by byte.
+    /// IN ('a', 'b') and NOT IN, LIKE 'pat%' (% any run of characters, _ one) and NOT LIKE, AND,
+    /// OR, NOT, parentheses; 'strings' ('' for a quote) and integers; keywords and column names
+    /// in any case. Strings compare byte by byte.
     ///   --where "host IN ('web1', 'web2') AND date >= '2026-11-24'"
     ///   --where "comm NOT LIKE 'kworker/%' AND NOT host = 'db1'"
     #[arg(long = "where", value_name = "PREDICATE", requires = "from_dataset", verbatim_doc_comment)]
