@@ -21,9 +21,11 @@ if grep -E '^(gimli|object|addr2line|flate2|rustc-demangle|cpp_demangle|inferno|
 fi
 
 # Python bindings (perfdata-py, its own cargo workspace): format and lint them, build them into a venv
-# inside the repo (.venv) with maturin, and run their pytest suite (pyarrow, pandas, polars, DuckDB and
-# the notebook runner are installed so that none of those tests is skipped).
-PY_TEST_DEPS=(maturin pytest pyarrow pandas polars duckdb nbclient nbformat ipykernel zstandard mypy jsonschema)
+# inside the repo (.venv) with maturin, and run their pytest suite (pyarrow, pandas, polars, DuckDB,
+# Dask distributed and the notebook runner are installed so that none of those tests is skipped;
+# dask[distributed] adds ~7 s and 44 MB to a fresh venv. pyspark is not: its 456 MB sdist took ~2 min
+# to download and install here, so its test skips with the reason).
+PY_TEST_DEPS=(maturin pytest pyarrow pandas polars duckdb "dask[distributed]" nbclient nbformat ipykernel zstandard mypy jsonschema)
 [ -x .venv/bin/python ] || "${PYTHON:-python3}" -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check "${PY_TEST_DEPS[@]}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}" PYO3_PYTHON="$PWD/.venv/bin/python"

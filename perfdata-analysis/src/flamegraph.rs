@@ -126,8 +126,17 @@ pub fn diff_svg(
     }
     let mut opt = inferno_options(options)?;
     opt.negate_differentials = negate;
-    let lines = if negate { diff_folded(after, before, normalize) } else { diff_folded(before, after, normalize) };
-    render(&lines, opt)
+    render(&diff_lines(before, after, normalize, negate), opt)
+}
+
+/// The lines [`diff_svg`] draws: [`diff_folded`] of `before` and `after`, or with `negate` of
+/// `after` and `before` (flamegraph.pl `--negate` reads them that way round).
+pub fn diff_lines(before: &FoldedStacks, after: &FoldedStacks, normalize: bool, negate: bool) -> String {
+    if negate {
+        diff_folded(after, before, normalize)
+    } else {
+        diff_folded(before, after, normalize)
+    }
 }
 
 /// flamegraph.pl's "ERROR: No valid input provided" image, which inferno refuses to draw.

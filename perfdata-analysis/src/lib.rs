@@ -12,6 +12,7 @@
 //! | [`sched`] | scheduler map, latency, time history | `perf sched map/latency/timehist` |
 //! | [`latency`] | block I/O, wakeup and off-CPU latency, histograms | bcc `biolatency`/`runqlat`, perf-tools `iolatency` |
 //! | [`export`] | other tools' formats | pprof, speedscope, Chrome trace, Parquet |
+//! | `query` (feature `dataset`) | a dataset's folded stacks selected by a SQL `WHERE` predicate | DuckDB over the dataset |
 //! | [`options`] | the options as the CLI and Python state them (`--time`, fold knobs) | perf's option syntax |
 //!
 //! ```no_run
@@ -38,6 +39,8 @@ pub mod flamegraph;
 pub mod folded;
 pub mod latency;
 pub mod options;
+#[cfg(feature = "dataset")]
+pub mod query;
 #[cfg(feature = "symbolize")]
 pub mod report;
 pub mod sched;

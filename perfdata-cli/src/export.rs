@@ -38,7 +38,8 @@ pub enum Format {
 #[derive(Args)]
 pub struct ExportArgs {
     /// perf.data file, or - for stdin. parquet: several files or directories (searched for
-    /// *.data, perf.data* and files starting with PERFILE2) make a dataset (see --dataset).
+    /// *.data, perf.data* and files starting with PERFILE2; a `perf record --threads` directory,
+    /// data + data.N, is one recording) make a dataset (see --dataset).
     #[arg(required = true, num_args = 1..)]
     files: Vec<String>,
     /// Output format.

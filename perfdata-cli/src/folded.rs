@@ -4,9 +4,11 @@ use clap::{Args, ValueEnum};
 use perfdata_analysis::flamegraph::{self, FlameGraphOptions};
 use perfdata_analysis::folded::{folded, Compat, FoldedOptions, FoldedStacks, Root, Weight};
 use perfdata_analysis::options::{FoldRequest, TimeRanges};
+use perfdata_analysis::query::dataset_stacks;
+use perfdata_analysis::query::predicate::{Predicate, STACKS_COLUMNS};
 use perfdata_analysis::symbolize::SymbolizeOptions;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -232,6 +234,66 @@ pub struct GraphArgs {
     /// --diff: size frames by BEFORE, so what vanished still shows (flamegraph.pl --negate).
     #[arg(long, requires = "diff")]
     negate: bool,
+    /// Write the folded stacks the graph is drawn from (`stack weight` lines, as `perfdata
+    /// folded`; with --diff difffolded.pl's `stack before after`, or `stack after before` with
+    /// --negate) instead of the SVG.
+    #[arg(long)]
+    folded: bool,
+}
+
+/// The ids of [`FoldArgs`]: a dataset's stacks are folded already.
+const FOLD_ARGS: [&str; 26] = [
+    "compat",
+    "weight",
+    "pid",
+    "tid",
+    "no_comm",
+    "kernel",
+    "jit",
+    "all",
+    "addrs",
+    "inline",
+    "no_inline",
+    "annotate_inline",
+    "srcline",
+    "plain_unwind",
+    "event_filter",
+    "all_events",
+    "no_tidy",
+    "tidy_java",
+    "filter_pid",
+    "filter_tid",
+    "filter_comm",
+    "time",
+    "buildid_dir",
+    "symfs",
+    "kallsyms",
+    "no_jitdump",
+];
+
+/// Where the stacks come from when they come from a dataset.
+#[derive(Args)]
+pub struct QueryArgs {
+    /// Draw the folded stacks of a dataset (written by `perfdata export --format parquet FILES…
+    /// -o DATASET`) instead of a file's: the sum of its recordings' stacks, those --where selects.
+    ///
+    /// The stacks were folded by the export (its folding options, e.g. --weight, are the ones that
+    /// count, so they cannot be given here); the root frame is the comm.
+    #[arg(long, value_name = "DATASET", conflicts_with_all = FOLD_ARGS)]
+    from_dataset: Option<PathBuf>,
+    /// --from-dataset: the recordings' stacks to draw, a SQL WHERE predicate (DuckDB's answer to
+    /// `SELECT … FROM stacks WHERE PREDICATE`); with --diff give it twice: BEFORE, then AFTER.
+    ///
+    /// Columns: host and date (the Hive partitions; date is the recording's UTC day,
+    /// 'YYYY-MM-DD'; partitions ruled out are not read), comm and file (strings), weight
+    /// (integer: a folded stack's weight in one recording). Operators: = != <> < <= > >=,
+    /// IN ('a', 'b') and NOT IN, LIKE 'pat%' (% any run of characters, _ one) and NOT LIKE, AND,
+    /// OR, NOT, parentheses; 'strings' ('' for a quote) and integers; keywords and column names
+    /// in any case. Strings compare byte by byte.
+    ///   --where "host IN ('web1', 'web2') AND date >= '2026-11-24'"
+    ///   --where "comm NOT LIKE 'kworker/%' AND NOT host = 'db1'"
+    #[arg(long = "where", value_name = "PREDICATE", requires = "from_dataset", verbatim_doc_comment)]
+    predicates: Vec<String>,
 }
 
 /// `perfdata flamegraph`.
@@ -239,29 +301,119 @@ pub fn run_flamegraph(
     files: &[String],
     fold: &FoldArgs,
     graph: &GraphArgs,
+    query: &QueryArgs,
     out: Option<&PathBuf>,
 ) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let mut o = FlameGraphOptions {
-        colors: graph.colors.clone(),
-        inverted: graph.inverted,
-        width: graph.width,
-        count_name: fold.count_name().into(),
-        ..Default::default()
-    };
-    let svg = match (graph.diff, files) {
-        (false, [one]) => {
-            o.title = graph.title.clone().unwrap_or_else(|| "Flame Graph".into());
-            o.subtitle = Some(one.clone());
-            flamegraph::svg(&fold.fold(one)?, &o)?
+    // The stacks drawn (one set, or BEFORE and AFTER), what they are called, and their unit.
+    if query.from_dataset.is_none() && !query.predicates.is_empty() {
+        return Err("--where selects recordings of a dataset: give it with --from-dataset DATASET".into());
+    }
+    let (sets, names, count_name) = match &query.from_dataset {
+        Some(ds) => from_dataset(ds, &query.predicates, graph.diff, fold)?,
+        None => {
+            match (graph.diff, files) {
+                (false, [_]) | (true, [_, _]) => {}
+                (false, _) => return Err("flamegraph takes one file (two with --diff)".into()),
+                (true, _) => return Err("--diff takes two files: BEFORE AFTER".into()),
+            }
+            let sets = files.iter().map(|f| fold.fold(f)).collect::<Result<Vec<_>, _>>()?;
+            (sets, files.to_vec(), fold.count_name().to_string())
         }
-        (true, [before, after]) => {
-            o.title = graph.title.clone().unwrap_or_else(|| "Differential Flame Graph".into());
-            o.subtitle = Some(format!("{before} → {after}: red grew, blue shrank"));
-            flamegraph::diff_svg(&fold.fold(before)?, &fold.fold(after)?, graph.normalize, graph.negate, &o)?
-        }
-        (false, _) => return Err("flamegraph takes one file (two with --diff)".into()),
-        (true, _) => return Err("--diff takes two files: BEFORE AFTER".into()),
     };
-    output(out, &svg)?;
+    let text = match (sets.as_slice(), names.as_slice()) {
+        ([one], _) if graph.folded => one.to_folded_string(),
+        ([before, after], _) if graph.folded => flamegraph::diff_lines(before, after, graph.normalize, graph.negate),
+        ([one], [name]) => {
+            let o = FlameGraphOptions {
+                title: graph.title.clone().unwrap_or_else(|| "Flame Graph".into()),
+                subtitle: Some(name.clone()),
+                ..graph.options(count_name)
+            };
+            flamegraph::svg(one, &o)?
+        }
+        ([before, after], [b, a]) => {
+            let o = FlameGraphOptions {
+                title: graph.title.clone().unwrap_or_else(|| "Differential Flame Graph".into()),
+                subtitle: Some(format!("{b} → {a}: red grew, blue shrank")),
+                ..graph.options(count_name)
+            };
+            flamegraph::diff_svg(before, after, graph.normalize, graph.negate, &o)?
+        }
+        _ => return Err("flamegraph takes one selection (two with --diff)".into()),
+    };
+    output(out, &text)?;
     Ok(ExitCode::SUCCESS)
+}
+
+impl GraphArgs {
+    /// The drawing options (title and subtitle left to the caller).
+    fn options(&self, count_name: String) -> FlameGraphOptions {
+        FlameGraphOptions {
+            colors: self.colors.clone(),
+            inverted: self.inverted,
+            width: self.width,
+            count_name,
+            ..Default::default()
+        }
+    }
+}
+
+type Selection = (Vec<FoldedStacks>, Vec<String>, String);
+
+/// `--from-dataset DS [--where P]` (`--diff --where BEFORE --where AFTER`): the stacks selected,
+/// their names (`DS where P`), and what the weights count (the export's unit).
+fn from_dataset(
+    ds: &Path,
+    predicates: &[String],
+    diff: bool,
+    fold: &FoldArgs,
+) -> Result<Selection, Box<dyn std::error::Error>> {
+    let wanted: Vec<Option<&String>> = match (diff, predicates) {
+        (false, []) => vec![None],
+        (false, [p]) => vec![Some(p)],
+        (true, [b, a]) => vec![Some(b), Some(a)],
+        (false, _) => return Err("--where is given once (twice with --diff: BEFORE, then AFTER)".into()),
+        (true, _) => return Err("--diff with --from-dataset takes two --where predicates: BEFORE, then AFTER".into()),
+    };
+    let mut sets = Vec::new();
+    let mut names = Vec::new();
+    let mut unit: Option<String> = None;
+    for text in wanted {
+        let predicate = text.map(|t| Predicate::parse(t, STACKS_COLUMNS)).transpose()?;
+        let got = dataset_stacks(ds, predicate.as_ref())?;
+        let name = match text {
+            Some(t) => format!("{} where {t}", ds.display()),
+            None => ds.display().to_string(),
+        };
+        if got.parts_read == 0 {
+            eprintln!("perfdata: warning: no recording of {name}");
+        }
+        match (&unit, got.weight) {
+            (Some(u), Some(w)) if *u != w => {
+                return Err(
+                    format!("the stacks of BEFORE weigh by {u}, those of AFTER by {w}: nothing to compare").into()
+                )
+            }
+            (None, w) => unit = w,
+            _ => {}
+        }
+        sets.push(got.stacks);
+        names.push(name);
+    }
+    Ok((sets, names, unit.unwrap_or_else(|| fold.count_name().to_string())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn from_dataset_conflicts_with_every_folding_option() {
+        let cmd = FoldArgs::augment_args(clap::Command::new("t"));
+        let mut ids: Vec<&str> = cmd.get_arguments().map(|a| a.get_id().as_str()).collect();
+        ids.sort_unstable();
+        let mut listed = FOLD_ARGS.to_vec();
+        listed.sort_unstable();
+        assert_eq!(ids, listed);
+    }
 }

@@ -77,15 +77,26 @@ enum Cmd {
         #[arg(short, long)]
         output: Option<std::path::PathBuf>,
     },
-    /// An interactive flame graph SVG (search, zoom, tooltips), or a differential one (--diff A B).
+    /// An interactive flame graph SVG (search, zoom, tooltips), or a differential one (--diff A B),
+    /// of recordings or of a dataset's recordings selected by SQL predicates.
+    ///
+    ///   perfdata flamegraph perf.data -o flame.svg
+    ///   perfdata flamegraph --diff before.data after.data -o diff.svg
+    ///   perfdata flamegraph --from-dataset fleet --where "host = 'web1'" -o web1.svg
+    ///   perfdata flamegraph --from-dataset fleet --diff \
+    ///       --where "date = '2026-11-24'" --where "date = '2026-11-25'" -o diff.svg
+    ///   perfdata flamegraph --from-dataset fleet --where "comm LIKE 'postgres%'" --folded
+    #[command(verbatim_doc_comment)]
     Flamegraph {
-        /// perf.data file (two with --diff), or - for stdin.
-        #[arg(num_args = 1..=2, required = true)]
+        /// perf.data file (two with --diff: BEFORE AFTER), or - for stdin.
+        #[arg(num_args = 1..=2, required_unless_present = "from_dataset", conflicts_with = "from_dataset")]
         files: Vec<String>,
         #[command(flatten)]
         fold: folded::FoldArgs,
         #[command(flatten)]
         graph: folded::GraphArgs,
+        #[command(flatten)]
+        query: folded::QueryArgs,
         /// Write the SVG here instead of stdout.
         #[arg(short, long)]
         output: Option<std::path::PathBuf>,
@@ -182,8 +193,8 @@ fn main() -> ExitCode {
         Cmd::WakeupLatency(a) => latency::wakeup_latency(&a),
         Cmd::Offcpu(a) => offcpu::run(&a),
         Cmd::Folded { file, fold, output } => folded::run_folded(&file, &fold, output.as_ref()),
-        Cmd::Flamegraph { files, fold, graph, output } => {
-            folded::run_flamegraph(&files, &fold, &graph, output.as_ref())
+        Cmd::Flamegraph { files, fold, graph, query, output } => {
+            folded::run_flamegraph(&files, &fold, &graph, &query, output.as_ref())
         }
     };
     progress::finish();

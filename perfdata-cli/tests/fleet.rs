@@ -176,3 +176,257 @@ fn fleet_dataset() {
     assert!(added.iter().all(|p| p.file_name().unwrap().to_str().unwrap().starts_with("part-")), "{added:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `perfdata folded FILE` as stack → weight (nothing for a file it cannot fold: a damaged one,
+/// whose dataset rows hold no stacks either).
+fn folded_of(path: &Path) -> BTreeMap<String, u64> {
+    let out = Command::new(env!("CARGO_BIN_EXE_perfdata")).arg("folded").arg(path).output().unwrap();
+    if !out.status.success() {
+        return BTreeMap::new();
+    }
+    parse_folded(&String::from_utf8(out.stdout).unwrap())
+}
+
+fn parse_folded(text: &str) -> BTreeMap<String, u64> {
+    text.lines()
+        .map(|l| {
+            let (s, w) = l.rsplit_once(' ').unwrap();
+            (s.to_string(), w.parse().unwrap())
+        })
+        .collect()
+}
+
+fn perfdata(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_perfdata")).args(args).output().unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (out.status.code().unwrap_or(-1), text(out.stdout), text(out.stderr))
+}
+
+/// One recording of the fleet as the oracle sees it: its partition values (from how it was
+/// made, not from the dataset) and `perfdata folded`'s stacks.
+struct Folded {
+    host: String,
+    date: String,
+    file: String,
+    stacks: BTreeMap<String, u64>,
+}
+
+/// The sum over `files` of the stacks `keep(file, comm, weight)` selects.
+fn oracle(files: &[Folded], keep: &dyn Fn(&Folded, &str, u64) -> bool) -> perfdata_analysis::FoldedStacks {
+    let mut sum: BTreeMap<String, u64> = BTreeMap::new();
+    for f in files {
+        for (s, w) in &f.stacks {
+            if keep(f, s.split(';').next().unwrap(), *w) {
+                *sum.entry(s.clone()).or_default() += w;
+            }
+        }
+    }
+    perfdata_analysis::FoldedStacks { stacks: sum, diagnostics: Vec::new() }
+}
+
+#[test]
+fn flamegraph_from_dataset_where() {
+    use perfdata_analysis::flamegraph::{diff_lines, diff_svg, svg, FlameGraphOptions};
+    use perfdata_analysis::query::{dataset_stacks, predicate::Predicate, predicate::STACKS_COLUMNS};
+    let dir = scratch("where");
+    // 40 recordings: 10 hosts × 4 days, plus the damaged files (host `vm`, 2026-11-01).
+    let fleet = make_fleet::generate(&testdata(), &dir.join("in"), 0, 40).unwrap();
+    let ds = dir.join("dataset");
+    let ds_s = ds.to_str().unwrap();
+    let (code, err) =
+        export(&["export", "--format", "parquet", "-j", "2", dir.join("in").to_str().unwrap(), "-o", ds_s]);
+    assert_eq!(code, 1, "{err}");
+    let mut files: Vec<Folded> = fleet
+        .members
+        .iter()
+        .map(|m| Folded {
+            host: m.host.clone(),
+            date: perfdata_analysis::export::dataset::utc_date(m.mtime as i64),
+            file: m.path.to_str().unwrap().to_string(),
+            stacks: folded_of(&m.path),
+        })
+        .collect();
+    for (p, _) in &fleet.damaged {
+        // perf's hostname of the committed recordings they were cut from.
+        let f = folded_of(p);
+        files.push(Folded {
+            host: "vm".into(),
+            date: "2026-11-01".into(),
+            file: p.to_str().unwrap().into(),
+            stacks: f,
+        });
+    }
+    assert!(files[40..].iter().all(|f| f.stacks.is_empty()), "the damaged files fold to nothing");
+    let host_file = files.iter().find(|f| f.host == "host02").unwrap().file.clone();
+    type Keep = Box<dyn Fn(&Folded, &str, u64) -> bool>;
+    let cases: Vec<(String, Keep, Option<usize>)> = vec![
+        ("host = 'host03'".into(), Box::new(|f, _, _| f.host == "host03"), Some(4)),
+        (
+            "host IN ('host01', 'Host02', 'host02') AND date >= '2026-11-03'".into(),
+            Box::new(|f, _, _| ["host01", "host02"].contains(&f.host.as_str()) && f.date.as_str() >= "2026-11-03"),
+            Some(4),
+        ),
+        (
+            "NOT (host <> 'host05' OR date = '2026-11-02') and date != '2026-11-04'".into(),
+            Box::new(|f, _, _| f.host == "host05" && f.date != "2026-11-02" && f.date != "2026-11-04"),
+            Some(2),
+        ),
+        ("host LIKE 'v_'".into(), Box::new(|f, _, _| f.host == "vm"), Some(0)),
+        ("comm = 'spin'".into(), Box::new(|_, c, _| c == "spin"), None),
+        (
+            "date = '2026-11-02' OR comm LIKE 'py%' AND weight > 1000000".into(),
+            Box::new(|f, c, w| f.date == "2026-11-02" || (c.starts_with("py") && w > 1_000_000)),
+            None,
+        ),
+        (
+            "comm NOT IN ('spin', 'sh') AND \"HOST\" < 'host05'".into(),
+            Box::new(|f, c, _| !["spin", "sh"].contains(&c) && f.host.as_str() < "host05"),
+            None,
+        ),
+        (format!("file = '{}'", host_file.replace('\'', "''")), Box::new(move |f, _, _| f.file == host_file), None),
+        ("weight <= 200000 and host like '%7'".into(), Box::new(|f, _, w| w <= 200_000 && f.host == "host07"), None),
+    ];
+    for (predicate, keep, parts) in &cases {
+        let want = oracle(&files, keep.as_ref());
+        let (code, out, err) = perfdata(&["flamegraph", "--from-dataset", ds_s, "--where", predicate, "--folded"]);
+        assert_eq!(code, 0, "{predicate}: {err}");
+        assert_eq!(parse_folded(&out), want.stacks, "{predicate}");
+        assert_eq!(out, want.to_folded_string(), "{predicate}");
+        // Partitions ruled out are not opened: a predicate of host and date reads its recordings' parts only.
+        let p = Predicate::parse(predicate, STACKS_COLUMNS).unwrap();
+        let got = dataset_stacks(&ds, Some(&p)).unwrap();
+        if let Some(n) = parts {
+            assert_eq!((got.parts_read, got.parts_read + got.parts_pruned), (*n, 40), "{predicate}");
+            assert_eq!(*n == 0, err.contains("warning: no recording of"), "{predicate}: {err}");
+        }
+        assert_eq!(got.weight.as_deref(), (got.parts_read > 0).then_some("period"), "{predicate}");
+    }
+    assert!(
+        !oracle(&files, cases[5].1.as_ref()).stacks.is_empty()
+            && !oracle(&files, cases[4].1.as_ref()).stacks.is_empty()
+    );
+
+    // Without --where: every recording; the SVG is the one of the summed stacks.
+    let all = oracle(&files, &|_, _, _| true);
+    let (code, out, err) = perfdata(&["flamegraph", "--from-dataset", ds_s]);
+    assert_eq!(code, 0, "{err}");
+    let o = FlameGraphOptions { subtitle: Some(ds_s.to_string()), count_name: "period".into(), ..Default::default() };
+    assert_eq!(out, svg(&all, &o).unwrap());
+
+    // --diff: the differential graph (and difffolded's lines) of the two sums.
+    let (b, a) = ("date = '2026-11-01'", "date = '2026-11-02' and host <> 'host01'");
+    let before = oracle(&files, &|f, _, _| f.date == "2026-11-01");
+    let after = oracle(&files, &|f, _, _| f.date == "2026-11-02" && f.host != "host01");
+    let args = ["flamegraph", "--from-dataset", ds_s, "--diff", "--where", b, "--where", a];
+    let (code, out, err) = perfdata(&args);
+    assert_eq!(code, 0, "{err}");
+    let o = FlameGraphOptions {
+        title: "Differential Flame Graph".into(),
+        subtitle: Some(format!("{ds_s} where {b} → {ds_s} where {a}: red grew, blue shrank")),
+        count_name: "period".into(),
+        ..Default::default()
+    };
+    assert_eq!(out, diff_svg(&before, &after, false, false, &o).unwrap());
+    let (_, out, _) = perfdata(&[&args[..], &["--normalize", "--negate"]].concat());
+    assert_eq!(out, diff_svg(&before, &after, true, true, &o).unwrap());
+    for extra in [&["--folded"][..], &["--folded", "--normalize"], &["--folded", "--negate"]] {
+        let (_, out, _) = perfdata(&[&args[..], extra].concat());
+        let (normalize, negate) = (extra.contains(&"--normalize"), extra.contains(&"--negate"));
+        assert_eq!(out, diff_lines(&before, &after, normalize, negate), "{extra:?}");
+    }
+
+    // Mistakes: where and what was expected.
+    let (code, _, err) = perfdata(&["flamegraph", "--from-dataset", ds_s, "--where", "hots = 'a'"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("column 1: unknown column `hots` (the columns are host, date, comm, file, weight)"), "{err}");
+    let bad = "host = 'a' AND (weight > 'x')";
+    let (_, _, err) = perfdata(&["flamegraph", "--from-dataset", ds_s, "--where", bad]);
+    assert!(err.contains("column 26: `weight` is an integer column"), "{err}");
+    assert!(err.contains(&format!("\n  {bad}\n  {}^", " ".repeat(bad.find("'x'").unwrap()))), "{err}");
+    let (code, _, err) = perfdata(&["flamegraph", "--from-dataset", ds_s, "--diff", "--where", "host = 'a'"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("takes two --where predicates: BEFORE, then AFTER"), "{err}");
+    let (code, _, err) = perfdata(&["flamegraph", "--from-dataset", ds_s, "--kernel"]);
+    assert_eq!(code, 2, "the stacks are folded already: {err}");
+    let (code, _, err) = perfdata(&["flamegraph", "--from-dataset", dir.join("in").to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("not a dataset"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Copy a directory-format recording (its files only).
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+}
+
+#[test]
+fn directory_recordings_in_a_dataset() {
+    // `perf record --threads` directories (data + data.N; one zstd-compressed) are one recording
+    // each, found in a directory walked or given themselves.
+    let dir = scratch("dirs");
+    let input = dir.join("in");
+    copy_dir(&testdata().join("threads.data"), &input.join("a/threads.data"));
+    copy_dir(&testdata().join("threads-z.data"), &input.join("b/threads-z.data"));
+    std::fs::copy(testdata().join("fp.data"), input.join("fp.data")).unwrap();
+    let ds = dir.join("dataset");
+    let ds_s = ds.to_str().unwrap();
+    let (code, err) = export(&["export", "--format", "parquet", "-j", "2", input.to_str().unwrap(), "-o", ds_s]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("3 recordings exported, 0 skipped"), "{err}");
+    let want: BTreeMap<String, (u64, u64)> =
+        [("a/threads.data", "threads.data"), ("b/threads-z.data", "threads-z.data"), ("fp.data", "fp.data")]
+            .iter()
+            .map(|(path, name)| {
+                let p = input.join(path);
+                let size = if p.is_dir() {
+                    files(&p).iter().map(|f| std::fs::metadata(f).unwrap().len()).sum()
+                } else {
+                    std::fs::metadata(&p).unwrap().len()
+                };
+                (p.to_str().unwrap().to_string(), (perf_samples(name), size))
+            })
+            .collect();
+    let mut got = BTreeMap::new();
+    let mut rows_by_file = BTreeMap::new();
+    let samples = files(&ds.join("samples"));
+    for p in files(&ds.join("recordings")) {
+        let b = read(&p);
+        let u = |c: &str| b.column_by_name(c).unwrap().as_primitive::<arrow_array::types::UInt64Type>().value(0);
+        assert_eq!(strings(&b, "status")[0], "ok");
+        let file = strings(&b, "file")[0].clone();
+        got.insert(file.clone(), (u("samples"), u("size")));
+        // The samples table's rows, too (its part is named by the recording's hash).
+        let part = format!("part-{}.parquet", strings(&b, "hash")[0]);
+        rows_by_file.insert(file, samples.iter().filter(|s| s.ends_with(&part)).map(|s| rows(s)).sum::<u64>());
+    }
+    assert_eq!(got, want, "perf's SAMPLE counts and the recordings' sizes");
+    assert_eq!(rows_by_file, want.iter().map(|(f, (n, _))| (f.clone(), *n)).collect());
+    // Each recording's stacks are perfdata folded's.
+    for f in want.keys() {
+        let (code, out, err) =
+            perfdata(&["flamegraph", "--from-dataset", ds_s, "--where", &format!("file = '{f}'"), "--folded"]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(parse_folded(&out), folded_of(Path::new(f)), "{f}");
+        assert!(!out.is_empty(), "{f}");
+    }
+    // Again: the same content hashes, nothing exported; the directory given itself is one recording.
+    let (_, err) = export(&["export", "--format", "parquet", input.to_str().unwrap(), "-o", ds_s]);
+    assert!(err.contains("0 recordings exported, 3 skipped"), "{err}");
+    let one = input.join("a/threads.data");
+    let (code, err) = export(&[
+        "export",
+        "--format",
+        "parquet",
+        "--dataset",
+        one.to_str().unwrap(),
+        "-o",
+        dir.join("ds2").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("1 recordings exported, 0 skipped"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

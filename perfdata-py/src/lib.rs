@@ -9,7 +9,8 @@
 //! - [`flamegraph`]: folded stacks, flame graphs and the `FlameGraph` object;
 //! - [`iter`]: the streaming record/sample iterators (a self-referencing holder of file + iterator);
 //! - [`arrow`]: Arrow tables (built without the GIL) exported through the Arrow PyCapsule interface;
-//! - [`dataset`]: `export_dataset`, many recordings into one Parquet dataset;
+//! - [`dataset`]: `export_dataset`, many recordings into one Parquet dataset; `dataset_folded`,
+//!   `dataset_flamegraph`, its stacks selected by a SQL predicate;
 //! - [`error`]: `PerfDataError` and the mapping of core errors;
 //! - [`convert`]: JSON views of the core (`perfdata_core::json`) → Python objects;
 //! - [`sched`]: the scheduler helpers (`sched_latency`, `sched_map`, `sched_timehist`,
@@ -50,6 +51,8 @@ fn _perfdata(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(perfdata::open, m)?)?;
     m.add_function(wrap_pyfunction!(flamegraph::flamegraph_diff, m)?)?;
     m.add_function(wrap_pyfunction!(dataset::export_dataset, m)?)?;
+    m.add_function(wrap_pyfunction!(dataset::dataset_folded, m)?)?;
+    m.add_function(wrap_pyfunction!(dataset::dataset_flamegraph, m)?)?;
     m.add_class::<flamegraph::FlameGraph>()?;
     m.add_class::<perfdata::PerfData>()?;
     m.add_class::<header::Header>()?;

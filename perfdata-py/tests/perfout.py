@@ -2,10 +2,12 @@
 
 - ``<file>.header``: ``perf report --header-only -I``
 - ``<file>.dump`` (or ``.dump.zst`` for the shared corpus): ``perf report -D``
+- ``<file>.stats``: ``perf report --stats``
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -17,6 +19,33 @@ REPO = Path(__file__).resolve().parents[2]
 TESTDATA = REPO / "testdata"
 CORPUS = REPO.parent / "shared" / "corpus"
 CORPUS_PERF = TESTDATA / "corpus-perf"
+
+
+def cargo_built(name: str) -> Optional[Path]:
+    """A binary cargo built in the workspace's target dir (``perfdata``, ``examples/make-fleet``),
+    release first, or None."""
+    target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
+    for profile in ("release", "debug"):
+        p = target / profile / name
+        if p.exists():
+            return p
+    return None
+
+
+def make_fleet(out: Path, n: int) -> List[tuple]:
+    """Generate the fleet of ``perfdata-cli/examples/make-fleet.rs`` (built by ``cargo test``):
+    (path, source recording, host, date) per file, ``-`` for the damaged ones' source and host."""
+    binary = cargo_built("examples/make-fleet")
+    assert binary is not None, "make-fleet is not built (cargo test --release builds it)"
+    listing = subprocess.run([binary, TESTDATA, out, str(n)], check=True, capture_output=True, text=True).stdout
+    return [tuple(line.split()) for line in listing.splitlines()]
+
+
+def perf_samples(source: str) -> int:
+    """perf report --stats's SAMPLE count of a committed recording."""
+    text = (TESTDATA / f"{source}.stats").read_text()
+    line = next(l for l in text.splitlines() if l.strip().startswith("SAMPLE events:"))
+    return int(line.split()[2])
 
 
 def committed_recordings() -> List[Path]:

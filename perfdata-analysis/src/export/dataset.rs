@@ -8,7 +8,7 @@
 //! | path | rows |
 //! |---|---|
 //! | `TABLE/host=H/date=D/part-HASH.parquet` | the table `TABLE` of [`super::parquet`] (`samples`, `mmaps`, …, `tp.SYSTEM.NAME`) of one recording, with a `file` column (the path given) |
-//! | `stacks/host=H/date=D/part-HASH.parquet` | the recording's folded stacks: `comm`, `frames` (`list<string>`, root first, as a flame graph draws them), `weight`, `file` |
+//! | `stacks/host=H/date=D/part-HASH.parquet` | the recording's folded stacks: `comm`, `frames` (`list<string>`, root first, as a flame graph draws them), `weight` (`period` or `samples`: the schema's `perfdata.weight` metadata), `file`; queried by [`crate::query`] |
 //! | `recordings/part-HASH.parquet` | one row: the file, its hash, host, date and header fields, rows per table, `status` (`ok`, `damaged`: read up to a problem, `failed`: nothing could be read) |
 //! | `errors/part-HASH.parquet` | the problems met reading the recording (`stage`, `message`), when there were any |
 //!
@@ -19,7 +19,10 @@
 //! first sample's time of day, which do not depend on the copy). Partition values keep ASCII
 //! letters, digits, `.`, `_` and `-` and percent-encode other bytes, as Hive does.
 //!
-//! `HASH` is the XXH3-128 hash of the file's bytes: a recording whose `recordings` part exists is
+//! A directory-format recording (`perf record --threads`: `data` and `data.N`) is one recording,
+//! read as `PerfFile::open` reads it.
+//!
+//! `HASH` is the XXH3-128 hash of the file's bytes (of a directory's files, see [`content_hash`]): a recording whose `recordings` part exists is
 //! skipped, so exporting again into the same dataset appends only new recordings and rewrites
 //! nothing. Recordings are read in parallel, one per task on a pool of
 //! [`DatasetOptions::jobs`] threads (each task writes its tables in batches of
@@ -30,7 +33,7 @@
 
 use super::arrow::tables;
 use super::parquet::{properties, write_parquet, Error as ParquetError, ParquetOptions, WrittenTable};
-use crate::folded::{folded, FoldedOptions, Root};
+use crate::folded::{folded, FoldedOptions, Root, Weight};
 use arrow_array::builder::{ListBuilder, StringDictionaryBuilder};
 use arrow_array::types::Int32Type;
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray, UInt32Array, UInt64Array};
@@ -145,12 +148,14 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     move |source| Error::Io { path: path.to_path_buf(), source }
 }
 
-/// The recordings among `inputs`: files as given, directories walked (sorted) for files named
-/// `*.data`, `perf.data*` or starting with perf's magic `PERFILE2`.
+/// The recordings among `inputs`: files as given, directory-format recordings (`perf record
+/// --threads`: see [`is_recording_dir`]) as one recording each, other directories walked (sorted)
+/// for files named `*.data`, `perf.data*` or starting with perf's magic `PERFILE2` and for
+/// directory-format recordings.
 pub fn collect_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     let mut out = Vec::new();
     for p in inputs {
-        if p.is_dir() {
+        if p.is_dir() && !is_recording_dir(p) {
             walk(p, &mut out)?;
         } else {
             out.push(p.clone());
@@ -165,7 +170,11 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Error> {
     entries.sort();
     for p in entries {
         if p.is_dir() {
-            walk(&p, out)?;
+            if is_recording_dir(&p) {
+                out.push(p);
+            } else {
+                walk(&p, out)?;
+            }
         } else if looks_like_recording(&p) {
             out.push(p);
         }
@@ -173,28 +182,80 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Error> {
     Ok(())
 }
 
-fn looks_like_recording(p: &Path) -> bool {
-    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    if name.ends_with(".data") || name.starts_with("perf.data") {
-        return true;
-    }
+/// Whether the file starts with perf's magic (`PERFILE2`, or `2ELIFREP` big-endian).
+fn has_magic(p: &Path) -> bool {
     let mut magic = [0u8; 8];
-    std::fs::File::open(p).and_then(|mut f| f.read_exact(&mut magic)).is_ok() && &magic == b"PERFILE2"
+    std::fs::File::open(p).and_then(|mut f| f.read_exact(&mut magic)).is_ok()
+        && (&magic == b"PERFILE2" || &magic == b"2ELIFREP")
 }
 
-/// XXH3-128 of the file's bytes, as 32 hex digits.
-pub fn content_hash(path: &Path) -> std::io::Result<String> {
+fn looks_like_recording(p: &Path) -> bool {
+    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    name.ends_with(".data") || name.starts_with("perf.data") || has_magic(p)
+}
+
+/// Whether `dir` is a directory-format recording (`perf record --threads`): a `data` file with
+/// perf's header (and its `data.N` record files beside it), which `PerfFile::open` reads as one.
+pub fn is_recording_dir(dir: &Path) -> bool {
+    let data = dir.join("data");
+    data.is_file() && has_magic(&data)
+}
+
+/// The files of a directory-format recording that `PerfFile::open` reads: `data`, then `data.N`
+/// in N order.
+fn recording_dir_files(dir: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
+    let mut parts = Vec::new();
+    for e in std::fs::read_dir(dir)? {
+        let e = e?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        if let Some(n) = name.strip_prefix("data.").and_then(|n| n.parse::<u32>().ok()) {
+            parts.push((n, name, e.path()));
+        }
+    }
+    parts.sort();
+    let mut out = vec![("data".to_string(), dir.join("data"))];
+    out.extend(parts.into_iter().map(|(_, name, path)| (name, path)));
+    Ok(out)
+}
+
+fn hash_file(path: &Path, h: &mut twox_hash::XxHash3_128, buf: &mut [u8]) -> std::io::Result<()> {
     let mut f = std::fs::File::open(path)?;
-    let mut h = twox_hash::XxHash3_128::new();
-    let mut buf = vec![0u8; 1 << 20];
     loop {
-        let n = f.read(&mut buf)?;
+        let n = f.read(buf)?;
         if n == 0 {
-            break;
+            return Ok(());
         }
         h.write(buf.get(..n).unwrap_or(&[]));
     }
+}
+
+/// XXH3-128 of the file's bytes, as 32 hex digits. A directory-format recording hashes each of
+/// its files (`data`, `data.N` in N order) after its name and size, so that the bytes of one
+/// file cannot pass for another's.
+pub fn content_hash(path: &Path) -> std::io::Result<String> {
+    let mut h = twox_hash::XxHash3_128::new();
+    let mut buf = vec![0u8; 1 << 20];
+    if path.is_dir() {
+        for (name, p) in recording_dir_files(path)? {
+            h.write(name.as_bytes());
+            h.write(&[0]);
+            h.write(&std::fs::metadata(&p)?.len().to_le_bytes());
+            hash_file(&p, &mut h, &mut buf)?;
+        }
+    } else {
+        hash_file(path, &mut h, &mut buf)?;
+    }
     Ok(format!("{:032x}", h.finish_128()))
+}
+
+/// The recording's size in bytes: the file's, or the sum of a directory-format recording's files.
+fn recording_size(path: &Path) -> Option<u64> {
+    if path.is_dir() {
+        let files = recording_dir_files(path).ok()?;
+        files.iter().map(|(_, p)| std::fs::metadata(p).map(|m| m.len()).ok()).sum()
+    } else {
+        std::fs::metadata(path).map(|m| m.len()).ok()
+    }
 }
 
 /// Export `inputs` (see [`collect_inputs`]) into the dataset at `dataset` (created if missing),
@@ -322,7 +383,7 @@ fn write_tables(
         match folded(perf, &fo) {
             Ok(stacks) => {
                 diagnostics.extend(stacks.diagnostics.iter().map(|d| format!("stacks: {d}")));
-                let batch = stacks_batch(&stacks.stacks, name)?;
+                let batch = stacks_batch(&stacks.stacks, name, fo.weight)?;
                 let path = stage.join("stacks.parquet");
                 let rows = batch.num_rows() as u64;
                 write_batch(&path, &batch, &po)?;
@@ -334,8 +395,13 @@ fn write_tables(
     Ok((w.tables, diagnostics))
 }
 
-/// The `stacks` rows: `comm;root;…;leaf` → comm, frames, weight, file.
-fn stacks_batch(stacks: &std::collections::BTreeMap<String, u64>, file: &str) -> Result<RecordBatch, ParquetError> {
+/// The `stacks` rows: `comm;root;…;leaf` → comm, frames, weight, file; what the weight counts
+/// in the schema's metadata ([`crate::query::WEIGHT_METADATA_KEY`]).
+fn stacks_batch(
+    stacks: &std::collections::BTreeMap<String, u64>,
+    file: &str,
+    unit: Weight,
+) -> Result<RecordBatch, ParquetError> {
     let mut comm = StringDictionaryBuilder::<Int32Type>::new();
     let mut frames = ListBuilder::new(StringDictionaryBuilder::<Int32Type>::new());
     let mut weight = Vec::with_capacity(stacks.len());
@@ -359,7 +425,15 @@ fn stacks_batch(stacks: &std::collections::BTreeMap<String, u64>, file: &str) ->
         ("weight", Arc::new(UInt64Array::from(weight))),
         ("file", Arc::new(files.finish())),
     ];
-    Ok(tables::batch(columns)?)
+    let batch = tables::batch(columns)?;
+    let unit = match unit {
+        Weight::Samples => "samples",
+        Weight::Period => "period",
+    };
+    let metadata: std::collections::HashMap<String, String> =
+        [(crate::query::WEIGHT_METADATA_KEY.to_string(), unit.to_string())].into();
+    let schema = Arc::new(batch.schema().as_ref().clone().with_metadata(metadata));
+    Ok(batch.with_schema(schema)?)
 }
 
 /// Write one batch as the Parquet file `path` (a temporary name renamed at the end).
@@ -402,7 +476,7 @@ fn write_errors(dataset: &Path, e: &Exported, stage: &str) -> Result<(), Error> 
 /// `recordings/part-HASH.parquet`: the one row of `e` (written last: its presence marks the
 /// recording exported).
 fn write_recording(dataset: &Path, e: &Exported, info: Option<&HeaderInfo>, file: &Path) -> Result<(), Error> {
-    let size = std::fs::metadata(file).map(|m| m.len()).ok();
+    let size = recording_size(file);
     let rows = |t: &str| e.tables.iter().find(|w| w.name == t).map(|w| w.rows);
     let s = |v: Option<&str>| -> ArrayRef { Arc::new(StringArray::from(vec![v])) };
     let u64c = |v: Option<u64>| -> ArrayRef { Arc::new(UInt64Array::from(vec![v])) };

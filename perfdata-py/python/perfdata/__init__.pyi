@@ -21,6 +21,8 @@ from typing_extensions import Unpack
 
 __all__ = [
     "dataset",
+    "dataset_flamegraph",
+    "dataset_folded",
     "export_dataset",
     "read_samples",
     "read_stacks",
@@ -84,15 +86,17 @@ class _FoldOptions(TypedDict, total=False):
     progress: bool
     """Show the progress of reading the file on stderr (tqdm when installed)."""
 
-class _GraphOptions(_FoldOptions, total=False):
-    """How stacks are folded, and how the graph looks (defaults: colors 'hot', not inverted,
-    1200 pixels wide)."""
+class _LookOptions(TypedDict, total=False):
+    """How a graph looks (defaults: colors 'hot', not inverted, 1200 pixels wide)."""
 
     title: Optional[str]
     subtitle: Optional[str]
     colors: _Colors
     inverted: bool
     width: Optional[int]
+
+class _GraphOptions(_FoldOptions, _LookOptions, total=False):
+    """How stacks are folded, and how the graph looks."""
 
 @final
 class PerfDataError(ValueError):
@@ -733,6 +737,22 @@ def export_dataset(
     """Export perf.data files (and directories of them) into one Hive-partitioned Parquet dataset,
     ``jobs`` at once, skipping those already in it: per input ``file``, ``hash``, ``status``,
     ``host``, ``date``, ``tables`` (name → rows), ``errors``."""
+
+def dataset_folded(dataset: _Path, where: Optional[str] = None) -> Dict[str, int]:
+    """The folded stacks (stack -> summed weight) of a dataset's recordings that the SQL predicate
+    ``where`` selects (over host, date, comm, file, weight)."""
+
+def dataset_flamegraph(
+    dataset: _Path,
+    where: Optional[str] = None,
+    *,
+    diff: Optional[Tuple[str, str]] = None,
+    normalize: bool = False,
+    negate: bool = False,
+    **options: Unpack[_LookOptions],
+) -> FlameGraph:
+    """A flame graph of a dataset's recordings that ``where`` selects, or the differential graph
+    of two selections ``diff=(BEFORE, AFTER)``."""
 
 def read_samples(path: _Path, *, symbolize: bool = False, **options: Any) -> Any:
     """The samples of one recording as a ``pyarrow.Table`` with a ``file`` column."""
