@@ -1009,6 +1009,11 @@ pub struct ChainEntry {
     pub kernel: bool,
     /// The callchain's address, as perf prints an unresolved callchain entry (not map-relative).
     pub addr: u64,
+    /// The first address of the symbol holding the address ([`perfdata_symbolize::Frame::start`]),
+    /// also for an inlined function: perf gives each inlined frame a symbol of its own spanning
+    /// that symbol's addresses, so `perf report` tells the same inlined function in different
+    /// functions apart.
+    pub start: Option<u64>,
 }
 
 impl Folder<'_> {
@@ -1029,12 +1034,12 @@ impl Folder<'_> {
             _ => self.no_inlines.clone(),
         };
         if inlines.is_empty() {
-            out.push(ChainEntry { dso: f.dso, symbol: f.symbol, inlined: false, kernel, addr });
+            out.push(ChainEntry { dso: f.dso, symbol: f.symbol, inlined: false, kernel, addr, start: f.start });
             return;
         }
         for i in inlines.iter() {
             let symbol = Some(i.name.clone());
-            out.push(ChainEntry { dso: f.dso.clone(), symbol, inlined: i.inlined, kernel, addr });
+            out.push(ChainEntry { dso: f.dso.clone(), symbol, inlined: i.inlined, kernel, addr, start: f.start });
         }
     }
 }
@@ -1318,7 +1323,7 @@ impl<'o> StackFolder<'o> {
     /// The module and symbol of address `ip` of process `pid` (`kernel`: a kernel address), as
     /// perf names them for a sample's ip: the module's path (`[kernel.kallsyms]`, `[unknown]`)
     /// and the demangled symbol (`None` when none covers it).
-    pub fn locate(&mut self, pid: u32, kernel: bool, ip: u64) -> (std::rc::Rc<str>, Option<std::rc::Rc<str>>) {
+    pub fn locate(&mut self, pid: u32, kernel: bool, ip: u64) -> perfdata_symbolize::Frame {
         let f = if kernel {
             let generation = self.folder.sym.kernel_generation();
             let f = self.folder.sym.resolve_kernel(&self.folder.machine, ip);
@@ -1328,7 +1333,7 @@ impl<'o> StackFolder<'o> {
             let map = self.folder.machine.find_map(pid, ip, false);
             self.folder.sym.resolve_in(pid, map, ip)
         };
-        (f.dso, f.symbol)
+        f
     }
 
     /// The address perf prints for an unresolved `ip` of process `pid`: relative to its map

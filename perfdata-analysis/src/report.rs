@@ -111,10 +111,12 @@ pub struct ReportRow {
     pub symbol: Option<String>,
 }
 
-/// A symbol of the table: named, or an unresolved address.
+/// A symbol of the table: named, with its first address and whether it is an inlined function
+/// (perf's `_sort__sym_cmp` tells symbols of one name apart by their addresses; an inlined
+/// function's are those of the symbol it is inlined in), or an unresolved address.
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum Sym {
-    Named(Rc<str>, bool),
+    Named(Rc<str>, Option<u64>, bool),
     Addr(u64),
 }
 
@@ -159,8 +161,8 @@ fn short_dso(dso: &str) -> Option<Rc<str>> {
 }
 
 /// A symbol as perf names it: the C string of a kallsyms module symbol.
-fn named(sym: &str, inlined: bool) -> Sym {
-    Sym::Named(sym.split('\0').next().unwrap_or(sym).into(), inlined)
+fn named(sym: &str, start: Option<u64>, inlined: bool) -> Sym {
+    Sym::Named(sym.split('\0').next().unwrap_or(sym).into(), start, inlined)
 }
 
 /// The report of `file`'s samples (all events together), rows most first as perf orders them, and
@@ -191,10 +193,10 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<(Vec<ReportRow>, 
             dso: None,
             sym: None,
         };
-        let (dso, sym) = folder.locate(pid, kernel, ip);
-        let dso = short_dso(&dso);
-        let sym = match sym.as_deref() {
-            Some(n) => named(n, false),
+        let f = folder.locate(pid, kernel, ip);
+        let dso = short_dso(&f.dso);
+        let sym = match f.symbol.as_deref() {
+            Some(n) => named(n, f.start, false),
             None => Sym::Addr(folder.map_ip(pid, kernel, ip)),
         };
         let key = base.with(&opts.sort, dso, sym);
@@ -215,7 +217,7 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<(Vec<ReportRow>, 
         let mut level = kernel;
         for c in chain.iter().rev() {
             let dso = short_dso(&c.dso);
-            let sym = c.symbol.as_deref().map_or(Sym::Addr(c.addr), |n| named(n, c.inlined));
+            let sym = c.symbol.as_deref().map_or(Sym::Addr(c.addr), |n| named(n, c.start, c.inlined));
             if c.symbol.is_some() || dso.is_some() {
                 level = c.kernel;
             }
@@ -265,8 +267,8 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<(Vec<ReportRow>, 
             dso: k.dso.map(|d| d.map_or_else(|| "[unknown]".to_string(), |d| d.to_string())),
             kernel: k.sym.is_some().then_some(a.kernel),
             symbol: k.sym.map(|(_, s)| match s {
-                Sym::Named(n, false) => n.to_string(),
-                Sym::Named(n, true) => format!("{n} (inlined)"),
+                Sym::Named(n, _, false) => n.to_string(),
+                Sym::Named(n, _, true) => format!("{n} (inlined)"),
                 // perf's "%-#.*llx": no 0x for zero.
                 Sym::Addr(0) => format!("{:016x}", 0),
                 Sym::Addr(a) => format!("{a:#018x}"),
@@ -291,7 +293,7 @@ fn cmp_known<T: Ord>(a: &Option<T>, b: &Option<T>) -> std::cmp::Ordering {
 fn cmp_sym(a: Option<&Sym>, b: Option<&Sym>) -> std::cmp::Ordering {
     fn name(s: Option<&Sym>) -> Option<&str> {
         match s {
-            Some(Sym::Named(n, _)) => Some(n),
+            Some(Sym::Named(n, ..)) => Some(n),
             _ => None,
         }
     }

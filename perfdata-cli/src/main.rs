@@ -289,9 +289,9 @@ fn symbolized(
     m.insert("comm".into(), folder.comm(tid).into());
     if let Some(ip) = s.ip() {
         let kernel = r.header.cpumode() == perfdata_core::record::CpuMode::Kernel;
-        let (dso, sym) = folder.locate(pid, kernel, ip);
-        m.insert("dso".into(), dso.as_ref().into());
-        let sym = sym.as_deref().map(|n| n.split('\0').next().unwrap_or(n).to_string());
+        let f = folder.locate(pid, kernel, ip);
+        m.insert("dso".into(), f.dso.as_ref().into());
+        let sym = f.symbol.as_deref().map(|n| n.split('\0').next().unwrap_or(n).to_string());
         m.insert("symbol".into(), sym.into());
     }
     let frames = folder.stack(r, s).map(|id| {

@@ -233,6 +233,19 @@ pub struct Frame {
     pub symbol: Option<Rc<str>>,
     /// perf's dso name for the map (`[kernel.kallsyms]`, a path, `[unknown]` without a map).
     pub dso: Rc<str>,
+    /// The symbol's first address (an ELF virtual address in a binary, absolute for the kernel's
+    /// and a perf map's symbols; `None` when unresolved or for a symbol a recording carries):
+    /// `perf report` tells apart symbols of one name (C++ overloads without their parameters) by
+    /// it.
+    pub start: Option<u64>,
+}
+
+impl Frame {
+    /// A frame of `dso` with its symbol's name and first address, if found.
+    fn of(found: Option<(Rc<str>, u64)>, dso: Rc<str>) -> Frame {
+        let (symbol, start) = found.map_or((None, None), |(n, a)| (Some(n), Some(a)));
+        Frame { symbol, dso, start }
+    }
 }
 
 enum Source {
@@ -266,7 +279,7 @@ pub struct Symbolizer {
     kernel_build_id: Option<Vec<u8>>,
     sources: HashMap<String, Rc<Source>>,
     kernel: KernelState,
-    cache: HashMap<(Rc<str>, u64), Option<Rc<str>>, ahash::RandomState>,
+    cache: HashMap<(Rc<str>, u64), Option<(Rc<str>, u64)>, ahash::RandomState>,
     dso_names: HashMap<String, Rc<str>, ahash::RandomState>,
     /// Every file opened, by path (`None`: not a readable ELF file), so each is mapped once.
     binaries: HashMap<PathBuf, Option<Rc<Binary>>>,
@@ -802,7 +815,7 @@ impl Symbolizer {
     /// demangled.
     pub fn resolve_kernel(&mut self, machine: &Machine, addr: u64) -> Frame {
         if let Some(symbol) = self.recorded_kernel(addr) {
-            return Frame { symbol: Some(symbol), dso: self.dso_name("[kernel.kallsyms]") };
+            return Frame { symbol: Some(symbol), dso: self.dso_name("[kernel.kallsyms]"), start: None };
         }
         if let Some(map) = machine.kernel_maps().find(addr) {
             let name = kmod::kmod_name(&map.filename).0;
@@ -810,18 +823,18 @@ impl Symbolizer {
                 self.load_module(&name);
             }
             let dso = self.module_dso(&name, map);
-            let symbol = dso.find(map.start, addr).map(|s| Rc::from(s.name.as_str()));
-            return Frame { symbol, dso: dso.name.clone() };
+            let found = dso.find(map.start, addr).map(|s| (Rc::from(s.name.as_str()), s.start));
+            return Frame::of(found, dso.name.clone());
         }
         let in_kernel = machine.kernel_image().is_some_and(|k| self.in_kernel_map(k, addr));
         if !in_kernel {
-            return Frame { symbol: None, dso: self.dso_name("[unknown]") };
+            return Frame::of(None, self.dso_name("[unknown]"));
         }
         if !self.kernel.loaded {
             self.load_kernel_dso(machine);
         }
-        let symbol = self.kallsyms().and_then(|k| k.kernel.find(addr).map(|s| Rc::from(s.name.as_str())));
-        Frame { symbol, dso: self.dso_name("[kernel.kallsyms]") }
+        let found = self.kallsyms().and_then(|k| k.kernel.find(addr).map(|s| (Rc::from(s.name.as_str()), s.start)));
+        Frame::of(found, self.dso_name("[kernel.kallsyms]"))
     }
 
     /// [`Symbolizer::resolve`] for an address of process `pid`: one that no map holds may still
@@ -829,7 +842,7 @@ impl Symbolizer {
     pub fn resolve_in(&mut self, pid: u32, map: Option<&Map>, addr: u64) -> Frame {
         if map.is_none() {
             if let Some((dso, symbol)) = self.recorded.find_unmapped(pid, addr) {
-                return Frame { symbol: Some(symbol), dso: self.dso_name(&dso) };
+                return Frame { symbol: Some(symbol), dso: self.dso_name(&dso), start: None };
             }
         }
         self.resolve(map, addr)
@@ -840,42 +853,45 @@ impl Symbolizer {
     /// answers from kallsyms alone.
     pub fn resolve(&mut self, map: Option<&Map>, addr: u64) -> Frame {
         let Some(map) = map else {
-            return Frame { symbol: None, dso: self.dso_name("[unknown]") };
+            return Frame::of(None, self.dso_name("[unknown]"));
         };
         if map.is_kernel() {
-            let symbol = self
-                .recorded_kernel(addr)
-                .or_else(|| self.kallsyms().and_then(|k| k.kernel.find(addr).map(|s| Rc::from(s.name.as_str()))));
-            return Frame { symbol, dso: self.dso_name("[kernel.kallsyms]") };
+            let dso = self.dso_name("[kernel.kallsyms]");
+            if let Some(symbol) = self.recorded_kernel(addr) {
+                return Frame { symbol: Some(symbol), dso, start: None };
+            }
+            let found = self.kallsyms().and_then(|k| k.kernel.find(addr).map(|s| (Rc::from(s.name.as_str()), s.start)));
+            return Frame::of(found, dso);
         }
         let dso = self.dso_name(&map.filename);
         if let Some(symbol) = self.recorded.find(map, addr) {
-            return Frame { symbol: Some(symbol), dso };
+            return Frame { symbol: Some(symbol), dso, start: None };
         }
         let key = (dso.clone(), map.map_ip(addr));
         if let Some(s) = self.cache.get(&key) {
-            return Frame { symbol: s.clone(), dso };
+            return Frame::of(s.clone(), dso);
         }
         if let Some(code) = &map.jit {
-            let symbol: Option<Rc<str>> = jit::symbol_at(code, key.1).map(|n| Rc::from(demangle(n)));
-            self.cache.insert(key, symbol.clone());
-            return Frame { symbol, dso };
+            // (JIT code has one name per load: no two symbols to tell apart.)
+            let found = jit::symbol_at(code, key.1).map(|n| (Rc::from(demangle(n)), 0));
+            self.cache.insert(key, found.clone());
+            return Frame::of(found, dso);
         }
         let source = Some(self.source(map));
-        let symbol: Option<Rc<str>> = match source.as_deref() {
+        let found: Option<(Rc<str>, u64)> = match source.as_deref() {
             // perf demangles no perf map name (dso__load_perf_map keeps them as written).
-            Some(Source::Absolute(t)) => t.find(addr).map(|s| Rc::from(s.name.as_str())),
+            Some(Source::Absolute(t)) => t.find(addr).map(|s| (Rc::from(s.name.as_str()), s.start)),
             Some(Source::Elf(e, plt)) => {
                 let vaddr = e.offset_to_vaddr(key.1);
                 plt.as_ref()
                     .and_then(|p| p.find(vaddr))
                     .or_else(|| e.symbols.table.find(vaddr))
-                    .map(|s| Rc::from(demangle(&s.name)))
+                    .map(|s| (Rc::from(demangle(&s.name)), s.start))
             }
             Some(Source::None) | None => None,
         };
-        self.cache.insert(key, symbol.clone());
-        Frame { symbol, dso }
+        self.cache.insert(key, found.clone());
+        Frame::of(found, dso)
     }
 }
 

@@ -189,19 +189,23 @@ impl Heatmap {
             top + plot_h / 2
         );
         // Colour legend.
+        // Ten boxes of up to 14 px, no taller than the plot (a plot of a few rows is short).
         let lx = left + plot_w + 30;
+        let bh = (plot_h / 10).clamp(1, 14);
+        let bottom = top + plot_h;
         for i in 0..10u32 {
             let n = (u64::from(i) + 1).saturating_mul(max) / 10;
-            let y = top + plot_h - (i + 1) * 14;
+            let y = bottom.saturating_sub((i + 1) * bh);
             let _ = writeln!(
                 s,
-                r#"<rect x="{lx}" y="{y}" width="14" height="14" fill="{}"/>"#,
+                r#"<rect x="{lx}" y="{y}" width="14" height="{bh}" fill="{}"/>"#,
                 colour(n.max(1), max.max(1))
             );
         }
-        let _ = writeln!(s, r#"<text x="{}" y="{}">{max}</text>"#, lx + 18, top + plot_h - 10 * 14 + 11);
-        let _ = writeln!(s, r#"<text x="{}" y="{}">1</text>"#, lx + 18, top + plot_h - 3);
-        let _ = writeln!(s, r#"<text x="{lx}" y="{}">count</text>"#, top + plot_h - 10 * 14 - 8);
+        let legend_top = bottom.saturating_sub(10 * bh);
+        let _ = writeln!(s, r#"<text x="{}" y="{}">{max}</text>"#, lx + 18, legend_top + 11);
+        let _ = writeln!(s, r#"<text x="{}" y="{}">1</text>"#, lx + 18, bottom.saturating_sub(3));
+        let _ = writeln!(s, r#"<text x="{lx}" y="{}">count</text>"#, legend_top.saturating_sub(8));
         s.push_str("</svg>\n");
         s
     }

@@ -196,10 +196,10 @@ impl<'o> SymSink<'o> {
         let kernel = rec.header.cpumode() == perfdata_core::record::CpuMode::Kernel;
         match s.ip() {
             Some(ip) => {
-                let (dso, sym) = self.folder.locate(pid, kernel, ip);
-                self.dso.append_value(&*dso);
+                let f = self.folder.locate(pid, kernel, ip);
+                self.dso.append_value(&*f.dso);
                 // A kallsyms module symbol carries its module after a NUL.
-                match sym.as_deref().map(|n| n.split('\0').next().unwrap_or(n)) {
+                match f.symbol.as_deref().map(|n| n.split('\0').next().unwrap_or(n)) {
                     Some(n) => self.symbol.append_value(n),
                     None => self.symbol.append_null(),
                 }
