@@ -77,8 +77,11 @@ fn rows_equal_perf_report() {
 /// [k]/[.]), ordered by Children then Self then the keys; F.report-children from gen-report.sh.
 #[test]
 fn children_equal_perf_report() {
-    // (cxx-dwarf.data.report-children is not compared: perf keeps separate entries for an inlined
-    // function under different callers, and for some not inlined ones, where we merge them by name.)
+    // (cxx-dwarf.data.report-children is not compared: 3 entries differ. perf splits
+    // `(anonymous namespace)::shapes` (5.45 % + 0.91 %) and `_Map_base<…>::operator[]` (3.64 % +
+    // 1.82 %) into two entries each where we have one, and has no `__introsort_loop<…> (inlined)`
+    // entry (ours: 1.82 %). Same-named symbols at other addresses and inlined functions in
+    // different symbols are already told apart as perf does; what splits these is not known.)
     for name in ["fp.data", "dwarf.data", "sysw.data", "cxx-fp.data"] {
         let mut ours = ours(name, &["--children"]);
         let mut perf = perf(&format!("{name}.report-children"));
