@@ -750,6 +750,47 @@ fn sched_all(f: &PerfFile<'_>) {
     drive_offcpu(f);
 }
 
+/// Every feature-section parser of `parse::feature` over `input` (of `len` bytes): no panic, and
+/// what a parser reports as read lies inside the input.
+fn parse_features(input: perfdata_core::parse::Reader<'_>, len: usize) {
+    use perfdata_core::parse::{feature as f, PResult, Reader};
+    fn run<'a, T>(input: Reader<'a>, len: usize, parser: impl FnOnce(Reader<'a>) -> PResult<'a, T>) {
+        if let Ok((rest, _)) = parser(input) {
+            assert!(rest.remaining() <= len);
+        }
+    }
+    let n = input.rest().first().map_or(0, |b| u32::from(*b));
+    run(input, len, f::string);
+    run(input, len, f::nr_cpus);
+    run(input, len, f::total_mem);
+    run(input, len, f::cmdline);
+    run(input, len, f::build_ids);
+    run(input, len, f::event_desc);
+    run(input, len, f::cpu_topology(n));
+    run(input, len, f::numa_topology);
+    run(input, len, f::cache);
+    run(input, len, f::mem_topology);
+    run(input, len, f::hybrid_topology);
+    run(input, len, f::cpu_domain_info(n));
+    run(input, len, f::group_desc);
+    run(input, len, f::pmu_mappings);
+    run(input, len, f::cpu_pmu_caps);
+    run(input, len, f::pmu_caps);
+    run(input, len, f::sample_time);
+    run(input, len, f::clockid_res_ns);
+    run(input, len, f::clock_data);
+    run(input, len, f::auxtrace);
+    run(input, len, f::dir_format);
+    run(input, len, f::compressed);
+    run(input, len, f::bpf_prog_info);
+    run(input, len, f::bpf_btf);
+    run(input, len, f::simpleperf_file);
+    run(input, len, f::simpleperf_file2);
+    run(input, len, f::simpleperf_meta_info);
+    run(input, len, f::simpleperf_debug_unwind);
+    run(input, len, f::table(&[1, 2, 3, 200]));
+}
+
 /// `parse`: the public nom parsers of `perfdata_core::parse` driven directly, at every offset of
 /// the first 64 and in both byte orders: the file header, a perf_event_attr, a record header, a
 /// section and a u64 array never panic, consume no more than the input, and what they decode
@@ -789,6 +830,7 @@ pub fn parse(data: &[u8]) {
                 );
             }
             let _ = p::section(input());
+            parse_features(input(), bytes.len());
             let count = bytes.first().map_or(0, |b| u64::from(*b));
             if let Ok((rest, v)) = p::u64s(count)(input()) {
                 assert_eq!(v.len() as u64, count);

@@ -34,6 +34,8 @@ use crate::Endian;
 use nom::error::ErrorKind;
 use nom::number::Endianness;
 
+pub mod feature;
+
 /// What every parser returns: the rest of the input and the value, or where and why it stopped.
 pub type PResult<'a, T> = nom::IResult<Reader<'a>, T, ParseError>;
 
@@ -230,6 +232,74 @@ pub fn u64s<'a>(count: u64) -> impl Fn(Reader<'a>) -> PResult<'a, U64s<'a>> {
 #[inline]
 pub fn fixed_str<'a>(n: usize) -> impl Fn(Reader<'a>) -> PResult<'a, &'a [u8]> {
     move |input: Reader<'a>| take(n)(input).map(|(rest, b)| (rest, until_nul(b)))
+}
+
+/// The next `n` bytes as an input of their own (a structure framed by a size field), with the
+/// same byte order, name and absolute offsets.
+#[inline]
+pub fn take_input<'a>(n: usize) -> impl Fn(Reader<'a>) -> PResult<'a, Reader<'a>> {
+    move |input: Reader<'a>| {
+        if input.remaining() < n {
+            return Err(nom::Err::Error(ParseError::truncated(&input, n as u64)));
+        }
+        Ok((input.advanced(n), input.limited(n)))
+    }
+}
+
+/// A [`ParseError::Malformed`] at `input` as a parser's result.
+#[inline]
+pub fn malformed<'a, T>(input: &Reader<'a>, detail: &'static str, values: [u64; 2]) -> PResult<'a, T> {
+    Err(nom::Err::Error(ParseError::malformed(input, detail, values)))
+}
+
+/// `n` values of `item`, `n` a count read from the input, each value at least `min_size` bytes:
+/// the vector never reserves more than the input could hold, so a damaged count allocates
+/// nothing. An item that reads nothing stops the loop with an error (`ErrorKind::Count`).
+pub fn count<'a, T>(
+    n: u64,
+    min_size: usize,
+    mut item: impl FnMut(Reader<'a>) -> PResult<'a, T>,
+) -> impl FnMut(Reader<'a>) -> PResult<'a, Vec<T>> {
+    move |mut input: Reader<'a>| {
+        let cap = usize::try_from(n).unwrap_or(usize::MAX).min(input.remaining() / min_size.max(1));
+        let mut out = Vec::with_capacity(cap);
+        for _ in 0..n {
+            let (rest, v) = item(input)?;
+            if rest.remaining() == input.remaining() && n > 1 {
+                return Err(nom::Err::Error(ParseError::Kind {
+                    pos: input.position(),
+                    what: input.what(),
+                    kind: ErrorKind::Count,
+                }));
+            }
+            out.push(v);
+            input = rest;
+        }
+        Ok((input, out))
+    }
+}
+
+/// `item` repeated until the input ends (a sequence of entries that fills a section); an entry
+/// cut short is an error, not the end.
+pub fn until_end<'a, T>(
+    mut item: impl FnMut(Reader<'a>) -> PResult<'a, T>,
+) -> impl FnMut(Reader<'a>) -> PResult<'a, Vec<T>> {
+    move |mut input: Reader<'a>| {
+        let mut out = Vec::new();
+        while input.remaining() > 0 {
+            let (rest, v) = item(input)?;
+            if rest.remaining() == input.remaining() {
+                return Err(nom::Err::Error(ParseError::Kind {
+                    pos: input.position(),
+                    what: input.what(),
+                    kind: ErrorKind::Many0,
+                }));
+            }
+            out.push(v);
+            input = rest;
+        }
+        Ok((input, out))
+    }
 }
 
 /// `struct perf_file_section`: offset and size, two u64.
