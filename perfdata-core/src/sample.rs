@@ -10,8 +10,8 @@ use crate::reader::{Endian, Reader, U64s};
 pub struct ReadValues<'a> {
     /// The `read_format` it was decoded with.
     pub read_format: u64,
-    bytes: &'a [u8],
-    endian: Endian,
+    pub(crate) bytes: &'a [u8],
+    pub(crate) endian: Endian,
 }
 
 /// One counter value of a read.
@@ -28,20 +28,7 @@ pub struct ReadValue {
 impl<'a> ReadValues<'a> {
     /// Check a block for `read_format` (reference §5.3) and keep its bytes.
     pub fn parse(r: &mut Reader<'a>, read_format: u64) -> Result<Self> {
-        let start = r.rest();
-        let per_value = 1 + u64::from(read_format & rf::ID != 0) + u64::from(read_format & rf::LOST != 0);
-        let times =
-            u64::from(read_format & rf::TOTAL_TIME_ENABLED != 0) + u64::from(read_format & rf::TOTAL_TIME_RUNNING != 0);
-        if read_format & rf::GROUP != 0 {
-            let nr = r.u64()?;
-            r.u64s(times)?;
-            let words = nr.checked_mul(per_value).ok_or_else(|| r.malformed(format!("read group nr {nr}")))?;
-            r.u64s(words)?;
-        } else {
-            r.u64s(times + per_value)?;
-        }
-        let len = start.len() - r.rest().len();
-        Ok(ReadValues { read_format, bytes: start.get(..len).unwrap_or(&[]), endian: r.endian() })
+        r.run(crate::parse::record::read_values(read_format))
     }
 
     fn word(&self, i: usize) -> Option<u64> {

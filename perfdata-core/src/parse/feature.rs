@@ -662,18 +662,12 @@ mod tests {
     use crate::feature::simpleperf::tests::{field_bytes as field, field_varint};
     use crate::feature::system::tests::put_string;
     use crate::header::feature as bit;
+    use crate::parse::tests::{shown, Parsed};
     use crate::parse::to_error;
     use crate::{Endian, Position};
     use std::fmt::Debug;
 
     const AT: u64 = 0x1000;
-
-    /// What a parser left and its value as text (values may borrow from the input).
-    type Parsed = std::result::Result<(usize, String), nom::Err<ParseError>>;
-
-    fn shown<T: Debug>(r: PResult<'_, T>) -> Parsed {
-        r.map(|(rest, v)| (rest.remaining(), format!("{v:?}")))
-    }
 
     /// How a section is checked: the parser, the section built in a byte order, the value, the
     /// cuts that are a shorter section rather than a truncated one, and whether the writer

@@ -35,6 +35,7 @@ use nom::error::ErrorKind;
 use nom::number::Endianness;
 
 pub mod feature;
+pub mod record;
 
 /// What every parser returns: the rest of the input and the value, or where and why it stopped.
 pub type PResult<'a, T> = nom::IResult<Reader<'a>, T, ParseError>;
@@ -468,9 +469,18 @@ pub fn event_attr(input: Reader<'_>) -> PResult<'_, EventAttr> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::Endian;
+
+    /// What a parser left and its value as text (values may borrow from the input, and tests
+    /// compare values read in different byte orders).
+    pub(crate) type Parsed = std::result::Result<(usize, String), nom::Err<ParseError>>;
+
+    /// A parser's result as [`Parsed`].
+    pub(crate) fn shown<T: std::fmt::Debug>(r: PResult<'_, T>) -> Parsed {
+        r.map(|(rest, v)| (rest.remaining(), format!("{v:?}")))
+    }
 
     fn input(b: &[u8], e: Endian) -> Reader<'_> {
         Reader::new(b, e, Position::at(100), "test")
