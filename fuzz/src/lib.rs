@@ -874,6 +874,11 @@ pub fn parse(data: &[u8]) {
                     assert_eq!(back.ok(), Some(h));
                 }
             }
+            if let Ok((_, a)) = p::event_attr(input()) {
+                // The sample parser, laid out by an attr read from the same bytes.
+                let ev = perfdata_core::event::Event::new(0, a, vec![]);
+                run_parser(input(), bytes.len(), p::record::sample(&ev));
+            }
             if let Ok((rest, a)) = p::event_attr(input()) {
                 assert!(consumed(&rest) <= bytes.len());
                 let mut out = Vec::new();
