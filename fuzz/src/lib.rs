@@ -900,6 +900,7 @@ pub fn parse(data: &[u8]) {
             let _ = p::section(input());
             parse_features(input(), bytes.len());
             parse_records(input(), bytes.len());
+            run_parser(input(), bytes.len(), p::tracing::tracing_data);
             let count = bytes.first().map_or(0, |b| u64::from(*b));
             if let Ok((rest, v)) = p::u64s(count)(input()) {
                 assert_eq!(v.len() as u64, count);

@@ -36,6 +36,7 @@ use nom::number::Endianness;
 
 pub mod feature;
 pub mod record;
+pub mod tracing;
 
 /// What every parser returns: the rest of the input and the value, or where and why it stopped.
 pub type PResult<'a, T> = nom::IResult<Reader<'a>, T, ParseError>;
@@ -55,7 +56,7 @@ pub enum ParseError {
         available: u64,
     },
     /// A value that makes the structure impossible to read: `detail` with each `{}` replaced by
-    /// the next of `values` when the error is turned into text.
+    /// the next of `values` in decimal (`{x}`: in hex) when the error is turned into text.
     Malformed {
         /// Where the value is.
         pos: Position,
@@ -123,10 +124,21 @@ impl From<ParseError> for Error {
                 let mut text = String::with_capacity(detail.len() + 16);
                 let mut values = values.iter();
                 let mut rest = detail;
-                while let Some((before, after)) = rest.split_once("{}") {
+                // `{}` is the next value in decimal, `{x}` in hex.
+                while let Some(at) = rest.find('{') {
+                    let (before, after) = rest.split_at(at);
                     text.push_str(before);
-                    text.push_str(&values.next().copied().unwrap_or(0).to_string());
-                    rest = after;
+                    let mut next = || values.next().copied().unwrap_or(0);
+                    if let Some(after) = after.strip_prefix("{}") {
+                        text.push_str(&next().to_string());
+                        rest = after;
+                    } else if let Some(after) = after.strip_prefix("{x}") {
+                        text.push_str(&format!("{:x}", next()));
+                        rest = after;
+                    } else {
+                        text.push('{');
+                        rest = after.get(1..).unwrap_or_default();
+                    }
                 }
                 text.push_str(rest);
                 Error::malformed(pos, what, text)
