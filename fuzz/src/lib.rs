@@ -901,6 +901,7 @@ pub fn parse(data: &[u8]) {
             parse_features(input(), bytes.len());
             parse_records(input(), bytes.len());
             run_parser(input(), bytes.len(), p::tracing::tracing_data);
+            run_parser(input(), bytes.len(), p::file_attr(usize::from(bytes.first().copied().unwrap_or(0)) + 64));
             let count = bytes.first().map_or(0, |b| u64::from(*b));
             if let Ok((rest, v)) = p::u64s(count)(input()) {
                 assert_eq!(v.len() as u64, count);

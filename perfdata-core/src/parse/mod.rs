@@ -405,6 +405,21 @@ pub fn file_header(input: Reader<'_>) -> PResult<'_, FileHeader> {
     Ok((input, FileHeader { endian, format: Format::File, size, attr_size, attrs, data, event_types, features }))
 }
 
+/// `struct perf_file_attr`, one entry of the attrs section: a `perf_event_attr` filling
+/// `attr_size - 16` bytes (the header's `attr_size` is the entry's stride), then the
+/// `perf_file_section` of the event's ids. Errors name `perf_event_attr` and `attr ids section`.
+pub fn file_attr<'a>(attr_size: usize) -> impl Fn(Reader<'a>) -> PResult<'a, (EventAttr, Section)> {
+    move |input: Reader<'a>| {
+        let Some(n) = attr_size.checked_sub(16) else {
+            return malformed(&input, "attr_size {} is below its 16-byte ids section", [attr_size as u64, 0]);
+        };
+        let (rest, attr) = take_input(n)(input.context("perf_event_attr"))?;
+        let (_, attr) = event_attr(attr)?;
+        let (rest, ids) = section(rest.context("attr ids section"))?;
+        Ok((rest, (attr, ids)))
+    }
+}
+
 /// `struct perf_event_attr` at any ABI size: `type`, then `size` (0 is the first ABI's 64 bytes),
 /// then the fields that size covers. Reads `size` bytes, or what is left when the input is
 /// shorter; fields beyond them are 0, bytes beyond the 144 this crate knows are kept in
@@ -618,6 +633,26 @@ pub(crate) mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn file_attrs_in_both_orders_and_every_cut() {
+        let a = EventAttr { type_: 1, size: 136, config: 9, sample_type: 0x107, ..Default::default() };
+        for e in [Endian::Little, Endian::Big] {
+            let mut b = Vec::new();
+            a.write(e, &mut b);
+            e.put_u64(&mut b, 0x2000);
+            e.put_u64(&mut b, 16);
+            let (rest, (got, ids)) = file_attr(152)(input(&b, e)).unwrap();
+            assert_eq!((rest.remaining(), got, ids), (0, a.clone(), Section { offset: 0x2000, size: 16 }));
+            for cut in 0..b.len() {
+                let err = to_error(file_attr(152)(input(&b[..cut], e)).unwrap_err());
+                let what = if cut < 136 { "perf_event_attr" } else { "attr ids section" };
+                assert!(matches!(err, Error::Truncated { what: w, .. } if w == what), "cut {cut}: {err}");
+            }
+        }
+        let err = to_error(file_attr(8)(input(&[0; 8], Endian::Little)).unwrap_err());
+        assert_eq!(err.to_string(), "malformed test at 0x64: attr_size 8 is below its 16-byte ids section");
     }
 
     #[test]
