@@ -223,6 +223,7 @@ fn symbolizer(file: &PerfFile, opts: &FoldedOptions) -> Symbolizer {
     let entries = build_id_entries(file);
     let mut sym = Symbolizer::new(opts.symbolize.clone(), build_id_map(&entries));
     sym.set_kernel_build_ids(&entries);
+    sym.set_kernel_release(file.features().os_release().and_then(Result::ok).as_deref());
     // simpleperf recordings carry the symbols their samples hit (FILE/FILE2).
     if let Some(Ok(files)) = file.features().simpleperf_files() {
         sym.set_recorded_symbols(perfdata_symbolize::recorded::RecordedSymbols::new(&files));

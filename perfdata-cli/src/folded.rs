@@ -106,7 +106,10 @@ pub struct FoldArgs {
     /// Look for every binary under this root.
     #[arg(long, value_name = "DIR")]
     symfs: Option<PathBuf>,
-    /// Kernel symbols from this kallsyms file.
+    /// Kernel symbols from this kallsyms file. Without it they come from the build-id cache
+    /// (`[kernel.kallsyms]/BUILD_ID/kallsyms`), else from the running kernel's /proc/kallsyms when
+    /// it is the recorded kernel: the same build id or, for a recording without one (`perf record
+    /// -o -`), the same release (perf uses the running kernel's symbols for any kernel).
     #[arg(long, value_name = "FILE")]
     kallsyms: Option<PathBuf>,
     /// Ignore jitdump files. By default, when the recording holds the MMAP of a JIT agent's

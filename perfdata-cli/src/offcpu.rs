@@ -63,7 +63,10 @@ pub struct OffCpuArgs {
     /// Flame graph width in pixels.
     #[arg(long, requires = "flamegraph")]
     width: Option<usize>,
-    /// Kernel symbols from this kallsyms file.
+    /// Kernel symbols from this kallsyms file. Without it they come from the build-id cache
+    /// (`[kernel.kallsyms]/BUILD_ID/kallsyms`), else from the running kernel's /proc/kallsyms when
+    /// it is the recorded kernel: the same build id or, for a recording without one (`perf record
+    /// -o -`), the same release (perf uses the running kernel's symbols for any kernel).
     #[arg(long, value_name = "FILE")]
     kallsyms: Option<PathBuf>,
     /// Look for every binary under this root.

@@ -284,6 +284,28 @@ pub struct Symbolizer {
     inline_srclines: HashMap<(Rc<str>, u64), Rc<[SrcLine]>, ahash::RandomState>,
     /// Symbols the recording carries (simpleperf's FILE/FILE2), preferred to the binaries.
     recorded: recorded::RecordedSymbols,
+    /// The recorded kernel's release (OSRELEASE), for recordings without a kernel build id.
+    kernel_release: Option<String>,
+    /// Where the running kernel describes itself.
+    host: Host,
+}
+
+/// The running kernel's release, build id and symbols, as files (tests point them elsewhere).
+#[derive(Clone, Debug)]
+struct Host {
+    release: PathBuf,
+    notes: PathBuf,
+    kallsyms: PathBuf,
+}
+
+impl Default for Host {
+    fn default() -> Self {
+        Host {
+            release: "/proc/sys/kernel/osrelease".into(),
+            notes: "/sys/kernel/notes".into(),
+            kallsyms: "/proc/kallsyms".into(),
+        }
+    }
 }
 
 /// Where perf looks for the file a `.gnu_debuglink` names (`DSO_BINARY_TYPE__DEBUGLINK`, its
@@ -328,6 +350,8 @@ impl Symbolizer {
             srclines: HashMap::default(),
             inline_srclines: HashMap::default(),
             recorded: recorded::RecordedSymbols::default(),
+            kernel_release: None,
+            host: Host::default(),
         }
     }
 
@@ -419,13 +443,28 @@ impl Symbolizer {
                 }
                 _ => None,
             };
-            cached.or_else(|| {
-                let notes = std::fs::read("/sys/kernel/notes").ok()?;
-                let running = running_kernel_build_id(&notes)?;
-                (Some(hex(&running)) == bid).then(|| std::fs::read_to_string("/proc/kallsyms").ok()).flatten()
-            })
+            cached.or_else(|| self.running_kallsyms(bid.as_deref()))
         };
         text.map(|t| kallsyms::parse(&t))
+    }
+
+    /// The running kernel's kallsyms when it is the recorded kernel: the same build id, or, for a
+    /// recording without a kernel build id (`perf record -o -` writes none), the same release.
+    /// perf 6.1 reads the running kernel's symbols for such a recording whatever kernel it was
+    /// made on, which names every kernel frame wrongly after a kernel update; those stay
+    /// unresolved here (`--kallsyms` names them).
+    fn running_kallsyms(&self, bid: Option<&str>) -> Option<String> {
+        let same = match bid {
+            Some(bid) => {
+                let notes = std::fs::read(&self.host.notes).ok()?;
+                hex(&running_kernel_build_id(&notes)?) == bid
+            }
+            None => {
+                let running = std::fs::read_to_string(&self.host.release).ok()?;
+                self.kernel_release.as_deref().is_some_and(|r| !r.is_empty() && r == running.trim_end())
+            }
+        };
+        same.then(|| std::fs::read_to_string(&self.host.kallsyms).ok()).flatten()
     }
 
     fn load_elf(&mut self, map: &Map) -> Source {
@@ -619,6 +658,13 @@ impl Symbolizer {
             self.kernel.kallsyms = Some(self.load_kernel().map(Rc::new));
         }
         self.kernel.kallsyms.clone().flatten()
+    }
+
+    /// The recorded kernel's release (the OSRELEASE feature, `uname -r`): a recording without a
+    /// kernel build id (a pipe recording) takes its kernel symbols from the running kernel only
+    /// when that is the release it was recorded on.
+    pub fn set_kernel_release(&mut self, release: Option<&str>) {
+        self.kernel_release = release.map(str::to_string);
     }
 
     /// Take the kernel-mode module entries of the BUILD_ID feature (host entries with the kernel's
@@ -852,6 +898,44 @@ pub fn running_kernel_build_id(notes: &[u8]) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A recording without a kernel build id (pipe mode) takes the running kernel's symbols only
+    /// when it was recorded on the running kernel's release; one with a build id only when the
+    /// build ids match; `--kallsyms` always wins.
+    #[test]
+    fn running_kernel_symbols_only_for_the_recorded_kernel() {
+        let dir = std::env::temp_dir().join(format!("perfdata-host-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let host = Host { release: dir.join("osrelease"), notes: dir.join("notes"), kallsyms: dir.join("kallsyms") };
+        std::fs::write(&host.release, "6.1.0-test\n").unwrap();
+        std::fs::write(&host.kallsyms, "ffffffff81000000 T _text\nffffffff81000100 T do_work\n").unwrap();
+        // /sys/kernel/notes: one GNU build-id note (namesz 4, descsz 4, type 3).
+        let mut notes = Vec::new();
+        for w in [4u32, 4, 3] {
+            notes.extend(w.to_le_bytes());
+        }
+        notes.extend(b"GNU\0\xab\xcd\x01\x02");
+        std::fs::write(&host.notes, notes).unwrap();
+        let kernel = |build_id: Option<Vec<u8>>, release: Option<&str>, kallsyms: Option<PathBuf>| {
+            let mut ids = HashMap::new();
+            ids.extend(build_id.map(|b| ("[kernel.kallsyms]".to_string(), b)));
+            let opts = SymbolizeOptions { buildid_dir: Some(dir.join("no-cache")), kallsyms, ..Default::default() };
+            let mut s = Symbolizer::new(opts, ids);
+            s.host = host.clone();
+            s.set_kernel_release(release);
+            s.load_kernel().map(|k| k.kernel.iter().map(|s| s.name.clone()).collect::<Vec<_>>())
+        };
+        let named = Some(vec!["_text".to_string(), "do_work".to_string()]);
+        assert_eq!(kernel(None, Some("6.1.0-test"), None), named);
+        assert_eq!(kernel(None, Some("6.1.0-other"), None), None);
+        assert_eq!(kernel(None, None, None), None);
+        assert_eq!(kernel(Some(vec![0xab, 0xcd, 1, 2]), Some("6.1.0-other"), None), named);
+        assert_eq!(kernel(Some(vec![0xab, 0xcd, 1, 3]), Some("6.1.0-test"), None), None);
+        let other = dir.join("other-kallsyms");
+        std::fs::write(&other, "ffffffff82000000 T elsewhere\n").unwrap();
+        assert_eq!(kernel(None, Some("6.1.0-other"), Some(other)), Some(vec!["elsewhere".to_string()]));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     /// `c++filt -p` (libiberty without DMGL_PARAMS, as perf demangles): a template function's
     /// return type goes with its parameters, an empty trailing pack leaves no `, `.
