@@ -133,19 +133,21 @@ pub enum Wire<'a> {
 #[derive(Clone, Debug)]
 pub struct Proto<'a> {
     r: Reader<'a>,
+    /// The whole message and where it starts (for [`Proto::sub`]).
+    data: &'a [u8],
+    pos: Position,
 }
 
 impl<'a> Proto<'a> {
     /// Read `data`, found at `pos`, a message of type `what` (for errors).
     pub fn new(data: &'a [u8], pos: Position, what: &'static str) -> Self {
-        Proto { r: Reader::new(data, Endian::Little, pos, what) }
+        Proto { r: Reader::new(data, Endian::Little, pos, what), data, pos }
     }
 
-    /// A reader of `inner`, a slice of the bytes this reader has not read yet (a sub-message).
+    /// A reader of `inner`, a slice of this reader's data (a sub-message).
     pub fn sub(&self, inner: &'a [u8], what: &'static str) -> Proto<'a> {
-        let off = (inner.as_ptr() as usize).saturating_sub(self.r.rest().as_ptr() as usize) as u64;
-        let at = self.r.position();
-        Proto::new(inner, Position { offset: at.offset.saturating_add(off), ..at }, what)
+        let off = (inner.as_ptr() as usize).saturating_sub(self.data.as_ptr() as usize) as u64;
+        Proto::new(inner, Position { offset: self.pos.offset.saturating_add(off), ..self.pos }, what)
     }
 
     /// Bytes not read yet.
@@ -227,6 +229,13 @@ pub(crate) mod tests {
         // A length past the end.
         let bad = [0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f];
         assert!(Proto::new(&bad, Position::at(0), "x").next().is_err());
+        // A sub-message's errors say where in the input.
+        let mut msg = Vec::new();
+        field_bytes(&mut msg, 1, &[0x80]);
+        let mut p = Proto::new(&msg, Position::at(100), "m");
+        let Some((1, Wire::Bytes(b))) = p.next().unwrap() else { panic!("field 1") };
+        let err = p.sub(b, "s").next().unwrap_err();
+        assert_eq!(err.to_string(), "malformed s at 0x67: varint runs past the end");
         // An 11-byte varint.
         let bad = [0x80u8; 11];
         assert!(Proto::new(&bad, Position::at(0), "x").varint().is_err());

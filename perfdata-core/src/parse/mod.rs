@@ -10,6 +10,13 @@
 //! crate's [`Error`] at the record boundary. [`ParseError`] is `Copy` and never allocates, so
 //! combinators that backtrack (`alt`, `opt`) cost nothing on the hot path.
 //!
+//! Here: the numbers, byte strings and counted lists ([`count`], [`until_end`]), the file and
+//! pipe headers, `perf_file_section`, `perf_event_attr` and the attrs-section entry
+//! ([`file_attr`]), the record header. In [`feature`]: every feature section and the feature
+//! table. In [`record`]: every record body (kernel, perf's user records, simpleperf's), the
+//! `sample_id` trailer, `read_format` blocks and the sample body. In [`tracing`]: the
+//! tracing-data blob.
+//!
 //! ```
 //! use perfdata_core::parse::{self, Reader};
 //! use perfdata_core::{Endian, Position};
