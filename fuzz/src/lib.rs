@@ -468,7 +468,8 @@ pub fn drive_folded(file: &PerfFile<'_>) {
             pid: Some(1),
             tid: Some(1),
             comm: Some("perf".into()),
-            time: Some((u64::MAX, 0)),
+            // Percentages resolved against the input's SAMPLE_TIME feature.
+            time: Some(perfdata_analysis::options::TimeRanges::Percent(vec![(0.1, 0.2), (0.5, 1.0)])),
             ..presets[1].clone()
         },
     ];

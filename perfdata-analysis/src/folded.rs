@@ -139,8 +139,9 @@ pub struct FoldedOptions {
     pub tid: Option<u32>,
     /// Only samples whose comm is this.
     pub comm: Option<String>,
-    /// Only samples with `start <= time <= end` (ns; perf's `--time`).
-    pub time: Option<(u64, u64)>,
+    /// Only samples in these time ranges (perf script's `--time`; percentages are resolved against
+    /// the recording's SAMPLE_TIME feature).
+    pub time: Option<crate::options::TimeRanges>,
 }
 
 impl Default for FoldedOptions {
@@ -775,6 +776,13 @@ const BATCH_IPS: usize = 512 * 1024;
 /// costs the reader tens of microseconds, and smaller batches let the folding thread start early.
 const BATCH_ITEMS_UNWOUND: usize = 512;
 
+/// `opts.time` in nanoseconds (empty: every sample), percentages against the recording's span.
+fn time_ranges(file: &PerfFile, opts: &FoldedOptions) -> Result<Vec<crate::options::TimeRange>> {
+    let Some(t) = &opts.time else { return Ok(Vec::new()) };
+    let span = file.features().sample_time().and_then(Result::ok).map(|s| (s.first, s.last));
+    t.resolve(span).map_err(perfdata_core::Error::Unsupported)
+}
+
 /// The reading half of [`folded`]: records in time order → batches of [`Item`]s, applying the
 /// pid, tid, time and event filters and the weights, and adding the JIT code maps of jitdump
 /// files ([`JitInjector`]); returns the injector's diagnostics.
@@ -794,6 +802,13 @@ fn read_items(
     let mut dwarf = DwarfUnwind::for_file(file, opts);
     let max_items = if dwarf.is_some() { BATCH_ITEMS_UNWOUND } else { BATCH_ITEMS };
     let mut jit = JitInjector::new(file.events(), &opts.symbolize);
+    let ranges = match time_ranges(file, opts) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = tx.send(Err(e));
+            return Vec::new();
+        }
+    };
     let mut recs = match file.records(Order::Time) {
         Ok(r) => r,
         Err(e) => {
@@ -816,10 +831,8 @@ fn read_items(
             batch.items.push(Item::Machine(Box::new(e)));
         });
         let RecordKind::Sample(s) = &r.kind else { continue };
-        if let Some((start, end)) = opts.time {
-            if s.time().is_some_and(|t| t < start || t > end) {
-                continue;
-            }
+        if !crate::options::in_ranges(&ranges, s.time().unwrap_or(0)) {
+            continue;
         }
         let kernel = r.header.cpumode() == CpuMode::Kernel;
         let (pid, tid) = (s.pid().unwrap_or(u32::MAX), s.tid().unwrap_or(u32::MAX));

@@ -9,10 +9,17 @@
 //! # Ok::<(), String>(())
 //! ```
 
+use nom::bytes::complete::{take_while, take_while_m_n};
+use nom::character::complete::{char, digit0, digit1, multispace0, multispace1};
+use nom::combinator::{all_consuming, map, map_res, opt, recognize, verify};
+use nom::multi::separated_list1;
+use nom::sequence::{pair, preceded, separated_pair, terminated};
+use nom::{IResult, Parser};
 use std::str::FromStr;
 
-/// perf's `--time START,END`: seconds with up to nine decimals, either end may be empty (open);
-/// held as inclusive nanosecond bounds.
+/// perf's `--time START,END` (`perf sched timehist`'s; `perf script` and `perf report` take
+/// [`TimeRanges`]): seconds with up to nine decimals, either end may be empty (open), a lone
+/// START is open-ended; held as inclusive nanosecond bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimeRange {
     /// First nanosecond included (0 when open).
@@ -33,27 +40,174 @@ impl TimeRange {
     }
 }
 
+/// perf's `parse_nsec_time`: whole seconds, then optionally `.` and at most nine decimals
+/// (`5123`, `5123.25`, `.5`), as nanoseconds.
+fn seconds(i: &str) -> IResult<&str, u64> {
+    let fraction = preceded(char('.'), take_while_m_n(0, 9, |c: char| c.is_ascii_digit()));
+    let text = verify(pair(digit0, opt(fraction)), |(w, f): &(&str, Option<&str>)| !w.is_empty() || f.is_some());
+    map_res(text, |(whole, frac): (&str, Option<&str>)| {
+        let whole: u64 = if whole.is_empty() { 0 } else { whole.parse().map_err(|_| ())? };
+        let frac = frac.unwrap_or("");
+        let nanos: u64 = format!("{frac:0<9}").parse().map_err(|_| ())?;
+        whole.checked_mul(1_000_000_000).and_then(|n| n.checked_add(nanos)).ok_or(())
+    })
+    .parse(i)
+}
+
+/// `START,END` with either side empty (`None`), or a lone `START` when `lone` (perf_time__parse_str).
+fn start_end(lone: bool) -> impl Fn(&str) -> IResult<&str, (Option<u64>, Option<u64>)> {
+    move |i| {
+        let (i, start) = preceded(multispace0, opt(seconds)).parse(i)?;
+        match opt(char(',')).parse(i)? {
+            (i, Some(_)) => map(opt(seconds), move |end| (start, end)).parse(i),
+            (i, None) if lone => Ok((i, (start, None))),
+            (i, None) => Err(nom::Err::Error(nom::error::Error::new(i, nom::error::ErrorKind::Char))),
+        }
+    }
+}
+
+/// perf's check: an END before START is invalid (0 is open).
+fn range(start: Option<u64>, end: Option<u64>) -> Result<TimeRange, String> {
+    let r = TimeRange { start: start.unwrap_or(0), end: end.unwrap_or(u64::MAX) };
+    if end.is_some_and(|e| e != 0 && e < r.start) {
+        return Err(format!("time: the range ends before it starts ({} > {})", r.start, r.end));
+    }
+    Ok(r)
+}
+
+/// What a time string that does not parse is told.
+fn bad_time(s: &str) -> String {
+    format!(
+        "time: {s:?} is not perf's --time: START,END in seconds with up to nine decimals (either side \
+         may be empty), several such ranges separated by spaces, or percentages of the recording \
+         (10%/2, 0%-10%,30%-40%, 25%)"
+    )
+}
+
 impl FromStr for TimeRange {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, String> {
-        let secs = |v: &str, open: u64| -> Result<u64, String> {
-            let v = v.trim();
-            if v.is_empty() {
-                return Ok(open);
-            }
-            let bad = || format!("time: {v:?} is not a time in seconds");
-            let (whole, frac) = v.split_once('.').unwrap_or((v, ""));
-            if frac.len() > 9 || !frac.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(bad());
-            }
-            let whole: u64 = whole.parse().map_err(|_| bad())?;
-            let frac: u64 = format!("{frac:0<9}").parse().map_err(|_| bad())?;
-            whole.checked_mul(1_000_000_000).and_then(|n| n.checked_add(frac)).ok_or_else(bad)
-        };
-        let (a, b) = s.split_once(',').unwrap_or((s, ""));
-        Ok(TimeRange { start: secs(a, 0)?, end: secs(b, u64::MAX)? })
+        let (_, (a, b)) = all_consuming(terminated(start_end(true), multispace0)).parse(s).map_err(|_| bad_time(s))?;
+        range(a, b)
     }
+}
+
+/// perf script's and perf report's `--time` (perf_time__parse_for_ranges): time ranges
+/// (`START,END`, several separated by spaces: `"1.5,2 3.25,"`, in order, not overlapping), or
+/// slices of the recording from its first to its last sample: `10%/2` (the second 10% slice),
+/// `0%-10%,30%-40%`, `25%` (the first quarter). Percentages need the recording's first and last
+/// sample times (the SAMPLE_TIME feature perf record writes), so they are resolved against a file
+/// ([`TimeRanges::resolve`]).
+///
+/// ```
+/// use perfdata_analysis::options::{TimeRange, TimeRanges};
+/// let t: TimeRanges = "1.5,2 3,".parse()?;
+/// let r = t.resolve(None)?;
+/// assert_eq!(r, vec![TimeRange { start: 1_500_000_000, end: 2_000_000_000 }, TimeRange { start: 3_000_000_000, end: u64::MAX }]);
+/// let t: TimeRanges = "10%/2".parse()?;
+/// assert_eq!(t.resolve(Some((1_000, 2_000)))?, vec![TimeRange { start: 1_100, end: 1_199 }]);
+/// # Ok::<(), String>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub enum TimeRanges {
+    /// Ranges in nanoseconds.
+    Absolute(Vec<TimeRange>),
+    /// (start, end) fractions of the span from the first to the last sample, each in 0..=1.
+    Percent(Vec<(f64, f64)>),
+}
+
+impl From<TimeRange> for TimeRanges {
+    fn from(r: TimeRange) -> Self {
+        TimeRanges::Absolute(vec![r])
+    }
+}
+
+/// A percentage as perf's `parse_percent` reads it (a decimal number then `%`), as a fraction.
+fn percent(i: &str) -> IResult<&str, f64> {
+    let number = recognize(pair(take_while(|c: char| c.is_ascii_digit()), opt(pair(char('.'), digit0))));
+    map_res(terminated(number, char('%')), |n: &str| n.parse::<f64>().map(|d| d / 100.0)).parse(i)
+}
+
+/// `P%/N`: the N-th slice of P% (perf's `percent_slash_split`).
+fn slash(i: &str) -> IResult<&str, (f64, f64)> {
+    let n = map_res(recognize(pair(opt(char('-')), digit1)), |n: &str| n.parse::<i32>());
+    map(verify(separated_pair(percent, char('/'), n), |(p, _)| *p > 0.0), |(p, n)| {
+        (p * f64::from(n - 1), p * f64::from(n))
+    })
+    .parse(i)
+}
+
+impl FromStr for TimeRanges {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || bad_time(s);
+        if s.contains('%') {
+            // perf picks the form by the first of `/`, `-`, `%` the string holds; every piece has it.
+            let pieces = if s.contains('/') {
+                all_consuming(separated_list1(char(','), slash)).parse(s)
+            } else if s.contains('-') {
+                all_consuming(separated_list1(char(','), separated_pair(percent, char('-'), percent))).parse(s)
+            } else {
+                all_consuming(map(percent, |p| vec![(0.0, p)])).parse(s)
+            };
+            let (_, pieces) = pieces.map_err(|_| bad())?;
+            if let Some((a, b)) = pieces.iter().find(|(a, b)| !(0.0..=1.0).contains(a) || !(0.0..=1.0).contains(b)) {
+                return Err(format!("time: {s:?}: a slice from {a} to {b} is not within 0%-100%"));
+            }
+            return Ok(TimeRanges::Percent(pieces));
+        }
+        // perf_time__parse_strs: as many ranges as commas, separated by white space.
+        let list = separated_list1(multispace1, start_end(false));
+        let (_, pairs) = all_consuming(terminated(list, multispace0)).parse(s).map_err(|_| bad())?;
+        let mut ranges = Vec::with_capacity(pairs.len());
+        for (a, b) in pairs {
+            ranges.push(range(a, b)?);
+        }
+        // perf's overlap check compares raw values: an open end is 0 there.
+        let raw_end = |r: &TimeRange| if r.end == u64::MAX { 0 } else { r.end };
+        if ranges.windows(2).any(|w| matches!(w, [a, b] if raw_end(a) >= b.start)) {
+            return Err(format!("time: {s:?}: the ranges overlap or are out of order"));
+        }
+        Ok(TimeRanges::Absolute(ranges))
+    }
+}
+
+impl TimeRanges {
+    /// The ranges in nanoseconds; `span` is the recording's (first, last) sample time (the
+    /// SAMPLE_TIME feature), which percentages need (perf's `set_percent_time`: rounded, and an end
+    /// before the last sample is one nanosecond earlier, so slices do not share a nanosecond).
+    pub fn resolve(&self, span: Option<(u64, u64)>) -> Result<Vec<TimeRange>, String> {
+        match self {
+            TimeRanges::Absolute(r) => Ok(r.clone()),
+            TimeRanges::Percent(p) => {
+                let Some((first, last)) = span.filter(|&(f, l)| (f, l) != (0, 0)) else {
+                    return Err("time: percentages need the recording's first and last sample times (the \
+                                SAMPLE_TIME feature, which perf record writes unless --buildid-all or \
+                                --no-buildid leave it out; perf record --timestamp-boundary adds it)"
+                        .into());
+                };
+                let total = last.wrapping_sub(first) as f64;
+                Ok(p.iter()
+                    .map(|&(a, b)| {
+                        let start = first.wrapping_add((a * total).round() as u64);
+                        let mut end = first.wrapping_add((b * total).round() as u64);
+                        if end > start && end != last {
+                            end -= 1;
+                        }
+                        TimeRange { start, end }
+                    })
+                    .collect())
+            }
+        }
+    }
+}
+
+/// Whether perf keeps a sample at time `t` (ns) under `ranges` (perf_time__ranges_skip_sample): a
+/// sample without a time (0) is always kept.
+pub fn in_ranges(ranges: &[TimeRange], t: u64) -> bool {
+    t == 0 || ranges.is_empty() || ranges.iter().any(|r| r.contains(t))
 }
 
 /// A keyword's value among `choices` (`-` and `_` alike), or an error listing them.
@@ -74,7 +228,7 @@ pub use fold::FoldRequest;
 
 #[cfg(feature = "symbolize")]
 mod fold {
-    use super::{choose, TimeRange};
+    use super::{choose, TimeRanges};
     use crate::folded::{Compat, EventFilter, FoldedOptions, Root, Unknown, Weight};
     use crate::symbolize::SymbolizeOptions;
     use std::str::FromStr;
@@ -146,8 +300,8 @@ mod fold {
         pub tid: Option<u32>,
         /// Only samples of threads with this comm.
         pub comm: Option<String>,
-        /// Only samples in this time range.
-        pub time: Option<TimeRange>,
+        /// Only samples in these time ranges (perf script's `--time`).
+        pub time: Option<TimeRanges>,
         /// Where binaries, build ids and kernel symbols are found.
         pub symbolize: SymbolizeOptions,
     }
@@ -184,7 +338,7 @@ mod fold {
             o.pid = self.pid;
             o.tid = self.tid;
             o.comm = self.comm.clone();
-            o.time = self.time.map(|t| t.bounds());
+            o.time = self.time.clone();
             o.symbolize = self.symbolize.clone();
             Ok(o)
         }
@@ -214,6 +368,37 @@ mod tests {
         assert!(t("1.0000000001,").is_err(), "ten decimals");
         assert!(t("x,").is_err());
         assert!(t("18446744074,").is_err(), "overflow");
+        assert!(t("2,1").is_err(), "end before start");
+    }
+
+    /// perf_time__parse_for_ranges (perf script, perf report): what it accepts and rejects, and
+    /// its percentage arithmetic (fp.data's outputs in perfdata-cli/tests/cli.rs check the rest
+    /// against perf itself).
+    #[test]
+    fn perf_script_time_ranges() {
+        let r = |s: &str, span| s.parse::<TimeRanges>().and_then(|t| t.resolve(span));
+        let tr = |start, end| TimeRange { start, end };
+        assert!(r("1,2 ,  3,4", None).is_err(), "perf: a comma in the value after a comma");
+        assert_eq!(r("1,2   3,", None), Ok(vec![tr(1_000_000_000, 2_000_000_000), tr(3_000_000_000, u64::MAX)]));
+        assert_eq!(r(",1 2,3", None), Ok(vec![tr(0, 1_000_000_000), tr(2_000_000_000, 3_000_000_000)]));
+        // perf compares an open end as 0, so an open first range passes its order check.
+        assert_eq!(r("1, 2,3", None), Ok(vec![tr(1_000_000_000, u64::MAX), tr(2_000_000_000, 3_000_000_000)]));
+        assert!(r("1,3 2,4", None).is_err(), "overlap");
+        assert!(r("1", None).is_err(), "perf script wants a comma");
+        // Percentages of (1000, 2000): rounded; an end before the last sample one ns earlier.
+        let span = Some((1_000, 2_000));
+        assert_eq!(r("10%/2", span), Ok(vec![tr(1_100, 1_199)]));
+        assert_eq!(r("10%/10", span), Ok(vec![tr(1_900, 2_000)]));
+        assert_eq!(r("0%-10%,30%-40%", span), Ok(vec![tr(1_000, 1_099), tr(1_300, 1_399)]));
+        assert_eq!(r("25%", span), Ok(vec![tr(1_000, 1_249)]));
+        assert_eq!(r("0%-0%", span), Ok(vec![tr(1_000, 1_000)]));
+        assert_eq!(r("33.3%/3", Some((0, 10))), Ok(vec![tr(7, 10)]), "9.99 rounds to the last sample");
+        for bad in ["0%/1", "10%/0", "10%/11", "5%-200%", "10%/2,0%-5%", "10", "25%x", "%"] {
+            assert!(r(bad, span).is_err(), "{bad}");
+        }
+        assert!(r("10%/2", None).is_err() && r("10%/2", Some((0, 0))).is_err(), "no sample times");
+        assert!(in_ranges(&[tr(5, 6)], 0), "a sample without time is kept");
+        assert!(!in_ranges(&[tr(5, 6)], 7) && in_ranges(&[tr(1, 2), tr(5, 6)], 6) && in_ranges(&[], 9));
     }
 
     #[cfg(feature = "symbolize")]

@@ -11,6 +11,7 @@ mod common;
 use std::path::PathBuf;
 
 use perfdata_analysis::folded::{folded, Compat, EventFilter, FoldedOptions, Root, Unknown, Weight};
+use perfdata_analysis::options::TimeRange;
 use perfdata_core::PerfFile;
 use perfdata_symbolize::SymbolizeOptions;
 
@@ -180,7 +181,7 @@ fn filters() {
     let o = FoldedOptions { comm: Some("dd".into()), ..FoldedOptions::compat(Compat::StackcollapsePl) };
     check_with("sysw.data", o, "folded-stackcollapse-pl-comm-dd");
     let o = FoldedOptions {
-        time: Some((3_094_540_000_000, 3_094_545_000_000)),
+        time: Some(TimeRange { start: 3_094_540_000_000, end: 3_094_545_000_000 }.into()),
         ..FoldedOptions::compat(Compat::StackcollapsePl)
     };
     check_with("fp.data", o, "folded-stackcollapse-pl-time");

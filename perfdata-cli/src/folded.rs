@@ -3,7 +3,7 @@
 use clap::{Args, ValueEnum};
 use perfdata_analysis::flamegraph::{self, FlameGraphOptions};
 use perfdata_analysis::folded::{folded, Compat, FoldedOptions, FoldedStacks, Root, Weight};
-use perfdata_analysis::options::{FoldRequest, TimeRange};
+use perfdata_analysis::options::{FoldRequest, TimeRanges};
 use perfdata_analysis::symbolize::SymbolizeOptions;
 use std::io::Write;
 use std::path::PathBuf;
@@ -96,10 +96,12 @@ pub struct FoldArgs {
     /// Only samples of threads with this comm.
     #[arg(long, value_name = "COMM")]
     filter_comm: Option<String>,
-    /// Only samples in this time range, perf's `--time` syntax: `START,END` in seconds (either may
-    /// be empty), e.g. `5123.25,5124`.
+    /// Only samples in these time ranges, perf script's `--time`: `START,END` in seconds (either
+    /// may be empty), e.g. `5123.25,5124`; several separated by spaces (`"5123,5124 5130,"`); or
+    /// slices of the recording: `10%/2` (the second tenth), `0%-10%,30%-40%`, `25%` (the first
+    /// quarter).
     #[arg(long, value_name = "START,END")]
-    time: Option<TimeRange>,
+    time: Option<TimeRanges>,
     /// perf's build-id cache (default ~/.debug).
     #[arg(long, value_name = "DIR")]
     buildid_dir: Option<PathBuf>,
@@ -156,7 +158,7 @@ impl FoldArgs {
             pid: self.filter_pid,
             tid: self.filter_tid,
             comm: self.filter_comm.clone(),
-            time: self.time,
+            time: self.time.clone(),
             symbolize: SymbolizeOptions {
                 symfs: self.symfs.clone(),
                 buildid_dir: self.buildid_dir.clone(),

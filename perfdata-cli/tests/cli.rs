@@ -159,6 +159,18 @@ fn folded_equals_the_standard_tools() {
         ),
         (vec!["folded", fp, "--all", "--tid"], "fp.data.folded-stackcollapse-pl-all-tid"),
         (vec!["folded", fp, "--time", "3094.54,3094.545"], "fp.data.folded-stackcollapse-pl-time"),
+        // perf script's other --time forms: several ranges, slices of the recording's span.
+        (
+            vec!["folded", fp, "--time", "3094.537,3094.54 3094.545,3094.548"],
+            "fp.data.folded-stackcollapse-pl-time-multi",
+        ),
+        (vec!["folded", fp, "--time", "10%/2"], "fp.data.folded-stackcollapse-pl-time-pct-slash"),
+        (vec!["folded", fp, "--time", "0%-10%,30%-40%"], "fp.data.folded-stackcollapse-pl-time-pct-dash"),
+        (vec!["folded", fp, "--time", "25%"], "fp.data.folded-stackcollapse-pl-time-pct"),
+        (
+            vec!["folded", fp, "--compat", "perf-script-py", "--time", "10%/3"],
+            "fp.data.folded-perf-script-py-time-pct-slash3",
+        ),
         // --call-graph dwarf: perf script adds inline frames by default, and so do we.
         (vec!["folded", dwarf], "dwarf.data.folded-stackcollapse-pl"),
         (vec!["folded", dwarf, "--compat", "perf-script-py"], "dwarf.data.folded-perf-script-py"),
@@ -176,6 +188,28 @@ fn folded_equals_the_standard_tools() {
     let (_, from_file, _) = run_with_symbols(&["folded", testdata("pipe.data").to_str().unwrap()], None);
     assert_eq!(rc, 0);
     assert!(from_stdin.contains("spin;") && from_stdin == from_file);
+}
+
+/// What perf script rejects as a `--time` (it prints "Invalid time string"), and percentages of a
+/// recording without first/last sample times (a pipe recording: perf prints a hint and stops).
+#[test]
+fn folded_time_errors_like_perf() {
+    let fp = testdata("fp.data");
+    for (t, says) in [
+        ("3094.55", "is not perf's --time"),
+        ("5%-200%", "not within 0%-100%"),
+        ("3094.54,3094.56 3094.55,3094.57", "overlap"),
+        ("3094.56,3094.55", "ends before it starts"),
+        ("0%/1", "is not perf's --time"),
+        ("1.0000000001,", "is not perf's --time"),
+    ] {
+        let (rc, out, err) = perfdata(&["folded", fp.to_str().unwrap(), "--time", t], None);
+        assert_eq!((rc, out.as_str()), (2, ""), "{t}: {err}");
+        assert!(err.contains(says), "{t}: {err}");
+    }
+    let (rc, out, err) = perfdata(&["folded", testdata("pipe.data").to_str().unwrap(), "--time", "10%/2"], None);
+    assert_eq!((rc, out.as_str()), (1, ""), "{err}");
+    assert!(err.contains("percentages need the recording's first and last sample times"), "{err}");
 }
 
 /// `--srcline`: the frames carry the lines perf printed under them (fp.data.script-srcline: `leaf+0x20`

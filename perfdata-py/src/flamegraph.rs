@@ -9,12 +9,12 @@ use crate::error;
 use crate::event::Event;
 use perfdata_analysis::flamegraph::{self, FlameGraphOptions};
 use perfdata_analysis::folded::{folded, FoldedOptions, FoldedStacks, Root};
-use perfdata_analysis::options::{FoldRequest, TimeRange};
+use perfdata_analysis::options::{FoldRequest, TimeRanges};
 use perfdata_analysis::symbolize::SymbolizeOptions;
 use perfdata_core::PerfFile;
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyString};
 use std::path::PathBuf;
 
 /// The keyword arguments that say how stacks are folded.
@@ -97,9 +97,14 @@ pub fn check_keys(kw: Option<&Bound<'_, PyDict>>, also: &[&str]) -> PyResult<()>
     Ok(())
 }
 
-/// `time=`: perf's "START,END" in seconds, or a (start_ns, end_ns) tuple with None for an open end.
-fn time_range(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Option<TimeRange>> {
-    crate::sched::time_value(get(kw, "time")?.as_ref())
+/// `time=`: perf script's `--time` (ranges in seconds or percentages), or a (start_ns, end_ns)
+/// tuple with None for an open end.
+fn time_range(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Option<TimeRanges>> {
+    let v = get(kw, "time")?;
+    if let Some(s) = v.as_ref().filter(|v| v.is_instance_of::<PyString>()) {
+        return s.extract::<String>()?.parse().map(Some).map_err(PyValueError::new_err);
+    }
+    Ok(crate::sched::time_value(v.as_ref())?.map(TimeRanges::from))
 }
 
 /// A keyword parsed by the analysis crate's `FromStr` (the words the CLI accepts).

@@ -1037,8 +1037,10 @@ impl PerfData {
     ///     tidy: cut argument lists and turn ``;`` into ``:`` in names (default: the tool's).
     ///     tidy_java: tidy Java names (default: the tool's).
     ///     pid, tid, comm: only samples of this process, thread or command.
-    ///     time: only samples in this range: perf's ``"START,END"`` in seconds (either end may be
-    ///         empty), or a ``(start_ns, end_ns)`` tuple (None for an open end).
+    ///     time: only samples in these ranges, perf script's ``--time``: ``"START,END"`` in seconds
+    ///         (either end may be empty), several separated by spaces, or slices of the recording
+    ///         (``"10%/2"``, ``"0%-10%,30%-40%"``, ``"25%"``); or a ``(start_ns, end_ns)`` tuple
+    ///         (None for an open end).
     ///     symfs: look for every binary under this root (perf's ``--symfs``).
     ///     buildid_dir: perf's build-id cache (default ``~/.debug``).
     ///     kallsyms: kernel symbols from this file (default: ``/proc/kallsyms`` when the recording's

@@ -53,6 +53,11 @@ CASES = [
     ("sysw.data", "folded-stackcollapse-pl-comm-dd", dict(comm="dd")),
     ("fp.data", "folded-stackcollapse-pl-time", dict(time="3094.54,3094.545")),
     ("fp.data", "folded-stackcollapse-pl-time", dict(time=(3_094_540_000_000, 3_094_545_000_000))),
+    # perf script's other --time forms: several ranges, slices of the recording's span
+    ("fp.data", "folded-stackcollapse-pl-time-multi", dict(time="3094.537,3094.54 3094.545,3094.548")),
+    ("fp.data", "folded-stackcollapse-pl-time-pct-slash", dict(time="10%/2")),
+    ("fp.data", "folded-stackcollapse-pl-time-pct-dash", dict(time="0%-10%,30%-40%")),
+    ("fp.data", "folded-perf-script-py-time-pct-slash3", dict(compat="perf-script-py", time="10%/3")),
 ]
 
 

@@ -11,6 +11,8 @@
 #   jit.data.folded-{perf-script-py,stackcollapse-pl,stackcollapse-pl-all}  (--all: _[j] frames)
 #   sysw.data.folded-stackcollapse-pl-comm-dd   perf script --comms dd -i F | inferno-collapse-perf
 #   fp.data.folded-stackcollapse-pl-time        perf script --time 3094.54,3094.545 -i F | …
+#   fp.data.folded-stackcollapse-pl-time-{multi,pct-slash,pct-dash,pct}, …-perf-script-py-time-pct-slash3:
+#                                               perf's other --time forms (several ranges, percentages)
 #   multi-g.data.folded-stackcollapse-pl-ev-page-faults  ... | inferno-collapse-perf --event-filter …
 #   clock-mono.data, cgroup.data (no callchains): F.folded-perf-script-py only
 #   fp.data, dwarf.data: F.script-srcline (perf script -F +srcline), dwarf.data also -noinline
@@ -66,3 +68,7 @@ perf script --no-inline -F +srcline -i dwarf.data > dwarf.data.script-srcline-no
 # Filters, as perf script applies them before the text reaches the collapser.
 perf script -i sysw.data --comms dd 2>/dev/null | inferno-collapse-perf > sysw.data.folded-stackcollapse-pl-comm-dd
 perf script -i fp.data --time 3094.54,3094.545 2>/dev/null | inferno-collapse-perf > fp.data.folded-stackcollapse-pl-time
+for t in multi:"3094.537,3094.54 3094.545,3094.548" pct-slash:10%/2 pct-dash:0%-10%,30%-40% pct:25%; do
+	perf script -i fp.data --time "${t#*:}" 2>/dev/null | inferno-collapse-perf > fp.data.folded-stackcollapse-pl-time-${t%%:*}
+done
+perf script report stackcollapse -i fp.data --time 10%/3 > fp.data.folded-perf-script-py-time-pct-slash3 2>/dev/null
