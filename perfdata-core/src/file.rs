@@ -1,7 +1,6 @@
 //! [`PerfFile`]: open a perf.data file (path, bytes, stream or directory), its header, events and
 //! feature sections, and the entry to its records.
 
-use crate::attr::EventAttr;
 use crate::compress::DEFAULT_MAX_DECOMPRESSED;
 use crate::error::{Error, Position, Result};
 use crate::event::{Event, EventList};
@@ -436,10 +435,8 @@ fn read_attrs(data: &[u8], h: &FileHeader, diagnostics: &mut Vec<String>) -> Res
     let mut events = Vec::with_capacity(attrs.len() / stride);
     for (i, entry) in attrs.chunks_exact(stride).enumerate() {
         let pos = Position::at(h.attrs.offset + (i * stride) as u64);
-        let attr_bytes = entry.get(..stride - 16).unwrap_or(&[]);
-        let attr = EventAttr::parse(attr_bytes, h.endian, pos)?;
-        let mut r = Reader::new(entry.get(stride - 16..).unwrap_or(&[]), h.endian, pos, "attr ids section");
-        let ids_sec = Section { offset: r.u64()?, size: r.u64()? };
+        let (attr, ids_sec) =
+            Reader::new(entry, h.endian, pos, "perf_file_attr").run(crate::parse::file_attr(stride))?;
         let ids = match ids_sec.slice(data, "attr ids") {
             Ok(b) => {
                 Reader::new(b, h.endian, Position::at(ids_sec.offset), "attr ids").u64s((b.len() / 8) as u64)?.to_vec()

@@ -45,10 +45,6 @@ fn bad_magic(magic: &[u8]) -> String {
 }
 
 impl Section {
-    pub(crate) fn read(r: &mut Reader<'_>) -> Result<Section> {
-        r.run(crate::parse::section)
-    }
-
     /// `offset + size`, or `None` on overflow.
     pub fn end(&self) -> Option<u64> {
         self.offset.checked_add(self.size)
@@ -174,22 +170,23 @@ impl FileHeader {
     /// Read the feature section table (one [`Section`] per set bit, in bit order) from `data`.
     /// A table that does not fit is cut to the entries that do; the error says what was lost.
     pub fn feature_sections(&self, data: &[u8]) -> (Vec<(u32, Section)>, Option<Error>) {
-        let mut out = Vec::new();
         if self.format != Format::File {
-            return (out, None);
+            return (Vec::new(), None);
         }
         let Some(start) = self.data.end() else {
-            return (out, None);
+            return (Vec::new(), None);
         };
         let rest = usize::try_from(start).ok().and_then(|s| data.get(s..)).unwrap_or(&[]);
-        let mut r = Reader::new(rest, self.endian, Position::at(start), "feature section table");
-        for bit in self.feature_bits() {
-            match Section::read(&mut r) {
-                Ok(s) => out.push((bit, s)),
-                Err(e) => return (out, Some(e)),
-            }
-        }
-        (out, None)
+        let r = Reader::new(rest, self.endian, Position::at(start), "feature section table");
+        let bits: Vec<u32> = self.feature_bits().collect();
+        let (fit, cut) = bits.split_at(bits.len().min(r.remaining() / 16));
+        let out = match crate::parse::feature::table(fit)(r) {
+            Ok((_, table)) => table,
+            Err(e) => return (Vec::new(), Some(crate::parse::to_error(e))),
+        };
+        // A table that does not fit: the first entry missing says where and what.
+        let err = crate::parse::feature::table(cut)(r.advanced(fit.len() * 16)).err().map(crate::parse::to_error);
+        (out, err)
     }
 
     /// Encode as a 104-byte file header (or 16-byte pipe header) in `endian`.

@@ -10,8 +10,8 @@ use crate::reader::{Endian, Reader, U64s};
 pub struct ReadValues<'a> {
     /// The `read_format` it was decoded with.
     pub read_format: u64,
-    bytes: &'a [u8],
-    endian: Endian,
+    pub(crate) bytes: &'a [u8],
+    pub(crate) endian: Endian,
 }
 
 /// One counter value of a read.
@@ -28,20 +28,7 @@ pub struct ReadValue {
 impl<'a> ReadValues<'a> {
     /// Check a block for `read_format` (reference §5.3) and keep its bytes.
     pub fn parse(r: &mut Reader<'a>, read_format: u64) -> Result<Self> {
-        let start = r.rest();
-        let per_value = 1 + u64::from(read_format & rf::ID != 0) + u64::from(read_format & rf::LOST != 0);
-        let times =
-            u64::from(read_format & rf::TOTAL_TIME_ENABLED != 0) + u64::from(read_format & rf::TOTAL_TIME_RUNNING != 0);
-        if read_format & rf::GROUP != 0 {
-            let nr = r.u64()?;
-            r.u64s(times)?;
-            let words = nr.checked_mul(per_value).ok_or_else(|| r.malformed(format!("read group nr {nr}")))?;
-            r.u64s(words)?;
-        } else {
-            r.u64s(times + per_value)?;
-        }
-        let len = start.len() - r.rest().len();
-        Ok(ReadValues { read_format, bytes: start.get(..len).unwrap_or(&[]), endian: r.endian() })
+        r.run(crate::parse::record::read_values(read_format))
     }
 
     fn word(&self, i: usize) -> Option<u64> {
@@ -252,11 +239,11 @@ pub struct StackUser<'a> {
 /// none: the callchain comes first). Accessors never fail and nothing is copied.
 #[derive(Clone, Copy, Debug)]
 pub struct Sample<'a> {
-    body: &'a [u8],
-    event: &'a crate::event::Event,
-    endian: Endian,
+    pub(crate) body: &'a [u8],
+    pub(crate) event: &'a crate::event::Event,
+    pub(crate) endian: Endian,
     /// Offset in `body` of the end of the last field the attr describes.
-    end: u16,
+    pub(crate) end: u16,
 }
 
 impl PartialEq for Sample<'_> {
@@ -314,9 +301,7 @@ impl<'a> Sample<'a> {
     /// Check a SAMPLE body (the bytes after the 8-byte record header) against its event and note where
     /// each variable field starts.
     pub fn parse(r: &mut Reader<'a>, event: &'a crate::event::Event) -> Result<Sample<'a>> {
-        let s = Sample::parse_body(r.rest(), r.endian(), event, r.position())?;
-        r.skip(s.end.into())?;
-        Ok(s)
+        r.run(crate::parse::record::sample(event))
     }
 
     /// [`Sample::parse`] of a whole body found at `base` (errors give positions from there).
@@ -327,15 +312,7 @@ impl<'a> Sample<'a> {
         event: &'a crate::event::Event,
         base: crate::error::Position,
     ) -> Result<Sample<'a>> {
-        match walk(body, event, endian) {
-            Ok(end) => Ok(Sample { body, event, endian, end: end as u16 }),
-            Err((what, at)) => Err(crate::error::Error::Truncated {
-                pos: crate::error::Position { offset: base.offset.saturating_add(at as u64), ..base },
-                what,
-                needed: 8,
-                available: body.len().saturating_sub(at) as u64,
-            }),
-        }
+        Reader::new(body, endian, base, "SAMPLE").run(crate::parse::record::sample(event))
     }
 
     /// The attr this sample was decoded with.
@@ -757,7 +734,11 @@ fn step_end(body: &[u8], endian: Endian, at: usize, size: StepSize) -> Option<us
 /// The end of the sample's last field; on failure, the field that does not fit and its offset in
 /// the body.
 #[inline(always)]
-fn walk(body: &[u8], event: &crate::event::Event, endian: Endian) -> std::result::Result<usize, (&'static str, usize)> {
+pub(crate) fn walk(
+    body: &[u8],
+    event: &crate::event::Event,
+    endian: Endian,
+) -> std::result::Result<usize, (&'static str, usize)> {
     let fixed = event.layout.fixed_size;
     // Offsets are kept as u16: a record body is at most 65535 - 8 bytes.
     if body.len() >= usize::from(u16::MAX) {

@@ -251,10 +251,8 @@ impl<'d> Frames<'d> {
         self.dpos = 0;
         let bytes = input_bytes(&self.inputs, rec);
         let payload = if header.type_ == rt::COMPRESSED2 {
-            let mut r = crate::reader::Reader::new(bytes, self.endian, pos, "COMPRESSED2");
-            r.skip(8)?;
-            let n = r.u64()?;
-            r.bytes_u64(n)?
+            let mut body = crate::reader::Reader::new(bytes, self.endian, pos, "COMPRESSED2").advanced(8);
+            body.run(crate::parse::record::compressed2)?.data
         } else {
             bytes.get(8..).unwrap_or(&[])
         };

@@ -272,7 +272,7 @@ fn conv_cpu_map(c: &mut Conv<'_, '_>) -> Result<()> {
 /// Re-encode one record (header and body) from `from` to `to`. `attr` is the record's event (kernel
 /// records), `trailer` its sample_id layout.
 #[allow(clippy::too_many_arguments)]
-fn conv_record(
+pub(crate) fn conv_record(
     bytes: &[u8],
     pos: Position,
     from: Endian,

@@ -18,7 +18,7 @@ pub struct BpfProgInfo<'a> {
     pub info: &'a [u8],
     /// The arrays (jited instructions, ksyms, function lengths, line info…).
     pub data: &'a [u8],
-    endian: Endian,
+    pub(crate) endian: Endian,
 }
 
 impl BpfProgInfo<'_> {
@@ -104,18 +104,7 @@ impl BpfProgInfo<'_> {
 /// Parse HEADER_BPF_PROG_INFO: `u32 count;` count × `{u32 info_len; u32 data_len; u64 arrays;
 /// u8 info[info_len]; u8 data[data_len]}`.
 pub fn bpf_prog_info(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<BpfProgInfo<'_>>> {
-    let mut r = Reader::new(data, endian, pos, "BPF_PROG_INFO");
-    let count = r.u32()?;
-    let mut out = Vec::with_capacity((count as usize).min(r.remaining() / 16));
-    for _ in 0..count {
-        let info_len = r.u32()?;
-        let data_len = r.u32()?;
-        let arrays = r.u64()?;
-        let info = r.bytes_u64(u64::from(info_len))?;
-        let data = r.bytes_u64(u64::from(data_len))?;
-        out.push(BpfProgInfo { info_len, data_len, arrays, info, data, endian });
-    }
-    Ok(out)
+    super::run(data, endian, pos, crate::parse::feature::bpf_prog_info)
 }
 
 /// One BPF_BTF entry: a raw BTF blob.
@@ -129,22 +118,14 @@ pub struct BpfBtf<'a> {
 
 /// Parse HEADER_BPF_BTF: `u32 count;` count × `{u32 id; u32 data_size; u8 data[data_size]}`.
 pub fn bpf_btf(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<BpfBtf<'_>>> {
-    let mut r = Reader::new(data, endian, pos, "BPF_BTF");
-    let count = r.u32()?;
-    let mut out = Vec::with_capacity((count as usize).min(r.remaining() / 8));
-    for _ in 0..count {
-        let id = r.u32()?;
-        let size = r.u32()?;
-        out.push(BpfBtf { id, data: r.bytes_u64(u64::from(size))? });
-    }
-    Ok(out)
+    super::run(data, endian, pos, crate::parse::feature::bpf_btf)
 }
 
 /// A parsed BTF blob, enough to name types (libbpf's `btf__new` + `btf__type_by_id` +
 /// `btf__name_by_offset`). Either byte order (told by the magic).
 #[derive(Clone, Debug)]
 pub struct Btf<'a> {
-    endian: Endian,
+    pub(crate) endian: Endian,
     /// Byte offset of each type's `name_off`, indexed by type id - 1.
     types: Vec<usize>,
     type_data: &'a [u8],

@@ -2,7 +2,7 @@
 //! `perf_record_header_build_id` records (reference §3.2, §4.3.4).
 
 use crate::error::{Position, Result};
-use crate::reader::{until_nul, Endian, Reader};
+use crate::reader::Endian;
 
 /// `PERF_RECORD_MISC_BUILD_ID_SIZE`: the entry's `size` byte is valid.
 pub const MISC_BUILD_ID_SIZE: u16 = 1 << 15;
@@ -58,63 +58,22 @@ pub struct BuildIds {
 }
 
 /// Size of `perf_record_header_build_id` before the filename: header, pid, build_id[24].
-const ENTRY_SIZE: usize = 8 + 4 + 24;
+pub(crate) const ENTRY_SIZE: usize = 8 + 4 + 24;
 /// The old layout: header, build_id[24].
-const OLD_ENTRY_SIZE: usize = 8 + 24;
+pub(crate) const OLD_ENTRY_SIZE: usize = 8 + 24;
 
 /// Parse HEADER_BUILD_ID. An entry's `header.size` frames it; the filename fills the rest (NUL
 /// padded). perf detects the old pid-less layout by a filename starting with `nel.kallsyms]` (the
 /// four bytes of `[ker` having been taken as the pid) and then re-reads the whole section with it.
 pub fn build_ids(data: &[u8], endian: Endian, pos: Position) -> Result<BuildIds> {
-    match parse(data, endian, pos, false)? {
-        Some(entries) => Ok(BuildIds { entries, old_abi: false }),
-        None => Ok(BuildIds { entries: parse(data, endian, pos, true)?.unwrap_or_default(), old_abi: true }),
-    }
-}
-
-/// `None` when the new layout turns out to be the old one.
-fn parse(data: &[u8], endian: Endian, pos: Position, old: bool) -> Result<Option<Vec<BuildId>>> {
-    let mut r = Reader::new(data, endian, pos, "BUILD_ID entry");
-    let fixed = if old { OLD_ENTRY_SIZE } else { ENTRY_SIZE };
-    let mut out = Vec::with_capacity(r.remaining() / fixed);
-    while r.remaining() > 0 {
-        let _type = r.u32()?;
-        let misc = r.u16()?;
-        let size = usize::from(r.u16()?);
-        if size < fixed {
-            return Err(r.malformed(format!("entry size {size} is below the {fixed}-byte entry header")));
-        }
-        let mut body = Reader::new(r.bytes(size - 8)?, endian, r.position(), "BUILD_ID entry");
-        // perf leaves the pid unswapped (a bug); it is an s32 in the writer's byte order.
-        let pid = if old { None } else { Some(body.i32()?) };
-        let id = body.bytes(24)?;
-        let filename = until_nul(body.rest());
-        if !old && filename.starts_with(b"nel.kallsyms]") {
-            return Ok(None);
-        }
-        let len = match id.get(BUILD_ID_SIZE) {
-            Some(&n) if misc & MISC_BUILD_ID_SIZE != 0 => usize::from(n).min(BUILD_ID_SIZE),
-            _ => BUILD_ID_SIZE,
-        };
-        let pid = pid.unwrap_or(match misc {
-            4 | 5 => DEFAULT_GUEST_KERNEL_ID,
-            _ => HOST_KERNEL_ID,
-        });
-        out.push(BuildId {
-            pid,
-            misc,
-            build_id: id.get(..len).unwrap_or_default().to_vec(),
-            filename: String::from_utf8_lossy(filename).into_owned(),
-        });
-    }
-    Ok(Some(out))
+    super::run(data, endian, pos, crate::parse::feature::build_ids)
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn entry(e: Endian, out: &mut Vec<u8>, misc: u16, pid: Option<i32>, id: &[u8], size: u8, name: &str) {
+    pub(crate) fn entry(e: Endian, out: &mut Vec<u8>, misc: u16, pid: Option<i32>, id: &[u8], size: u8, name: &str) {
         let fixed = if pid.is_some() { ENTRY_SIZE } else { OLD_ENTRY_SIZE };
         let total = (fixed + name.len() + 1).div_ceil(8) * 8;
         e.put_u32(out, 67);

@@ -1,7 +1,7 @@
 //! Time features: SAMPLE_TIME, CLOCKID and CLOCK_DATA (reference §7.3).
 
 use crate::error::{Position, Result};
-use crate::reader::{Endian, Reader};
+use crate::reader::Endian;
 
 /// HEADER_SAMPLE_TIME: the times of the first and last sample, perf clock ns. Both 0 when perf had not
 /// seen samples when it wrote the section (pipe mode, `perf stat record`).
@@ -16,14 +16,13 @@ pub struct SampleTime {
 
 /// Parse HEADER_SAMPLE_TIME: `u64 first; u64 last`.
 pub fn sample_time(data: &[u8], endian: Endian, pos: Position) -> Result<SampleTime> {
-    let mut r = Reader::new(data, endian, pos, "SAMPLE_TIME");
-    Ok(SampleTime { first: r.u64()?, last: r.u64()? })
+    super::run(data, endian, pos, crate::parse::feature::sample_time)
 }
 
 /// Parse HEADER_CLOCKID: `u64 clockid_res_ns`, the resolution of the clock in ns (the clock itself is
 /// `attr.clockid`).
 pub fn clockid_res_ns(data: &[u8], endian: Endian, pos: Position) -> Result<u64> {
-    Reader::new(data, endian, pos, "CLOCKID").u64()
+    super::run(data, endian, pos, crate::parse::feature::clockid_res_ns)
 }
 
 /// HEADER_CLOCK_DATA: one reading of wall-clock time and of the sampling clock taken together, to
@@ -63,12 +62,7 @@ pub fn clock_name(clockid: u32) -> &'static str {
 /// Parse HEADER_CLOCK_DATA: `u32 version (1); u32 clockid; u64 tod_ns; u64 clockid_ns`. Only version
 /// 1 is defined (perf rejects others).
 pub fn clock_data(data: &[u8], endian: Endian, pos: Position) -> Result<ClockData> {
-    let mut r = Reader::new(data, endian, pos, "CLOCK_DATA");
-    let version = r.u32()?;
-    if version != 1 {
-        return Err(r.malformed(format!("version {version}, only 1 is defined")));
-    }
-    Ok(ClockData { version, clockid: r.u32()?, tod_ns: r.u64()?, clockid_ns: r.u64()? })
+    super::run(data, endian, pos, crate::parse::feature::clock_data)
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! ([`crate::tracepoint`] decodes it).
 
 use crate::error::{Position, Result};
-use crate::reader::{Endian, Reader};
+use crate::reader::Endian;
 
 /// One AUXTRACE index entry: where a PERF_RECORD_AUXTRACE sits in the file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,18 +17,12 @@ pub struct AuxtraceIndexEntry {
 
 /// Parse HEADER_AUXTRACE: `u64 nr;` nr × {u64 file_offset; u64 size} (auxtrace.c's disk format).
 pub fn auxtrace(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<AuxtraceIndexEntry>> {
-    let mut r = Reader::new(data, endian, pos, "AUXTRACE");
-    let nr = r.u64()?;
-    let mut out = Vec::with_capacity(usize::try_from(nr).unwrap_or(usize::MAX).min(r.remaining() / 16));
-    for _ in 0..nr {
-        out.push(AuxtraceIndexEntry { file_offset: r.u64()?, size: r.u64()? });
-    }
-    Ok(out)
+    super::run(data, endian, pos, crate::parse::feature::auxtrace)
 }
 
 /// Parse HEADER_DIR_FORMAT: `u64 version` (1) of the directory format.
 pub fn dir_format(data: &[u8], endian: Endian, pos: Position) -> Result<u64> {
-    Reader::new(data, endian, pos, "DIR_FORMAT").u64()
+    super::run(data, endian, pos, crate::parse::feature::dir_format)
 }
 
 /// HEADER_COMPRESSED: the compression settings of the data.
@@ -53,8 +47,7 @@ pub const COMP_ZSTD: u32 = 1;
 
 /// Parse HEADER_COMPRESSED: `u32 version, type, level, ratio, mmap_len`.
 pub fn compressed(data: &[u8], endian: Endian, pos: Position) -> Result<Compressed> {
-    let mut r = Reader::new(data, endian, pos, "COMPRESSED feature");
-    Ok(Compressed { version: r.u32()?, type_: r.u32()?, level: r.u32()?, ratio: r.u32()?, mmap_len: r.u32()? })
+    super::run(data, endian, pos, crate::parse::feature::compressed)
 }
 
 #[cfg(test)]

@@ -1,9 +1,8 @@
 //! Features about events and PMUs: EVENT_DESC, GROUP_DESC, PMU_MAPPINGS, CPU_PMU_CAPS and PMU_CAPS.
 
-use super::strings::header_string;
 use crate::attr::EventAttr;
 use crate::error::{Position, Result};
-use crate::reader::{Endian, Reader};
+use crate::reader::Endian;
 
 /// One EVENT_DESC entry: an attr, its name and ids.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,22 +17,7 @@ pub struct EventDesc {
 
 /// Parse HEADER_EVENT_DESC: `u32 nr; u32 attr_size;` nr × {attr; u32 nr_ids; string name; u64 ids[]}.
 pub fn event_desc(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<EventDesc>> {
-    let mut r = Reader::new(data, endian, pos, "EVENT_DESC");
-    let nr = r.u32()?;
-    let attr_size = r.u32()? as usize;
-    if attr_size < 64 {
-        return Err(r.malformed(format!("attr_size {attr_size} below 64")));
-    }
-    let mut out = Vec::with_capacity((nr as usize).min(r.remaining() / attr_size));
-    for _ in 0..nr {
-        let apos = r.position();
-        let attr = EventAttr::parse(r.bytes(attr_size)?, endian, apos)?;
-        let nr_ids = r.u32()?;
-        let name = header_string(&mut r)?;
-        let ids = r.u64s(u64::from(nr_ids))?.to_vec();
-        out.push(EventDesc { attr, name, ids });
-    }
-    Ok(out)
+    super::run(data, endian, pos, crate::parse::feature::event_desc)
 }
 
 /// One GROUP_DESC entry: an event group as `perf record -e '{a,b}'` made it.
@@ -61,13 +45,7 @@ impl GroupDesc {
 
 /// Parse HEADER_GROUP_DESC: `u32 nr_groups;` nr × {string name; u32 leader_idx; u32 nr_members}.
 pub fn group_desc(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<GroupDesc>> {
-    let mut r = Reader::new(data, endian, pos, "GROUP_DESC");
-    let nr = r.u32()?;
-    let mut out = Vec::with_capacity((nr as usize).min(r.remaining() / 12));
-    for _ in 0..nr {
-        out.push(GroupDesc { name: header_string(&mut r)?, leader_idx: r.u32()?, nr_members: r.u32()? });
-    }
-    Ok(out)
+    super::run(data, endian, pos, crate::parse::feature::group_desc)
 }
 
 /// One PMU_MAPPINGS entry: a PMU's dynamic `perf_event_attr.type` number.
@@ -83,13 +61,7 @@ pub struct PmuMapping {
 
 /// Parse HEADER_PMU_MAPPINGS: `u32 nr;` nr × {u32 type; string name}, in the writer's order.
 pub fn pmu_mappings(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<PmuMapping>> {
-    let mut r = Reader::new(data, endian, pos, "PMU_MAPPINGS");
-    let nr = r.u32()?;
-    let mut out = Vec::with_capacity((nr as usize).min(r.remaining() / 8));
-    for _ in 0..nr {
-        out.push(PmuMapping { type_: r.u32()?, name: header_string(&mut r)? });
-    }
-    Ok(out)
+    super::run(data, endian, pos, crate::parse::feature::pmu_mappings)
 }
 
 /// One PMU capability (a file of `/sys/bus/event_source/devices/<pmu>/caps/`).
@@ -112,31 +84,15 @@ pub struct PmuCaps {
     pub caps: Vec<PmuCap>,
 }
 
-fn caps(r: &mut Reader<'_>) -> Result<Vec<PmuCap>> {
-    let nr = r.u32()?;
-    let mut out = Vec::with_capacity((nr as usize).min(r.remaining() / 8));
-    for _ in 0..nr {
-        out.push(PmuCap { name: header_string(r)?, value: header_string(r)? });
-    }
-    Ok(out)
-}
-
 /// Parse HEADER_CPU_PMU_CAPS: `u32 nr;` nr × {string name; string value} of the `cpu` PMU.
 pub fn cpu_pmu_caps(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<PmuCap>> {
-    caps(&mut Reader::new(data, endian, pos, "CPU_PMU_CAPS"))
+    super::run(data, endian, pos, crate::parse::feature::cpu_pmu_caps)
 }
 
 /// Parse HEADER_PMU_CAPS (perf ≤ 6.1: HYBRID_CPU_PMU_CAPS, same layout): `u32 nr_pmu;` nr_pmu ×
 /// {`u32 nr_caps;` caps; string pmu_name} — the name comes after its caps.
 pub fn pmu_caps(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<PmuCaps>> {
-    let mut r = Reader::new(data, endian, pos, "PMU_CAPS");
-    let nr = r.u32()?;
-    let mut out = Vec::with_capacity((nr as usize).min(r.remaining() / 8));
-    for _ in 0..nr {
-        let caps = caps(&mut r)?;
-        out.push(PmuCaps { pmu_name: header_string(&mut r)?, caps });
-    }
-    Ok(out)
+    super::run(data, endian, pos, crate::parse::feature::pmu_caps)
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! Feature sections (perf's header.c `write_*`/`process_*`), one module per family.
 //!
-//! Every parser takes the section payload, the file's byte order and the payload's position, and
-//! returns its own `Result`: one damaged section never hides the others. [`Features`] is the typed
+//! Every function here takes the section payload, the file's byte order and the payload's
+//! position, runs that section's nom parser of [`crate::parse::feature`], and returns its own
+//! `Result`: one damaged section never hides the others. [`Features`] is the typed
 //! view over all sections of a file (`PerfFile::features`); the bit numbers are in
 //! [`crate::header::feature`]. Layouts: reference §3.
 //!
@@ -41,6 +42,16 @@ pub use topology::{
     CacheLevel, CpuDomainInfo, CpuDomains, CpuIds, CpuTopology, HybridNode, MemTopology, MemoryNode, NumaNode,
     SchedDomain,
 };
+
+/// Run a section parser of [`crate::parse::feature`] over a section's payload.
+fn run<'a, T>(
+    data: &'a [u8],
+    endian: crate::Endian,
+    pos: crate::Position,
+    parser: impl FnOnce(crate::parse::Reader<'a>) -> crate::parse::PResult<'a, T>,
+) -> crate::Result<T> {
+    crate::parse::Reader::new(data, endian, pos, "feature section").run(parser)
+}
 
 // The parsers file.rs and the fuzz targets have always called by these paths.
 pub use data::compressed;

@@ -4,8 +4,8 @@
 //! DEBUG_UNWIND (a protobuf list of files). FILE2 and DEBUG_UNWIND are protobuf messages
 //! (record_file.proto), read by the small bounded reader [`Proto`].
 
-use crate::error::{Error, Position, Result};
-use crate::reader::{until_nul, Endian, Reader};
+use crate::error::{Position, Result};
+use crate::reader::{Endian, Reader};
 use std::borrow::Cow;
 
 /// simpleperf's `DsoType` (dso.h), the `file_type` of a FILE entry and `dso_type` of a DSO record.
@@ -81,140 +81,22 @@ impl SimpleperfFile<'_> {
     }
 }
 
-fn text(b: &[u8]) -> Cow<'_, str> {
-    String::from_utf8_lossy(b)
-}
-
 /// FILE (128): `file_struct`s back to back, each `u32 size` then that many bytes: the path
 /// (NUL-terminated), `u32 file_type`, `u64 min_vaddr`, `u32 symbol_count`, per symbol `u64 vaddr,
 /// u32 len, name NUL`; then for dex files `u32 count, u64 offsets[count]`, for ELF files and kernel
 /// modules (when bytes remain) `u64 file_offset_of_min_vaddr`.
 pub fn file_v1(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<SimpleperfFile<'_>>> {
-    let mut r = Reader::new(data, endian, pos, "SIMPLEPERF_FILE");
-    let mut files = Vec::new();
-    while r.remaining() > 0 {
-        let size = r.u32()?;
-        let mut e = Reader::new(r.bytes(size as usize)?, endian, r.position(), "SIMPLEPERF_FILE entry");
-        let path = nul_str(&mut e)?;
-        let file_type = e.u32()?;
-        let min_vaddr = e.u64()?;
-        let count = e.u32()?;
-        // Each symbol takes at least 13 bytes: never reserve more than the entry can hold.
-        let mut symbols = Vec::with_capacity((count as usize).min(e.remaining() / 13));
-        for _ in 0..count {
-            let vaddr = e.u64()?;
-            let len = e.u32()?;
-            symbols.push(SimpleperfSymbol { vaddr, len, name: nul_str(&mut e)? });
-        }
-        let mut dex_file_offsets = Vec::new();
-        if file_type == dso_type::DEX_FILE {
-            let n = e.u32()?;
-            dex_file_offsets = e.u64s(u64::from(n))?.to_vec();
-        }
-        let mut file_offset_of_min_vaddr = None;
-        if (file_type == dso_type::ELF_FILE || file_type == dso_type::KERNEL_MODULE) && e.remaining() > 0 {
-            file_offset_of_min_vaddr = Some(e.u64()?);
-        }
-        if e.remaining() != 0 {
-            return Err(e.malformed(format!("{} bytes after the entry of {path}", e.remaining())));
-        }
-        files.push(SimpleperfFile { path, file_type, min_vaddr, symbols, dex_file_offsets, file_offset_of_min_vaddr });
-    }
-    Ok(files)
-}
-
-/// A NUL-terminated string (the NUL consumed).
-fn nul_str<'a>(r: &mut Reader<'a>) -> Result<Cow<'a, str>> {
-    let rest = r.rest();
-    let s = until_nul(rest);
-    if s.len() == rest.len() {
-        return Err(r.malformed("string without its NUL"));
-    }
-    r.skip(s.len() + 1)?;
-    Ok(text(s))
+    super::run(data, endian, pos, crate::parse::feature::simpleperf_file)
 }
 
 /// FILE2 (132): `u32 size` + a `FileFeature` protobuf message (record_file.proto), repeated.
 pub fn file_v2(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<SimpleperfFile<'_>>> {
-    let mut r = Reader::new(data, endian, pos, "SIMPLEPERF_FILE2");
-    let mut files = Vec::new();
-    while r.remaining() > 0 {
-        let size = r.u32()?;
-        let at = r.position();
-        files.push(file_message(Proto::new(r.bytes(size as usize)?, at, "FileFeature"))?);
-    }
-    Ok(files)
-}
-
-/// One `FileFeature` message.
-fn file_message<'a>(mut p: Proto<'a>) -> Result<SimpleperfFile<'a>> {
-    let mut f = SimpleperfFile {
-        path: Cow::Borrowed(""),
-        file_type: 0,
-        min_vaddr: 0,
-        symbols: Vec::new(),
-        dex_file_offsets: Vec::new(),
-        file_offset_of_min_vaddr: None,
-    };
-    while let Some((field, v)) = p.next()? {
-        match (field, v) {
-            (1, Wire::Bytes(b)) => f.path = text(b),
-            (2, Wire::Varint(t)) => f.file_type = t as u32,
-            (3, Wire::Varint(m)) => f.min_vaddr = m,
-            (4, Wire::Bytes(b)) => {
-                let mut s = SimpleperfSymbol { vaddr: 0, len: 0, name: Cow::Borrowed("") };
-                let mut sp = p.sub(b, "FileFeature.Symbol");
-                while let Some((field, v)) = sp.next()? {
-                    match (field, v) {
-                        (1, Wire::Varint(a)) => s.vaddr = a,
-                        (2, Wire::Varint(l)) => s.len = l as u32,
-                        (3, Wire::Bytes(n)) => s.name = text(n),
-                        _ => {}
-                    }
-                }
-                f.symbols.push(s);
-            }
-            (5, Wire::Bytes(b)) => {
-                let mut dp = p.sub(b, "FileFeature.DexFile");
-                while let Some((field, v)) = dp.next()? {
-                    match (field, v) {
-                        (1, Wire::Varint(o)) => f.dex_file_offsets.push(o),
-                        // proto3 packs repeated scalars.
-                        (1, Wire::Bytes(packed)) => {
-                            let mut pp = dp.sub(packed, "FileFeature.DexFile.dex_file_offset");
-                            while pp.remaining() > 0 {
-                                f.dex_file_offsets.push(pp.varint()?);
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            (6 | 7, Wire::Bytes(b)) => {
-                let mut ep = p.sub(b, "FileFeature.ElfFile");
-                f.file_offset_of_min_vaddr = Some(0);
-                while let Some((field, v)) = ep.next()? {
-                    if let (1, Wire::Varint(o)) = (field, v) {
-                        f.file_offset_of_min_vaddr = Some(o);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    Ok(f)
+    super::run(data, endian, pos, crate::parse::feature::simpleperf_file2)
 }
 
 /// META_INFO (129): NUL-terminated key and value strings, alternating.
 pub fn meta_info(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<(Cow<'_, str>, Cow<'_, str>)>> {
-    let mut r = Reader::new(data, endian, pos, "SIMPLEPERF_META_INFO");
-    let mut out = Vec::new();
-    while r.remaining() > 0 {
-        let k = nul_str(&mut r)?;
-        let v = nul_str(&mut r)?;
-        out.push((k, v));
-    }
-    Ok(out)
+    super::run(data, endian, pos, crate::parse::feature::simpleperf_meta_info)
 }
 
 /// One file of DEBUG_UNWIND: its path and size (its bytes are in DEBUG_UNWIND_FILE, in order).
@@ -228,24 +110,8 @@ pub struct DebugUnwindFile<'a> {
 }
 
 /// DEBUG_UNWIND (130): a `DebugUnwindFeature` protobuf message.
-pub fn debug_unwind(data: &[u8], _endian: Endian, pos: Position) -> Result<Vec<DebugUnwindFile<'_>>> {
-    let mut p = Proto::new(data, pos, "DebugUnwindFeature");
-    let mut out = Vec::new();
-    while let Some((field, v)) = p.next()? {
-        if let (1, Wire::Bytes(b)) = (field, v) {
-            let mut f = DebugUnwindFile { path: Cow::Borrowed(""), size: 0 };
-            let mut fp = p.sub(b, "DebugUnwindFeature.File");
-            while let Some((field, v)) = fp.next()? {
-                match (field, v) {
-                    (1, Wire::Bytes(s)) => f.path = text(s),
-                    (2, Wire::Varint(n)) => f.size = n,
-                    _ => {}
-                }
-            }
-            out.push(f);
-        }
-    }
-    Ok(out)
+pub fn debug_unwind(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<DebugUnwindFile<'_>>> {
+    super::run(data, endian, pos, crate::parse::feature::simpleperf_debug_unwind)
 }
 
 /// A protobuf wire value.
@@ -262,66 +128,36 @@ pub enum Wire<'a> {
 }
 
 /// A bounded protobuf reader: fields in order, every length checked against the bytes left, errors
-/// with the offset. Groups (wire types 3, 4) are rejected.
+/// with the offset. Groups (wire types 3, 4) are rejected. A cursor over
+/// [`crate::parse::feature::proto_field`] and [`crate::parse::feature::varint`].
 #[derive(Clone, Debug)]
 pub struct Proto<'a> {
+    r: Reader<'a>,
+    /// The whole message and where it starts (for [`Proto::sub`]).
     data: &'a [u8],
-    at: usize,
     pos: Position,
-    what: &'static str,
 }
 
 impl<'a> Proto<'a> {
     /// Read `data`, found at `pos`, a message of type `what` (for errors).
     pub fn new(data: &'a [u8], pos: Position, what: &'static str) -> Self {
-        Proto { data, at: 0, pos, what }
+        Proto { r: Reader::new(data, Endian::Little, pos, what), data, pos }
     }
 
     /// A reader of `inner`, a slice of this reader's data (a sub-message).
     pub fn sub(&self, inner: &'a [u8], what: &'static str) -> Proto<'a> {
         let off = (inner.as_ptr() as usize).saturating_sub(self.data.as_ptr() as usize) as u64;
-        let pos = Position { offset: self.pos.offset.saturating_add(off), ..self.pos };
-        Proto { data: inner, at: 0, pos, what }
+        Proto::new(inner, Position { offset: self.pos.offset.saturating_add(off), ..self.pos }, what)
     }
 
     /// Bytes not read yet.
     pub fn remaining(&self) -> usize {
-        self.data.len().saturating_sub(self.at)
-    }
-
-    fn error(&self, detail: impl Into<String>) -> Error {
-        let pos = Position { offset: self.pos.offset.saturating_add(self.at as u64), ..self.pos };
-        Error::malformed(pos, self.what, detail)
+        self.r.remaining()
     }
 
     /// One varint.
     pub fn varint(&mut self) -> Result<u64> {
-        let mut v = 0u64;
-        for shift in (0..70).step_by(7) {
-            let Some(&b) = self.data.get(self.at) else {
-                return Err(self.error("varint runs past the end"));
-            };
-            self.at += 1;
-            if shift == 63 && b > 1 {
-                return Err(self.error("varint over 64 bits"));
-            }
-            v |= u64::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
-                return Ok(v);
-            }
-        }
-        Err(self.error("varint over 10 bytes"))
-    }
-
-    fn take(&mut self, n: u64) -> Result<&'a [u8]> {
-        let end = usize::try_from(n).ok().and_then(|n| self.at.checked_add(n));
-        match end.and_then(|e| self.data.get(self.at..e).map(|b| (b, e))) {
-            Some((b, e)) => {
-                self.at = e;
-                Ok(b)
-            }
-            None => Err(self.error(format!("{n} bytes wanted, {} left", self.remaining()))),
-        }
+        self.r.run(crate::parse::feature::varint)
     }
 
     /// The next field number and value, `None` at the end.
@@ -330,26 +166,15 @@ impl<'a> Proto<'a> {
         if self.remaining() == 0 {
             return Ok(None);
         }
-        let key = self.varint()?;
-        let v = match key & 7 {
-            0 => Wire::Varint(self.varint()?),
-            1 => Wire::Fixed64(Endian::Little.u64(self.take(8)?)),
-            2 => {
-                let n = self.varint()?;
-                Wire::Bytes(self.take(n)?)
-            }
-            5 => Wire::Fixed32(Endian::Little.u32(self.take(4)?)),
-            w => return Err(self.error(format!("wire type {w} of field {}", key >> 3))),
-        };
-        Ok(Some((key >> 3, v)))
+        self.r.run(crate::parse::feature::proto_field).map(Some)
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn varint(out: &mut Vec<u8>, mut v: u64) {
+    pub(crate) fn varint(out: &mut Vec<u8>, mut v: u64) {
         loop {
             let b = (v & 0x7f) as u8;
             v >>= 7;
@@ -361,13 +186,13 @@ mod tests {
         }
     }
 
-    fn field_bytes(out: &mut Vec<u8>, f: u64, b: &[u8]) {
+    pub(crate) fn field_bytes(out: &mut Vec<u8>, f: u64, b: &[u8]) {
         varint(out, f << 3 | 2);
         varint(out, b.len() as u64);
         out.extend_from_slice(b);
     }
 
-    fn field_varint(out: &mut Vec<u8>, f: u64, v: u64) {
+    pub(crate) fn field_varint(out: &mut Vec<u8>, f: u64, v: u64) {
         varint(out, f << 3);
         varint(out, v);
     }
@@ -404,6 +229,13 @@ mod tests {
         // A length past the end.
         let bad = [0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f];
         assert!(Proto::new(&bad, Position::at(0), "x").next().is_err());
+        // A sub-message's errors say where in the input.
+        let mut msg = Vec::new();
+        field_bytes(&mut msg, 1, &[0x80]);
+        let mut p = Proto::new(&msg, Position::at(100), "m");
+        let Some((1, Wire::Bytes(b))) = p.next().unwrap() else { panic!("field 1") };
+        let err = p.sub(b, "s").next().unwrap_err();
+        assert_eq!(err.to_string(), "malformed s at 0x67: varint runs past the end");
         // An 11-byte varint.
         let bad = [0x80u8; 11];
         assert!(Proto::new(&bad, Position::at(0), "x").varint().is_err());

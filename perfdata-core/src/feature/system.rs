@@ -1,9 +1,8 @@
 //! The machine description features: the string features (HOSTNAME, OSRELEASE, VERSION, ARCH,
 //! CPUDESC, CPUID), NRCPUS, TOTAL_MEM and CMDLINE.
 
-use super::strings::{header_str, str_list};
 use crate::error::{Position, Result};
-use crate::reader::{Endian, Reader};
+use crate::reader::Endian;
 use std::borrow::Cow;
 
 /// A feature that is one `perf_header_string`: HOSTNAME (`uname -n`), OSRELEASE (`uname -r`), VERSION
@@ -12,7 +11,7 @@ use std::borrow::Cow;
 ///
 /// Borrowed from the section (no copy) when it is UTF-8.
 pub fn string(data: &[u8], endian: Endian, pos: Position) -> Result<Cow<'_, str>> {
-    header_str(&mut Reader::new(data, endian, pos, "string feature"))
+    super::run(data, endian, pos, crate::parse::feature::string)
 }
 
 /// HEADER_NRCPUS, in the stored order: available first, then online.
@@ -28,19 +27,18 @@ pub struct NrCpus {
 
 /// Parse HEADER_NRCPUS: `u32 nr_cpus_avail; u32 nr_cpus_online`.
 pub fn nr_cpus(data: &[u8], endian: Endian, pos: Position) -> Result<NrCpus> {
-    let mut r = Reader::new(data, endian, pos, "NRCPUS");
-    Ok(NrCpus { available: r.u32()?, online: r.u32()? })
+    super::run(data, endian, pos, crate::parse::feature::nr_cpus)
 }
 
 /// Parse HEADER_TOTAL_MEM: `u64`, in kB (MemTotal of /proc/meminfo).
 pub fn total_mem(data: &[u8], endian: Endian, pos: Position) -> Result<u64> {
-    Reader::new(data, endian, pos, "TOTAL_MEM").u64()
+    super::run(data, endian, pos, crate::parse::feature::total_mem)
 }
 
 /// Parse HEADER_CMDLINE: a string list; entry 0 is the perf binary, then its arguments.
 /// The strings are borrowed from the section when they are UTF-8.
 pub fn cmdline(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<Cow<'_, str>>> {
-    str_list(&mut Reader::new(data, endian, pos, "CMDLINE"))
+    super::run(data, endian, pos, crate::parse::feature::cmdline)
 }
 
 #[cfg(test)]

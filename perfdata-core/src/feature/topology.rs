@@ -1,9 +1,8 @@
 //! Machine topology features: CPU_TOPOLOGY, NUMA_TOPOLOGY, CACHE, MEM_TOPOLOGY, HYBRID_TOPOLOGY and
 //! CPU_DOMAIN_INFO, plus perf's CPU-list text form ("0-3,8").
 
-use super::strings::{header_string, string_list};
 use crate::error::{Position, Result};
-use crate::reader::{Endian, Reader};
+use crate::reader::Endian;
 
 /// HEADER_CPU_TOPOLOGY (reference §3.3).
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -36,27 +35,7 @@ pub struct CpuIds {
 /// Parse HEADER_CPU_TOPOLOGY. `nr_cpus_available` is NRCPUS word 0 (the per-CPU arrays have that many
 /// entries; perf uses 0 when NRCPUS is missing). Each optional block is present when bytes remain.
 pub fn cpu_topology(data: &[u8], endian: Endian, pos: Position, nr_cpus_available: u32) -> Result<CpuTopology> {
-    let mut r = Reader::new(data, endian, pos, "CPU_TOPOLOGY");
-    let mut t =
-        CpuTopology { package_cpus: string_list(&mut r)?, core_cpus: string_list(&mut r)?, ..Default::default() };
-    if r.remaining() == 0 {
-        return Ok(t);
-    }
-    let r = &mut r.context("CPU_TOPOLOGY core/socket ids");
-    let n = nr_cpus_available as usize;
-    let mut cpus = Vec::with_capacity(n.min(r.remaining() / 8));
-    for _ in 0..n {
-        cpus.push(CpuIds { core_id: r.i32()?, socket_id: r.i32()?, die_id: None });
-    }
-    if r.remaining() > 0 {
-        let r = &mut r.context("CPU_TOPOLOGY dies");
-        t.die_cpus = Some(string_list(r)?);
-        for c in cpus.iter_mut() {
-            c.die_id = Some(r.i32()?);
-        }
-    }
-    t.cpus = Some(cpus);
-    Ok(t)
+    super::run(data, endian, pos, crate::parse::feature::cpu_topology(nr_cpus_available))
 }
 
 /// One NUMA_TOPOLOGY node.
@@ -75,18 +54,7 @@ pub struct NumaNode {
 
 /// Parse HEADER_NUMA_TOPOLOGY: `u32 nr;` nr × {u32 node; u64 mem_total; u64 mem_free; string cpus}.
 pub fn numa_topology(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<NumaNode>> {
-    let mut r = Reader::new(data, endian, pos, "NUMA_TOPOLOGY");
-    let nr = r.u32()?;
-    let mut out = Vec::with_capacity((nr as usize).min(r.remaining() / 24));
-    for _ in 0..nr {
-        out.push(NumaNode {
-            node: r.u32()?,
-            mem_total_kb: r.u64()?,
-            mem_free_kb: r.u64()?,
-            cpus: header_string(&mut r)?,
-        });
-    }
-    Ok(out)
+    super::run(data, endian, pos, crate::parse::feature::numa_topology)
 }
 
 /// One CACHE entry (`struct cpu_cache_level`).
@@ -113,25 +81,7 @@ pub struct CacheLevel {
 /// Parse HEADER_CACHE: `u32 version; u32 nr;` nr × {u32 level, line_size, sets, ways; string type,
 /// size, map}. Only version 1 is defined (perf rejects others: their layout is unknown).
 pub fn cache(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<CacheLevel>> {
-    let mut r = Reader::new(data, endian, pos, "CACHE");
-    let version = r.u32()?;
-    if version != 1 {
-        return Err(r.malformed(format!("version {version}, only 1 is defined")));
-    }
-    let nr = r.u32()?;
-    let mut out = Vec::with_capacity((nr as usize).min(r.remaining() / 28));
-    for _ in 0..nr {
-        out.push(CacheLevel {
-            level: r.u32()?,
-            line_size: r.u32()?,
-            sets: r.u32()?,
-            ways: r.u32()?,
-            type_: header_string(&mut r)?,
-            size: header_string(&mut r)?,
-            map: header_string(&mut r)?,
-        });
-    }
-    Ok(out)
+    super::run(data, endian, pos, crate::parse::feature::cache)
 }
 
 /// HEADER_MEM_TOPOLOGY: the physical memory blocks of each node.
@@ -183,22 +133,7 @@ impl MemoryNode {
 /// Parse HEADER_MEM_TOPOLOGY: `u64 version (1); u64 block_size; u64 nr;` nr × {u64 node; u64 size;
 /// bitmap {u64 nbits; u64 words[ceil(nbits/64)]}}.
 pub fn mem_topology(data: &[u8], endian: Endian, pos: Position) -> Result<MemTopology> {
-    let mut r = Reader::new(data, endian, pos, "MEM_TOPOLOGY");
-    let version = r.u64()?;
-    if version != 1 {
-        return Err(r.malformed(format!("version {version}, only 1 is defined")));
-    }
-    let block_size = r.u64()?;
-    let nr = r.u64()?;
-    let mut nodes = Vec::with_capacity(usize::try_from(nr).unwrap_or(usize::MAX).min(r.remaining() / 24));
-    for _ in 0..nr {
-        let node = r.u64()?;
-        let size = r.u64()?;
-        let nbits = r.u64()?;
-        let bitmap = r.u64s(nbits.div_ceil(64))?.to_vec();
-        nodes.push(MemoryNode { node, size, nbits, bitmap });
-    }
-    Ok(MemTopology { version, block_size, nodes })
+    super::run(data, endian, pos, crate::parse::feature::mem_topology)
 }
 
 /// One HYBRID_TOPOLOGY entry: a core type of a hybrid CPU.
@@ -213,13 +148,7 @@ pub struct HybridNode {
 
 /// Parse HEADER_HYBRID_TOPOLOGY: `u32 nr;` nr × {string pmu_name; string cpus}.
 pub fn hybrid_topology(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<HybridNode>> {
-    let mut r = Reader::new(data, endian, pos, "HYBRID_TOPOLOGY");
-    let nr = r.u32()?;
-    let mut out = Vec::with_capacity((nr as usize).min(r.remaining() / 8));
-    for _ in 0..nr {
-        out.push(HybridNode { pmu_name: header_string(&mut r)?, cpus: header_string(&mut r)? });
-    }
-    Ok(out)
+    super::run(data, endian, pos, crate::parse::feature::hybrid_topology)
 }
 
 /// HEADER_CPU_DOMAIN_INFO (perf ≥ 6.18, `perf sched stats`): the scheduler domains of each CPU.
@@ -262,27 +191,7 @@ pub struct SchedDomain {
 /// CPU (`nr_cpus_online` = NRCPUS word 1) {u32 cpu; u32 nr_domains; nr_domains × {u32 domain; [string
 /// name if version ≥ 17]; string cpumask; string cpulist}}.
 pub fn cpu_domain_info(data: &[u8], endian: Endian, pos: Position, nr_cpus_online: u32) -> Result<CpuDomainInfo> {
-    let mut r = Reader::new(data, endian, pos, "CPU_DOMAIN_INFO");
-    let schedstat_version = r.u32()?;
-    let max_sched_domains = r.u32()?;
-    let mut cpus = Vec::with_capacity((nr_cpus_online as usize).min(r.remaining() / 8));
-    for _ in 0..nr_cpus_online {
-        let cpu = r.u32()?;
-        let nr = r.u32()?;
-        let mut domains = Vec::with_capacity((nr as usize).min(r.remaining() / 12));
-        for _ in 0..nr {
-            let domain = r.u32()?;
-            let name = if schedstat_version >= 17 { Some(header_string(&mut r)?) } else { None };
-            domains.push(SchedDomain {
-                domain,
-                name,
-                cpumask: header_string(&mut r)?,
-                cpulist: header_string(&mut r)?,
-            });
-        }
-        cpus.push(CpuDomains { cpu, domains });
-    }
-    Ok(CpuDomainInfo { schedstat_version, max_sched_domains, cpus })
+    super::run(data, endian, pos, crate::parse::feature::cpu_domain_info(nr_cpus_online))
 }
 
 /// Parse a CPU list the way perf's `perf_cpu_map__new` does: "N" and "N-M" items separated by

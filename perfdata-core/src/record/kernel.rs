@@ -1,7 +1,6 @@
 //! Kernel record bodies (types 1–22 except SAMPLE), perf_event.h layouts. Each `parse` takes a reader
 //! over the body: the bytes after the 8-byte header, without the sample_id trailer.
 
-use super::str_to_end;
 use crate::attr::EventAttr;
 use crate::error::Result;
 use crate::reader::{Reader, U64s};
@@ -21,14 +20,7 @@ pub struct MmapRecord<'a> {
 
 impl<'a> MmapRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        Ok(MmapRecord {
-            pid: r.u32()?,
-            tid: r.u32()?,
-            addr: r.u64()?,
-            len: r.u64()?,
-            pgoff: r.u64()?,
-            filename: str_to_end(r),
-        })
+        r.run(crate::parse::record::mmap)
     }
 }
 
@@ -115,16 +107,7 @@ impl<'a> From<&Mmap2Record<'a>> for Mapping<'a> {
 
 impl<'a> Mmap2Record<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>, misc: u16) -> Result<Self> {
-        let (pid, tid, addr, len, pgoff) = (r.u32()?, r.u32()?, r.u64()?, r.u64()?, r.u64()?);
-        let id = if misc & super::misc::MMAP_BUILD_ID != 0 {
-            let raw = r.bytes(24)?;
-            let size = raw.first().copied().unwrap_or(0);
-            let ids = raw.get(4..).unwrap_or(&[]);
-            Mmap2Id::BuildId { build_id_size: size, build_id: ids.get(..usize::from(size)).unwrap_or(ids), raw }
-        } else {
-            Mmap2Id::Inode { maj: r.u32()?, min: r.u32()?, ino: r.u64()?, ino_generation: r.u64()? }
-        };
-        Ok(Mmap2Record { pid, tid, addr, len, pgoff, id, prot: r.u32()?, flags: r.u32()?, filename: str_to_end(r) })
+        r.run(crate::parse::record::mmap2(misc))
     }
 }
 
@@ -138,7 +121,7 @@ pub struct LostRecord {
 
 impl LostRecord {
     pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
-        Ok(LostRecord { id: r.u64()?, lost: r.u64()? })
+        r.run(crate::parse::record::lost)
     }
 }
 
@@ -155,7 +138,7 @@ pub struct CommRecord<'a> {
 
 impl<'a> CommRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>, misc: u16) -> Result<Self> {
-        Ok(CommRecord { pid: r.u32()?, tid: r.u32()?, comm: str_to_end(r), exec: misc & super::misc::COMM_EXEC != 0 })
+        r.run(crate::parse::record::comm(misc))
     }
 }
 
@@ -172,7 +155,7 @@ pub struct TaskRecord {
 
 impl TaskRecord {
     pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
-        Ok(TaskRecord { pid: r.u32()?, ppid: r.u32()?, tid: r.u32()?, ptid: r.u32()?, time: r.u64()? })
+        r.run(crate::parse::record::task)
     }
 }
 
@@ -187,7 +170,7 @@ pub struct ThrottleRecord {
 
 impl ThrottleRecord {
     pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
-        Ok(ThrottleRecord { time: r.u64()?, id: r.u64()?, stream_id: r.u64()? })
+        r.run(crate::parse::record::throttle)
     }
 }
 
@@ -202,7 +185,7 @@ pub struct ReadRecord<'a> {
 
 impl<'a> ReadRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>, attr: &EventAttr) -> Result<Self> {
-        Ok(ReadRecord { pid: r.u32()?, tid: r.u32()?, values: ReadValues::parse(r, attr.read_format)? })
+        r.run(crate::parse::record::read(attr.read_format))
     }
 }
 
@@ -218,7 +201,7 @@ pub struct AuxRecord {
 
 impl AuxRecord {
     pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
-        Ok(AuxRecord { aux_offset: r.u64()?, aux_size: r.u64()?, flags: r.u64()? })
+        r.run(crate::parse::record::aux)
     }
 }
 
@@ -232,7 +215,7 @@ pub struct ItraceStartRecord {
 
 impl ItraceStartRecord {
     pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
-        Ok(ItraceStartRecord { pid: r.u32()?, tid: r.u32()? })
+        r.run(crate::parse::record::itrace_start)
     }
 }
 
@@ -245,7 +228,7 @@ pub struct LostSamplesRecord {
 
 impl LostSamplesRecord {
     pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
-        Ok(LostSamplesRecord { lost: r.u64()? })
+        r.run(crate::parse::record::lost_samples)
     }
 }
 
@@ -259,7 +242,7 @@ pub struct SwitchCpuWideRecord {
 
 impl SwitchCpuWideRecord {
     pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
-        Ok(SwitchCpuWideRecord { next_prev_pid: r.u32()?, next_prev_tid: r.u32()? })
+        r.run(crate::parse::record::switch_cpu_wide)
     }
 }
 
@@ -279,9 +262,7 @@ pub const NAMESPACE_NAMES: [&str; 8] = ["net", "uts", "ipc", "pid", "user", "mnt
 
 impl<'a> NamespacesRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        let (pid, tid, nr) = (r.u32()?, r.u32()?, r.u64()?);
-        let words = nr.checked_mul(2).ok_or_else(|| r.malformed(format!("nr_namespaces {nr}")))?;
-        Ok(NamespacesRecord { pid, tid, nr_namespaces: nr, link_info: r.u64s(words)? })
+        r.run(crate::parse::record::namespaces)
     }
 
     /// The `(dev, inode)` of namespace `i`.
@@ -305,7 +286,7 @@ pub struct KsymbolRecord<'a> {
 
 impl<'a> KsymbolRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        Ok(KsymbolRecord { addr: r.u64()?, len: r.u32()?, ksym_type: r.u16()?, flags: r.u16()?, name: str_to_end(r) })
+        r.run(crate::parse::record::ksymbol)
     }
 }
 
@@ -322,7 +303,7 @@ pub struct BpfEventRecord<'a> {
 
 impl<'a> BpfEventRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        Ok(BpfEventRecord { type_: r.u16()?, flags: r.u16()?, id: r.u32()?, tag: r.bytes(8)? })
+        r.run(crate::parse::record::bpf_event)
     }
 }
 
@@ -336,7 +317,7 @@ pub struct CgroupRecord<'a> {
 
 impl<'a> CgroupRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        Ok(CgroupRecord { id: r.u64()?, path: str_to_end(r) })
+        r.run(crate::parse::record::cgroup)
     }
 }
 
@@ -351,9 +332,7 @@ pub struct TextPokeRecord<'a> {
 
 impl<'a> TextPokeRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        let addr = r.u64()?;
-        let (old_len, new_len) = (r.u16()?, r.u16()?);
-        Ok(TextPokeRecord { addr, old_bytes: r.bytes(old_len.into())?, new_bytes: r.bytes(new_len.into())? })
+        r.run(crate::parse::record::text_poke)
     }
 }
 
@@ -374,8 +353,6 @@ pub struct CallchainDeferredRecord<'a> {
 
 impl<'a> CallchainDeferredRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        let cookie = r.u64()?;
-        let nr = r.u64()?;
-        Ok(CallchainDeferredRecord { cookie, ips: r.u64s(nr)? })
+        r.run(crate::parse::record::callchain_deferred)
     }
 }

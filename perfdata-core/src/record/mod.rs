@@ -118,26 +118,15 @@ impl CpuMode {
 /// access: each accessor is `Some` exactly when its bit is in the event's `sample_type`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SampleId<'a> {
-    bytes: &'a [u8],
-    sample_type: u64,
-    endian: Endian,
+    pub(crate) bytes: &'a [u8],
+    pub(crate) sample_type: u64,
+    pub(crate) endian: Endian,
 }
 
 impl<'a> SampleId<'a> {
     /// Check a trailer of exactly the attr's trailer size, in kernel emit order.
     pub fn parse(b: &'a [u8], sample_type: u64, endian: Endian, pos: Position) -> Result<SampleId<'a>> {
-        use crate::attr::sample_type as st;
-        let words = (sample_type & (st::TID | st::TIME | st::ID | st::STREAM_ID | st::CPU | st::IDENTIFIER))
-            .count_ones() as usize;
-        if b.len() < words * 8 {
-            return Err(Error::Truncated {
-                pos,
-                what: "sample_id trailer",
-                needed: (words * 8) as u64,
-                available: b.len() as u64,
-            });
-        }
-        Ok(SampleId { bytes: b, sample_type, endian })
+        Reader::new(b, endian, pos, "sample_id trailer").run(crate::parse::record::sample_id(sample_type))
     }
 
     /// The trailer bytes.
@@ -326,11 +315,6 @@ impl Record<'_> {
     }
 }
 
-/// Read a `str8` (NUL-terminated, zero-padded) field that runs to the end of `r`'s body.
-pub(crate) fn str_to_end<'a>(r: &mut Reader<'a>) -> &'a [u8] {
-    crate::reader::until_nul(r.rest())
-}
-
 /// Decode a framed record. `events` is the event list in force at this point of the stream.
 pub fn decode<'a>(
     frame: crate::stream::Frame<'a>,
@@ -439,6 +423,7 @@ fn decode_other<'a>(
             Resolution::NoEvent => Err(wrap(Error::malformed(pos, "record", "no event (attr) describes this record"))),
         }
     };
+    use crate::parse::record as pr;
     use record_type as t;
     let kind = (|| -> Result<RecordKind<'a>> {
         Ok(match h.type_ {
@@ -466,72 +451,33 @@ fn decode_other<'a>(
             t::BPF_EVENT => RecordKind::BpfEvent(BpfEventRecord::parse(&mut r)?),
             t::CGROUP => RecordKind::Cgroup(CgroupRecord::parse(&mut r)?),
             t::TEXT_POKE => RecordKind::TextPoke(TextPokeRecord::parse(&mut r)?),
-            t::AUX_OUTPUT_HW_ID => RecordKind::AuxOutputHwId(AuxOutputHwIdRecord { hw_id: r.u64()? }),
+            t::AUX_OUTPUT_HW_ID => RecordKind::AuxOutputHwId(r.run(pr::aux_output_hw_id)?),
             t::CALLCHAIN_DEFERRED => RecordKind::CallchainDeferred(CallchainDeferredRecord::parse(&mut r)?),
             t::HEADER_ATTR => RecordKind::HeaderAttr(HeaderAttrRecord::parse(&mut r)?),
-            t::HEADER_EVENT_TYPE => {
-                RecordKind::HeaderEventType(HeaderEventTypeRecord { event_id: r.u64()?, name: until_nul_rest(&mut r) })
-            }
+            t::HEADER_EVENT_TYPE => RecordKind::HeaderEventType(r.run(pr::header_event_type)?),
             t::HEADER_TRACING_DATA | t::SIMPLEPERF_TRACING_DATA => {
                 RecordKind::HeaderTracingData(TracingDataRecord::parse(&mut r, h, frame.payload)?)
             }
             t::HEADER_BUILD_ID => RecordKind::HeaderBuildId(BuildIdRecord::parse(&mut r, h.misc)?),
             t::FINISHED_ROUND => RecordKind::FinishedRound,
             t::ID_INDEX => RecordKind::IdIndex(IdIndexRecord::parse(&mut r)?),
-            t::AUXTRACE_INFO => {
-                let (type_, reserved) = (r.u32()?, r.u32()?);
-                let n = (r.remaining() / 8) as u64;
-                RecordKind::AuxtraceInfo(AuxtraceInfoRecord { type_, reserved, priv_: r.u64s(n)? })
-            }
-            t::AUXTRACE => RecordKind::Auxtrace(AuxtraceRecord {
-                size: r.u64()?,
-                offset: r.u64()?,
-                reference: r.u64()?,
-                idx: r.u32()?,
-                tid: r.u32()?,
-                cpu: r.u32()?,
-                reserved: r.u32()?,
-                data: frame.payload,
-            }),
+            t::AUXTRACE_INFO => RecordKind::AuxtraceInfo(r.run(pr::auxtrace_info)?),
+            t::AUXTRACE => RecordKind::Auxtrace(r.run(pr::auxtrace(frame.payload))?),
             t::AUXTRACE_ERROR => RecordKind::AuxtraceError(AuxtraceErrorRecord::parse(&mut r)?),
             t::THREAD_MAP => RecordKind::ThreadMap(ThreadMapRecord::parse(&mut r)?),
-            t::CPU_MAP => {
-                let raw = r.rest();
-                RecordKind::CpuMap(CpuMapRecord { data: CpuMapData::parse(&mut r)?, raw })
-            }
-            t::STAT_CONFIG => {
-                let nr = r.u64()?;
-                let words = nr.checked_mul(2).ok_or_else(|| r.malformed(format!("nr {nr}")))?;
-                RecordKind::StatConfig(StatConfigRecord { nr, data: r.u64s(words)? })
-            }
-            t::STAT => RecordKind::Stat(StatRecord {
-                id: r.u64()?,
-                cpu: r.u32()?,
-                thread: r.u32()?,
-                val: r.u64()?,
-                ena: r.u64()?,
-                run: r.u64()?,
-            }),
-            t::STAT_ROUND => RecordKind::StatRound(StatRoundRecord { type_: r.u64()?, time: r.u64()? }),
+            t::CPU_MAP => RecordKind::CpuMap(r.run(pr::cpu_map)?),
+            t::STAT_CONFIG => RecordKind::StatConfig(r.run(pr::stat_config)?),
+            t::STAT => RecordKind::Stat(r.run(pr::stat)?),
+            t::STAT_ROUND => RecordKind::StatRound(r.run(pr::stat_round)?),
             t::EVENT_UPDATE => RecordKind::EventUpdate(EventUpdateRecord::parse(&mut r)?),
             t::TIME_CONV => RecordKind::TimeConv(TimeConvRecord::parse(&mut r)?),
-            t::HEADER_FEATURE => RecordKind::HeaderFeature(HeaderFeatureRecord { feat_id: r.u64()?, data: r.rest() }),
-            t::COMPRESSED => RecordKind::Compressed(CompressedRecord { data_size: None, data: r.rest() }),
-            t::COMPRESSED2 => {
-                let n = r.u64()?;
-                RecordKind::Compressed(CompressedRecord { data_size: Some(n), data: r.bytes_u64(n)? })
-            }
+            t::HEADER_FEATURE => RecordKind::HeaderFeature(r.run(pr::header_feature)?),
+            t::COMPRESSED => RecordKind::Compressed(r.run(pr::compressed)?),
+            t::COMPRESSED2 => RecordKind::Compressed(r.run(pr::compressed2)?),
             t::FINISHED_INIT => RecordKind::FinishedInit,
             t::BPF_METADATA => RecordKind::BpfMetadata(BpfMetadataRecord::parse(&mut r)?),
             t::SCHEDSTAT_CPU | t::SCHEDSTAT_DOMAIN => {
-                let (timestamp, cpu, version) = (r.u64()?, r.u32()?, r.u16()?);
-                let domain = if h.type_ == t::SCHEDSTAT_DOMAIN {
-                    Some(r.u16()?)
-                } else {
-                    r.skip(2)?;
-                    None
-                };
-                RecordKind::Schedstat(SchedstatRecord { timestamp, cpu, version, domain, counters: r.rest() })
+                RecordKind::Schedstat(r.run(pr::schedstat(h.type_ == t::SCHEDSTAT_DOMAIN))?)
             }
             t::SIMPLEPERF_KERNEL_SYMBOL => {
                 RecordKind::SimpleperfKernelSymbol(SimpleperfKernelSymbolRecord::parse(&mut r)?)
@@ -562,8 +508,4 @@ pub(crate) fn decode_tracing_data<'a>(
     let base = Position { offset: frame.pos.offset.saturating_add(8), ..frame.pos };
     let mut r = Reader::new(frame.bytes.get(8..).unwrap_or(&[]), endian, base, name);
     TracingDataRecord::parse(&mut r, frame.header, frame.payload).map_err(|e| e.in_record(frame.pos, name))
-}
-
-fn until_nul_rest<'a>(r: &mut Reader<'a>) -> &'a [u8] {
-    crate::reader::until_nul(r.rest())
 }

@@ -4,7 +4,7 @@
 //! record (32777) is a [`super::TracingDataRecord`].
 
 use crate::error::Result;
-use crate::reader::{until_nul, Reader, U64s};
+use crate::reader::{Reader, U64s};
 
 /// SIMPLEPERF_KERNEL_SYMBOL: `u32 size` then the text of `/proc/kallsyms` (padded to 8).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,8 +16,7 @@ pub struct SimpleperfKernelSymbolRecord<'a> {
 impl<'a> SimpleperfKernelSymbolRecord<'a> {
     /// Parse the body after the record header.
     pub fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        let n = r.u32()?;
-        Ok(SimpleperfKernelSymbolRecord { kallsyms: r.bytes(n as usize)? })
+        r.run(crate::parse::record::simpleperf_kernel_symbol)
     }
 }
 
@@ -37,7 +36,7 @@ pub struct SimpleperfDsoRecord<'a> {
 impl<'a> SimpleperfDsoRecord<'a> {
     /// Parse the body after the record header.
     pub fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        Ok(SimpleperfDsoRecord { dso_type: r.u64()?, dso_id: r.u64()?, min_vaddr: r.u64()?, name: until_nul(r.rest()) })
+        r.run(crate::parse::record::simpleperf_dso)
     }
 }
 
@@ -57,7 +56,7 @@ pub struct SimpleperfSymbolRecord<'a> {
 impl<'a> SimpleperfSymbolRecord<'a> {
     /// Parse the body after the record header.
     pub fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        Ok(SimpleperfSymbolRecord { addr: r.u64()?, len: r.u64()?, dso_id: r.u64()?, name: until_nul(r.rest()) })
+        r.run(crate::parse::record::simpleperf_symbol)
     }
 }
 
@@ -73,9 +72,7 @@ pub struct SimpleperfEventIdRecord<'a> {
 impl<'a> SimpleperfEventIdRecord<'a> {
     /// Parse the body after the record header.
     pub fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        let count = r.u64()?;
-        let words = count.checked_mul(2).ok_or_else(|| r.malformed(format!("count {count}")))?;
-        Ok(SimpleperfEventIdRecord { count, data: r.u64s(words)? })
+        r.run(crate::parse::record::simpleperf_event_id)
     }
 
     /// The (attr index, event id) pairs.
@@ -106,9 +103,7 @@ pub struct SimpleperfCallChainRecord<'a> {
 impl<'a> SimpleperfCallChainRecord<'a> {
     /// Parse the body after the record header.
     pub fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        let (pid, tid, chain_type, time) = (r.u32()?, r.u32()?, r.u64()?, r.u64()?);
-        let n = r.u64()?;
-        Ok(SimpleperfCallChainRecord { pid, tid, chain_type, time, ips: r.u64s(n)?, sps: r.u64s(n)? })
+        r.run(crate::parse::record::simpleperf_callchain)
     }
 }
 
@@ -147,33 +142,7 @@ pub struct SimpleperfUnwindingResultRecord<'a> {
 impl<'a> SimpleperfUnwindingResultRecord<'a> {
     /// Parse the body after the record header.
     pub fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        let (time, used_time, error_code, error_addr, stack_start, stack_end) =
-            (r.u64()?, r.u64()?, r.u64()?, r.u64()?, r.u64()?, r.u64()?);
-        let (regs_abi, regs_mask) = (r.u64()?, r.u64()?);
-        let regs = r.u64s(u64::from(regs_mask.count_ones()))?;
-        let size = r.u64()?;
-        let (stack, dyn_size) = if size == 0 { (&[][..], 0) } else { (r.bytes_u64(size)?, r.u64()?) };
-        let (ips, sps) = if r.remaining() > 0 {
-            let n = r.u64()?;
-            (r.u64s(n)?, r.u64s(n)?)
-        } else {
-            (r.u64s(0)?, r.u64s(0)?)
-        };
-        Ok(SimpleperfUnwindingResultRecord {
-            time,
-            used_time,
-            error_code,
-            error_addr,
-            stack_start,
-            stack_end,
-            regs_abi,
-            regs_mask,
-            regs,
-            stack,
-            dyn_size,
-            ips,
-            sps,
-        })
+        r.run(crate::parse::record::simpleperf_unwinding_result)
     }
 }
 
@@ -189,12 +158,6 @@ pub struct SimpleperfDebugRecord<'a> {
 impl<'a> SimpleperfDebugRecord<'a> {
     /// Parse the body after the record header.
     pub fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        let time = r.u64()?;
-        let rest = r.rest();
-        let message = until_nul(rest);
-        if message.len() == rest.len() {
-            return Err(r.malformed("message without its NUL"));
-        }
-        Ok(SimpleperfDebugRecord { time, message })
+        r.run(crate::parse::record::simpleperf_debug)
     }
 }

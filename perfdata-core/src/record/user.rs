@@ -9,26 +9,16 @@ use crate::reader::{until_nul, Endian, Reader, U64s};
 pub struct HeaderAttrRecord<'a> {
     /// The attr's bytes (checked when the record was read; decoded by [`HeaderAttrRecord::attr`], so
     /// that no record owns memory and records stay cheap to move and drop).
-    attr_bytes: &'a [u8],
-    endian: crate::reader::Endian,
-    pos: crate::error::Position,
+    pub(crate) attr_bytes: &'a [u8],
+    pub(crate) endian: crate::reader::Endian,
+    pub(crate) pos: crate::error::Position,
     /// The ids of the event.
     pub ids: U64s<'a>,
 }
 
 impl<'a> HeaderAttrRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        let pos = r.position();
-        let body = r.rest();
-        let mut peek = *r;
-        peek.skip(4)?;
-        let size = peek.u32()?;
-        let attr_len = if size == 0 { 64 } else { size as usize };
-        let attr_bytes = r.bytes(attr_len)?;
-        EventAttr::parse(attr_bytes, r.endian(), pos)?;
-        // ids start at 8 + attr.size (reference §4.3.2).
-        let n = (body.len() - attr_len) / 8;
-        Ok(HeaderAttrRecord { attr_bytes, endian: r.endian(), pos, ids: r.u64s(n as u64)? })
+        r.run(crate::parse::record::header_attr)
     }
 
     /// The attr.
@@ -67,13 +57,7 @@ impl<'a> TracingDataRecord<'a> {
     /// Parse the body after the record header; `payload` is what the framing found after the
     /// record (perf's framing).
     pub fn parse(r: &mut Reader<'a>, header: super::RecordHeader, payload: &'a [u8]) -> Result<Self> {
-        let size = r.u32()?;
-        if header.type_ == super::record_type::HEADER_TRACING_DATA
-            && header.size <= crate::stream::TRACING_DATA_RECORD_SIZE
-        {
-            return Ok(TracingDataRecord { size, data: payload, inline: false });
-        }
-        Ok(TracingDataRecord { size, data: r.bytes(size as usize)?, inline: true })
+        r.run(crate::parse::record::tracing_data(header, payload))
     }
 
     /// Where the tracing data start, from the start of the record.
@@ -104,18 +88,7 @@ pub struct BuildIdRecord<'a> {
 impl<'a> BuildIdRecord<'a> {
     /// Parse the body after the record header.
     pub fn parse(r: &mut Reader<'a>, misc: u16) -> Result<Self> {
-        let pid = r.i32()?;
-        let raw = r.bytes(20)?;
-        let size = r.u8()?;
-        r.skip(3)?;
-        let valid = if misc & super::misc::BUILD_ID_SIZE != 0 { usize::from(size).min(20) } else { 20 };
-        Ok(BuildIdRecord {
-            pid,
-            build_id: raw.get(..valid).unwrap_or(raw),
-            raw_build_id: raw,
-            size,
-            filename: super::str_to_end(r),
-        })
+        r.run(crate::parse::record::build_id(misc))
     }
 }
 
@@ -137,18 +110,13 @@ pub struct IdIndexEntry {
 #[allow(missing_docs)]
 pub struct IdIndexRecord<'a> {
     pub nr: u64,
-    entries: U64s<'a>,
-    entries2: Option<U64s<'a>>,
+    pub(crate) entries: U64s<'a>,
+    pub(crate) entries2: Option<U64s<'a>>,
 }
 
 impl<'a> IdIndexRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        let nr = r.u64()?;
-        let words = nr.checked_mul(4).ok_or_else(|| r.malformed(format!("nr {nr}")))?;
-        let entries = r.u64s(words)?;
-        let entries2 =
-            if (r.remaining() as u64) >= nr.saturating_mul(16) && nr > 0 { Some(r.u64s(nr * 2)?) } else { None };
-        Ok(IdIndexRecord { nr, entries, entries2 })
+        r.run(crate::parse::record::id_index)
     }
 
     /// The entries.
@@ -212,15 +180,7 @@ pub struct AuxtraceErrorRecord<'a> {
 
 impl<'a> AuxtraceErrorRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        let (type_, code, cpu, pid, tid, fmt, ip) =
-            (r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u64()?);
-        let time = if fmt >= 1 { Some(r.u64()?) } else { None };
-        // msg[64] may be cut after its NUL (size = ALIGN8).
-        let n = r.remaining().min(64);
-        let msg = r.fixed_str(n)?;
-        let (machine_pid, vcpu) =
-            if fmt >= 2 && r.remaining() >= 8 { (Some(r.u32()?), Some(r.u32()?)) } else { (None, None) };
-        Ok(AuxtraceErrorRecord { type_, code, cpu, pid, tid, fmt, ip, time, msg, machine_pid, vcpu })
+        r.run(crate::parse::record::auxtrace_error)
     }
 }
 
@@ -229,15 +189,13 @@ impl<'a> AuxtraceErrorRecord<'a> {
 #[allow(missing_docs)]
 pub struct ThreadMapRecord<'a> {
     pub nr: u64,
-    entries: &'a [u8],
-    endian: Endian,
+    pub(crate) entries: &'a [u8],
+    pub(crate) endian: Endian,
 }
 
 impl<'a> ThreadMapRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        let nr = r.u64()?;
-        let n = nr.checked_mul(24).ok_or_else(|| r.malformed(format!("nr {nr}")))?;
-        Ok(ThreadMapRecord { nr, entries: r.bytes_u64(n)?, endian: r.endian() })
+        r.run(crate::parse::record::thread_map)
     }
 
     /// `(pid, comm)` entries.
@@ -280,44 +238,7 @@ pub enum CpuMapData {
 impl CpuMapData {
     /// Parse a cpu_map_data (packed, unaligned; reference §4.3.1).
     pub fn parse(r: &mut Reader<'_>) -> Result<CpuMapData> {
-        let type_ = r.u16()?;
-        Ok(match type_ {
-            0 => {
-                let nr = r.u16()?;
-                let mut v = Vec::with_capacity(usize::from(nr).min(r.remaining() / 2));
-                for _ in 0..nr {
-                    let c = r.u16()?;
-                    v.push(if c == u16::MAX { -1 } else { i32::from(c) });
-                }
-                CpuMapData::Cpus(v)
-            }
-            1 => {
-                let nr = r.u16()?;
-                let long_size = r.u16()?;
-                let mut mask = Vec::with_capacity(usize::from(nr).min(r.remaining() / 4));
-                match long_size {
-                    4 => {
-                        for _ in 0..nr {
-                            mask.push(u64::from(r.u32()?));
-                        }
-                    }
-                    8 => {
-                        r.skip(4)?;
-                        for _ in 0..nr {
-                            mask.push(r.u64()?);
-                        }
-                    }
-                    n => return Err(r.malformed(format!("cpu map mask long_size {n}, expected 4 or 8"))),
-                }
-                CpuMapData::Mask { long_size, mask }
-            }
-            2 => {
-                let any = r.u8()?;
-                r.skip(1)?;
-                CpuMapData::Range { any_cpu: any != 0, start: r.u16()?, end: r.u16()? }
-            }
-            t => CpuMapData::Unknown { type_: t },
-        })
+        r.run(crate::parse::record::cpu_map_data)
     }
 
     /// The CPUs of the map (-1 = any), in order. Bounded by the encoded size.
@@ -417,15 +338,7 @@ pub struct EventUpdateRecord<'a> {
 
 impl<'a> EventUpdateRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        let (type_, id) = (r.u64()?, r.u64()?);
-        let update = match type_ {
-            0 => EventUpdate::Unit(until_nul(r.rest())),
-            1 => EventUpdate::Scale(f64::from_bits(r.u64()?)),
-            2 => EventUpdate::Name(until_nul(r.rest())),
-            3 => EventUpdate::Cpus(CpuMapData::parse(r)?),
-            _ => EventUpdate::Unknown(r.rest()),
-        };
-        Ok(EventUpdateRecord { type_, id, update })
+        r.run(crate::parse::record::event_update)
     }
 }
 
@@ -444,23 +357,7 @@ pub struct TimeConvRecord {
 
 impl TimeConvRecord {
     pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
-        let (time_shift, time_mult, time_zero) = (r.u64()?, r.u64()?, r.u64()?);
-        let mut t = TimeConvRecord {
-            time_shift,
-            time_mult,
-            time_zero,
-            time_cycles: None,
-            time_mask: None,
-            cap_user_time_zero: None,
-            cap_user_time_short: None,
-        };
-        if r.remaining() >= 24 {
-            t.time_cycles = Some(r.u64()?);
-            t.time_mask = Some(r.u64()?);
-            t.cap_user_time_zero = Some(r.u8()?);
-            t.cap_user_time_short = Some(r.u8()?);
-        }
-        Ok(t)
+        r.run(crate::parse::record::time_conv)
     }
 }
 
@@ -487,15 +384,12 @@ pub struct CompressedRecord<'a> {
 pub struct BpfMetadataRecord<'a> {
     pub prog_name: &'a [u8],
     pub nr_entries: u64,
-    entries: &'a [u8],
+    pub(crate) entries: &'a [u8],
 }
 
 impl<'a> BpfMetadataRecord<'a> {
     pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        let prog_name = r.fixed_str(512)?;
-        let nr = r.u64()?;
-        let n = nr.checked_mul(320).ok_or_else(|| r.malformed(format!("nr_entries {nr}")))?;
-        Ok(BpfMetadataRecord { prog_name, nr_entries: nr, entries: r.bytes_u64(n)? })
+        r.run(crate::parse::record::bpf_metadata)
     }
 
     /// `(key, value)` pairs.

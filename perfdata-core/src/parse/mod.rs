@@ -10,6 +10,13 @@
 //! crate's [`Error`] at the record boundary. [`ParseError`] is `Copy` and never allocates, so
 //! combinators that backtrack (`alt`, `opt`) cost nothing on the hot path.
 //!
+//! Here: the numbers, byte strings and counted lists ([`count`], [`until_end`]), the file and
+//! pipe headers, `perf_file_section`, `perf_event_attr` and the attrs-section entry
+//! ([`file_attr`]), the record header. In [`feature`]: every feature section and the feature
+//! table. In [`record`]: every record body (kernel, perf's user records, simpleperf's), the
+//! `sample_id` trailer, `read_format` blocks and the sample body. In [`tracing`]: the
+//! tracing-data blob.
+//!
 //! ```
 //! use perfdata_core::parse::{self, Reader};
 //! use perfdata_core::{Endian, Position};
@@ -34,6 +41,10 @@ use crate::Endian;
 use nom::error::ErrorKind;
 use nom::number::Endianness;
 
+pub mod feature;
+pub mod record;
+pub mod tracing;
+
 /// What every parser returns: the rest of the input and the value, or where and why it stopped.
 pub type PResult<'a, T> = nom::IResult<Reader<'a>, T, ParseError>;
 
@@ -52,7 +63,7 @@ pub enum ParseError {
         available: u64,
     },
     /// A value that makes the structure impossible to read: `detail` with each `{}` replaced by
-    /// the next of `values` when the error is turned into text.
+    /// the next of `values` in decimal (`{x}`: in hex) when the error is turned into text.
     Malformed {
         /// Where the value is.
         pos: Position,
@@ -120,10 +131,21 @@ impl From<ParseError> for Error {
                 let mut text = String::with_capacity(detail.len() + 16);
                 let mut values = values.iter();
                 let mut rest = detail;
-                while let Some((before, after)) = rest.split_once("{}") {
+                // `{}` is the next value in decimal, `{x}` in hex.
+                while let Some(at) = rest.find('{') {
+                    let (before, after) = rest.split_at(at);
                     text.push_str(before);
-                    text.push_str(&values.next().copied().unwrap_or(0).to_string());
-                    rest = after;
+                    let mut next = || values.next().copied().unwrap_or(0);
+                    if let Some(after) = after.strip_prefix("{}") {
+                        text.push_str(&next().to_string());
+                        rest = after;
+                    } else if let Some(after) = after.strip_prefix("{x}") {
+                        text.push_str(&format!("{:x}", next()));
+                        rest = after;
+                    } else {
+                        text.push('{');
+                        rest = after.get(1..).unwrap_or_default();
+                    }
                 }
                 text.push_str(rest);
                 Error::malformed(pos, what, text)
@@ -232,6 +254,74 @@ pub fn fixed_str<'a>(n: usize) -> impl Fn(Reader<'a>) -> PResult<'a, &'a [u8]> {
     move |input: Reader<'a>| take(n)(input).map(|(rest, b)| (rest, until_nul(b)))
 }
 
+/// The next `n` bytes as an input of their own (a structure framed by a size field), with the
+/// same byte order, name and absolute offsets.
+#[inline]
+pub fn take_input<'a>(n: usize) -> impl Fn(Reader<'a>) -> PResult<'a, Reader<'a>> {
+    move |input: Reader<'a>| {
+        if input.remaining() < n {
+            return Err(nom::Err::Error(ParseError::truncated(&input, n as u64)));
+        }
+        Ok((input.advanced(n), input.limited(n)))
+    }
+}
+
+/// A [`ParseError::Malformed`] at `input` as a parser's result.
+#[inline]
+pub fn malformed<'a, T>(input: &Reader<'a>, detail: &'static str, values: [u64; 2]) -> PResult<'a, T> {
+    Err(nom::Err::Error(ParseError::malformed(input, detail, values)))
+}
+
+/// `n` values of `item`, `n` a count read from the input, each value at least `min_size` bytes:
+/// the vector never reserves more than the input could hold, so a damaged count allocates
+/// nothing. An item that reads nothing stops the loop with an error (`ErrorKind::Count`).
+pub fn count<'a, T>(
+    n: u64,
+    min_size: usize,
+    mut item: impl FnMut(Reader<'a>) -> PResult<'a, T>,
+) -> impl FnMut(Reader<'a>) -> PResult<'a, Vec<T>> {
+    move |mut input: Reader<'a>| {
+        let cap = usize::try_from(n).unwrap_or(usize::MAX).min(input.remaining() / min_size.max(1));
+        let mut out = Vec::with_capacity(cap);
+        for _ in 0..n {
+            let (rest, v) = item(input)?;
+            if rest.remaining() == input.remaining() && n > 1 {
+                return Err(nom::Err::Error(ParseError::Kind {
+                    pos: input.position(),
+                    what: input.what(),
+                    kind: ErrorKind::Count,
+                }));
+            }
+            out.push(v);
+            input = rest;
+        }
+        Ok((input, out))
+    }
+}
+
+/// `item` repeated until the input ends (a sequence of entries that fills a section); an entry
+/// cut short is an error, not the end.
+pub fn until_end<'a, T>(
+    mut item: impl FnMut(Reader<'a>) -> PResult<'a, T>,
+) -> impl FnMut(Reader<'a>) -> PResult<'a, Vec<T>> {
+    move |mut input: Reader<'a>| {
+        let mut out = Vec::new();
+        while input.remaining() > 0 {
+            let (rest, v) = item(input)?;
+            if rest.remaining() == input.remaining() {
+                return Err(nom::Err::Error(ParseError::Kind {
+                    pos: input.position(),
+                    what: input.what(),
+                    kind: ErrorKind::Many0,
+                }));
+            }
+            out.push(v);
+            input = rest;
+        }
+        Ok((input, out))
+    }
+}
+
 /// `struct perf_file_section`: offset and size, two u64.
 pub fn section(input: Reader<'_>) -> PResult<'_, Section> {
     let (input, offset) = u64(input)?;
@@ -322,6 +412,21 @@ pub fn file_header(input: Reader<'_>) -> PResult<'_, FileHeader> {
     Ok((input, FileHeader { endian, format: Format::File, size, attr_size, attrs, data, event_types, features }))
 }
 
+/// `struct perf_file_attr`, one entry of the attrs section: a `perf_event_attr` filling
+/// `attr_size - 16` bytes (the header's `attr_size` is the entry's stride), then the
+/// `perf_file_section` of the event's ids. Errors name `perf_event_attr` and `attr ids section`.
+pub fn file_attr<'a>(attr_size: usize) -> impl Fn(Reader<'a>) -> PResult<'a, (EventAttr, Section)> {
+    move |input: Reader<'a>| {
+        let Some(n) = attr_size.checked_sub(16) else {
+            return malformed(&input, "attr_size {} is below its 16-byte ids section", [attr_size as u64, 0]);
+        };
+        let (rest, attr) = take_input(n)(input.context("perf_event_attr"))?;
+        let (_, attr) = event_attr(attr)?;
+        let (rest, ids) = section(rest.context("attr ids section"))?;
+        Ok((rest, (attr, ids)))
+    }
+}
+
 /// `struct perf_event_attr` at any ABI size: `type`, then `size` (0 is the first ABI's 64 bytes),
 /// then the fields that size covers. Reads `size` bytes, or what is left when the input is
 /// shorter; fields beyond them are 0, bytes beyond the 144 this crate knows are kept in
@@ -398,9 +503,18 @@ pub fn event_attr(input: Reader<'_>) -> PResult<'_, EventAttr> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::Endian;
+
+    /// What a parser left and its value as text (values may borrow from the input, and tests
+    /// compare values read in different byte orders).
+    pub(crate) type Parsed = std::result::Result<(usize, String), nom::Err<ParseError>>;
+
+    /// A parser's result as [`Parsed`].
+    pub(crate) fn shown<T: std::fmt::Debug>(r: PResult<'_, T>) -> Parsed {
+        r.map(|(rest, v)| (rest.remaining(), format!("{v:?}")))
+    }
 
     fn input(b: &[u8], e: Endian) -> Reader<'_> {
         Reader::new(b, e, Position::at(100), "test")
@@ -526,6 +640,26 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn file_attrs_in_both_orders_and_every_cut() {
+        let a = EventAttr { type_: 1, size: 136, config: 9, sample_type: 0x107, ..Default::default() };
+        for e in [Endian::Little, Endian::Big] {
+            let mut b = Vec::new();
+            a.write(e, &mut b);
+            e.put_u64(&mut b, 0x2000);
+            e.put_u64(&mut b, 16);
+            let (rest, (got, ids)) = file_attr(152)(input(&b, e)).unwrap();
+            assert_eq!((rest.remaining(), got, ids), (0, a.clone(), Section { offset: 0x2000, size: 16 }));
+            for cut in 0..b.len() {
+                let err = to_error(file_attr(152)(input(&b[..cut], e)).unwrap_err());
+                let what = if cut < 136 { "perf_event_attr" } else { "attr ids section" };
+                assert!(matches!(err, Error::Truncated { what: w, .. } if w == what), "cut {cut}: {err}");
+            }
+        }
+        let err = to_error(file_attr(8)(input(&[0; 8], Endian::Little)).unwrap_err());
+        assert_eq!(err.to_string(), "malformed test at 0x64: attr_size 8 is below its 16-byte ids section");
     }
 
     #[test]
