@@ -240,9 +240,12 @@ pub struct Frame {
     pub start: Option<u64>,
 }
 
+/// A symbol found for an address: its name and first address.
+type Found = Option<(Rc<str>, u64)>;
+
 impl Frame {
     /// A frame of `dso` with its symbol's name and first address, if found.
-    fn of(found: Option<(Rc<str>, u64)>, dso: Rc<str>) -> Frame {
+    fn of(found: Found, dso: Rc<str>) -> Frame {
         let (symbol, start) = found.map_or((None, None), |(n, a)| (Some(n), Some(a)));
         Frame { symbol, dso, start }
     }
@@ -279,7 +282,7 @@ pub struct Symbolizer {
     kernel_build_id: Option<Vec<u8>>,
     sources: HashMap<String, Rc<Source>>,
     kernel: KernelState,
-    cache: HashMap<(Rc<str>, u64), Option<(Rc<str>, u64)>, ahash::RandomState>,
+    cache: HashMap<(Rc<str>, u64), Found, ahash::RandomState>,
     dso_names: HashMap<String, Rc<str>, ahash::RandomState>,
     /// Every file opened, by path (`None`: not a readable ELF file), so each is mapped once.
     binaries: HashMap<PathBuf, Option<Rc<Binary>>>,
@@ -878,7 +881,7 @@ impl Symbolizer {
             return Frame::of(found, dso);
         }
         let source = Some(self.source(map));
-        let found: Option<(Rc<str>, u64)> = match source.as_deref() {
+        let found: Found = match source.as_deref() {
             // perf demangles no perf map name (dso__load_perf_map keeps them as written).
             Some(Source::Absolute(t)) => t.find(addr).map(|s| (Rc::from(s.name.as_str()), s.start)),
             Some(Source::Elf(e, plt)) => {
