@@ -38,6 +38,13 @@ tables() { # F: F.report-children and F.report-n-sort-KEYS
 for f in fp.data dwarf.data sysw.data; do
 	tables $f
 done
+# Filters: --time drops samples (percentages of the rest); --comms/--pid hide the other threads'
+# samples, percentages of all (perf's default --percentage absolute; one --comms elides Command).
+perf report --stdio --no-children -g none --time 10%/2 -i fp.data > fp.data.report-time-10pct-2 2>/dev/null
+for c in dd rustc; do
+	perf report --stdio --no-children -g none --comms $c -i sysw.data > sysw.data.report-comms-$c 2>/dev/null
+done
+perf report --stdio --no-children -g none --pid 1838 -i sysw.data > sysw.data.report-pid-1838 2>/dev/null
 if [ -x /tmp/perfdata-cxx/fp/work ] && [ -x /tmp/perfdata-cxx/dwarf/work ]; then
 	for f in /tmp/perfdata-cxx/fp/work /tmp/perfdata-cxx/dwarf/work /usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30 \
 		$(find cxx/root -type f); do

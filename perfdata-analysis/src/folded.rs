@@ -777,7 +777,7 @@ const BATCH_IPS: usize = 512 * 1024;
 const BATCH_ITEMS_UNWOUND: usize = 512;
 
 /// `opts.time` in nanoseconds (empty: every sample), percentages against the recording's span.
-fn time_ranges(file: &PerfFile, opts: &FoldedOptions) -> Result<Vec<crate::options::TimeRange>> {
+pub(crate) fn time_ranges(file: &PerfFile, opts: &FoldedOptions) -> Result<Vec<crate::options::TimeRange>> {
     let Some(t) = &opts.time else { return Ok(Vec::new()) };
     let span = file.features().sample_time().and_then(Result::ok).map(|s| (s.first, s.last));
     t.resolve(span).map_err(perfdata_core::Error::Unsupported)

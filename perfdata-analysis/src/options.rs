@@ -133,7 +133,7 @@ fn percent(i: &str) -> IResult<&str, f64> {
 fn slash(i: &str) -> IResult<&str, (f64, f64)> {
     let n = map_res(recognize(pair(opt(char('-')), digit1)), |n: &str| n.parse::<i32>());
     map(verify(separated_pair(percent, char('/'), n), |(p, _)| *p > 0.0), |(p, n)| {
-        (p * f64::from(n - 1), p * f64::from(n))
+        (p * (f64::from(n) - 1.0), p * f64::from(n))
     })
     .parse(i)
 }
@@ -393,7 +393,7 @@ mod tests {
         assert_eq!(r("25%", span), Ok(vec![tr(1_000, 1_249)]));
         assert_eq!(r("0%-0%", span), Ok(vec![tr(1_000, 1_000)]));
         assert_eq!(r("33.3%/3", Some((0, 10))), Ok(vec![tr(7, 10)]), "9.99 rounds to the last sample");
-        for bad in ["0%/1", "10%/0", "10%/11", "5%-200%", "10%/2,0%-5%", "10", "25%x", "%"] {
+        for bad in ["0%/1", "10%/0", "10%/11", "5%-200%", "10%/2,0%-5%", "10", "25%x", "%", "10%/-2147483648"] {
             assert!(r(bad, span).is_err(), "{bad}");
         }
         assert!(r("10%/2", None).is_err() && r("10%/2", Some((0, 0))).is_err(), "no sample times");

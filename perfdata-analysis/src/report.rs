@@ -4,6 +4,7 @@
 //! samples included), as perf's cumulative entries count it.
 
 use crate::folded::{ChainEntry, FoldedOptions, StackFolder};
+use crate::options::in_ranges;
 use perfdata_core::record::CpuMode;
 use perfdata_core::{Order, PerfFile, RecordKind, Result};
 use std::collections::HashMap;
@@ -166,7 +167,12 @@ fn named(sym: &str, start: Option<u64>, inlined: bool) -> Sym {
 }
 
 /// The report of `file`'s samples (all events together), rows most first as perf orders them, and
-/// the total event count.
+/// the total event count. The fold options' time ranges drop samples before anything counts them;
+/// its pid, tid and comm filters keep only those threads' samples in the rows while the total (the
+/// percentages' base) counts every sample, as perf report's default `--percentage absolute`. (perf
+/// 6.1 itself merges the samples of every thread into an entry and shows the entry when its first
+/// sample's thread passes the filter; that differs from this where two threads of one command
+/// share a function, e.g. `--pid` of a multi-threaded process.)
 pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<(Vec<ReportRow>, u64)> {
     let mut folder = StackFolder::new(file, &opts.fold);
     let has = |k: SortKey| opts.sort.contains(&k);
@@ -175,17 +181,30 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<(Vec<ReportRow>, 
     let mut chain: Vec<ChainEntry> = Vec::new();
     // The groups a sample has added to (perf's `he_cache`: a function counts once per sample).
     let mut seen: Vec<Key> = Vec::new();
+    // perf report's --time drops the other samples before anything counts them; --pid, --tid
+    // and --comms hide the other threads' samples after they are resolved and counted in the
+    // total (perf's default `--percentage absolute`).
+    let ranges = crate::folded::time_ranges(file, &opts.fold)?;
+    let filter = &opts.fold;
     for r in file.records(Order::Time)? {
         let Ok(r) = r else { continue };
         folder.record(&r);
         let RecordKind::Sample(s) = &r.kind else { continue };
-        if r.event.is_none() {
+        if r.event.is_none() || !in_ranges(&ranges, s.time().unwrap_or(0)) {
             continue;
         }
         let period = s.period_or_attr();
         let (pid, tid) = (s.pid().unwrap_or(u32::MAX), s.tid().unwrap_or(u32::MAX));
         let kernel = r.header.cpumode() == CpuMode::Kernel;
         let ip = s.ip().unwrap_or(0);
+        let f = folder.locate(pid, kernel, ip);
+        total = total.saturating_add(period);
+        if filter.pid.is_some_and(|p| p != pid)
+            || filter.tid.is_some_and(|t| t != tid)
+            || filter.comm.as_ref().is_some_and(|c| *c != folder.comm(tid))
+        {
+            continue;
+        }
         let base = Key {
             comm: has(SortKey::Comm).then(|| folder.comm(tid).into()),
             tid: has(SortKey::Pid).then_some(tid),
@@ -193,7 +212,6 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<(Vec<ReportRow>, 
             dso: None,
             sym: None,
         };
-        let f = folder.locate(pid, kernel, ip);
         let dso = short_dso(&f.dso);
         let sym = match f.symbol.as_deref() {
             Some(n) => named(n, f.start, false),
@@ -203,7 +221,6 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<(Vec<ReportRow>, 
         let e = groups.entry(key.clone()).or_insert_with(|| Acc { kernel, ..Acc::default() });
         e.samples += 1;
         e.period = e.period.saturating_add(period);
-        total = total.saturating_add(period);
         if !opts.children {
             continue;
         }

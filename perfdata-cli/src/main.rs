@@ -245,7 +245,10 @@ fn report(
     use perfdata_analysis::report::{report, report_text, ReportOptions, SortKey};
     let sort = SortKey::parse_list(sort)?;
     let f = open(path)?;
-    let opts = ReportOptions { sort: sort.clone(), children, fold: fold.options()? };
+    let fold = fold.options()?;
+    // perf leaves out the command column when its --comms names one command.
+    let shown: Vec<SortKey> = sort.iter().copied().filter(|k| !(*k == SortKey::Comm && fold.comm.is_some())).collect();
+    let opts = ReportOptions { sort, children, fold };
     let (rows, _) = report(&f, &opts)?;
     let rows: Vec<_> = rows.into_iter().filter(|r| r.children.unwrap_or(r.overhead) >= limit).collect();
     let mut out = BufWriter::new(std::io::stdout().lock());
@@ -270,7 +273,7 @@ fn report(
             writeln!(out, "{v}")?;
         }
     } else {
-        out.write_all(report_text(&rows, &sort, samples).as_bytes())?;
+        out.write_all(report_text(&rows, &shown, samples).as_bytes())?;
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)

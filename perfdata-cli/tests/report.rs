@@ -5,6 +5,8 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+mod common;
+
 fn testdata(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata").join(name)
 }
@@ -20,15 +22,10 @@ fn rows(text: &str) -> Vec<String> {
 /// `perfdata report FILE ARGS` with the symbol extracts perf's outputs were made with
 /// (testdata/cxx/root for the C++ recordings, testdata/folded/root for the others).
 fn ours(name: &str, args: &[&str]) -> Vec<String> {
-    let dir = testdata("folded");
-    let root = if name.starts_with("cxx-") { testdata("cxx/root") } else { dir.join("root") };
+    let root = if name.starts_with("cxx-") { testdata("cxx/root") } else { testdata("folded/root") };
     let out = Command::new(env!("CARGO_BIN_EXE_perfdata"))
-        .args(["report", testdata(name).to_str().unwrap(), "--symfs"])
-        .arg(root)
-        .arg("--buildid-dir")
-        .arg(dir.join("no-buildid-cache"))
-        .arg("--kallsyms")
-        .arg(dir.join("kallsyms-4a5a9b0affb66c437abcd455d2738af879985fa9"))
+        .args(["report", testdata(name).to_str().unwrap()])
+        .args(common::symbol_args(&root))
         .args(args)
         .output()
         .unwrap();
@@ -91,6 +88,26 @@ fn children_equal_perf_report() {
             perf.retain(|r| !known_sysw(r));
         }
         assert_eq!(ours, perf, "{name}");
+    }
+}
+
+/// perf report's filters: `--time` drops samples before they count (percentages of the rest);
+/// `--comms` and `--pid` hide the other threads' samples, percentages of all of them (perf's
+/// default `--percentage absolute`), and one `--comms` leaves out the Command column.
+#[test]
+fn filters_equal_perf_report() {
+    for (name, args, output) in [
+        ("fp.data", &["--time", "10%/2"][..], "fp.data.report-time-10pct-2"),
+        ("sysw.data", &["--filter-comm", "dd"], "sysw.data.report-comms-dd"),
+        ("sysw.data", &["--filter-comm", "rustc"], "sysw.data.report-comms-rustc"),
+        ("sysw.data", &["--filter-pid", "1838"], "sysw.data.report-pid-1838"),
+    ] {
+        let mut ours = ours(name, args);
+        let mut perf = perf(output);
+        ours.retain(|r| !known_sysw(r));
+        perf.retain(|r| !known_sysw(r));
+        assert!(perf.len() > 5, "{output}");
+        assert_eq!(ours, perf, "{name} {args:?}");
     }
 }
 
