@@ -4,6 +4,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
+mod common;
+
 fn testdata(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata").join(name)
 }
@@ -126,15 +128,7 @@ fn closing_the_pipe_early_is_not_an_error_message() {
 
 /// The symbol options every folded/flamegraph test passes (see testdata/folded).
 fn symbols() -> Vec<String> {
-    let dir = testdata("folded");
-    vec![
-        "--symfs".into(),
-        dir.join("root").display().to_string(),
-        "--buildid-dir".into(),
-        dir.join("no-buildid-cache").display().to_string(),
-        "--kallsyms".into(),
-        dir.join("kallsyms-4a5a9b0affb66c437abcd455d2738af879985fa9").display().to_string(),
-    ]
+    common::symbol_args(&testdata("folded").join("root"))
 }
 
 fn run_with_symbols(args: &[&str], stdin: Option<&[u8]>) -> (i32, String, String) {

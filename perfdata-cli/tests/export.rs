@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
 
+mod common;
+
 fn testdata(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata").join(name)
 }
@@ -119,15 +121,7 @@ fn chrome_trace_has_the_scheduler_slices_and_samples() {
 /// The symbol options every folded test passes (see testdata/folded): names from the committed
 /// binaries and kallsyms, not from this machine.
 fn symbol_options() -> Vec<String> {
-    let dir = testdata("folded");
-    vec![
-        "--symfs".into(),
-        dir.join("root").display().to_string(),
-        "--buildid-dir".into(),
-        dir.join("no-buildid-cache").display().to_string(),
-        "--kallsyms".into(),
-        dir.join("kallsyms-4a5a9b0affb66c437abcd455d2738af879985fa9").display().to_string(),
-    ]
+    common::symbol_args(&testdata("folded").join("root"))
 }
 
 /// `go tool pprof ARGS`, or `None` (with the reason printed) when `go` is not installed.
