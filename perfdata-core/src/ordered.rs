@@ -1,0 +1,316 @@
+//! Time-ordered extraction: sort small values, not records.
+//!
+//! [`Ordered`] reads the records in file order, hands each one, framed and with its event
+//! resolved but not decoded, to an extractor ([`Extract`]) that returns the few fields an analysis
+//! needs as a small owned value (or nothing), and delivers those values in perf's time order by
+//! the same rules as [`Records`] in [`Order::Time`]: user records and records without a timestamp
+//! at their stream position, timestamped kernel records held until a FINISHED_ROUND releases them,
+//! ties in file order, a bounded window. Each record is touched once, while its bytes are in the
+//! cache, and only records the extractor keeps are queued; the queue holds the values themselves,
+//! so no mapped page has to stay resident for it.
+//!
+//! The extractor runs in file order: it must not depend on what earlier records in *time* order
+//! did (keep that for the consumer of the values).
+//!
+//! ```no_run
+//! # fn main() -> perfdata_core::Result<()> {
+//! use perfdata_core::{PerfFile, ReadOptions};
+//! let file = PerfFile::open("perf.data")?;
+//! // (time, tid) of every sample, in time order.
+//! let mut ordered = file.ordered(ReadOptions::default(), |r: &perfdata_core::RecordRef<'_>| {
+//!     let s = r.sample()?.ok()?;
+//!     Some((s.time()?, s.tid()?))
+//! })?;
+//! for item in ordered.by_ref() {
+//!     let (time, tid) = item?;
+//!     println!("{time} {tid}");
+//! }
+//! println!("{:?}", ordered.stats());
+//! # Ok(()) }
+//! ```
+
+use super::{frame_time_of, learn_from, ReadStats, Records};
+use crate::error::{Position, Result};
+use crate::event::{Event, EventList, Resolution};
+use crate::reader::Endian;
+use crate::record::{decode, record_type as rt, Record, RecordHeader};
+use crate::sample::Sample;
+use crate::stream::Frame;
+
+/// A record as an extractor sees it: framed, its event resolved, decoded only on request.
+pub struct RecordRef<'a> {
+    frame: Frame<'a>,
+    events: &'a EventList,
+    endian: Endian,
+    event: Option<&'a Event>,
+    time: Option<u64>,
+}
+
+impl<'a> RecordRef<'a> {
+    /// The record type (`PERF_RECORD_*`).
+    #[inline]
+    pub fn type_(&self) -> u32 {
+        self.frame.header.type_
+    }
+
+    /// The record header.
+    #[inline]
+    pub fn header(&self) -> RecordHeader {
+        self.frame.header
+    }
+
+    /// Where the record is.
+    #[inline]
+    pub fn pos(&self) -> Position {
+        self.frame.pos
+    }
+
+    /// All bytes of the record, header included.
+    #[inline]
+    pub fn bytes(&self) -> &'a [u8] {
+        self.frame.bytes
+    }
+
+    /// The event the record belongs to (perf's rules, as [`Record::event`]).
+    #[inline]
+    pub fn event(&self) -> Option<&'a Event> {
+        self.event
+    }
+
+    /// The events known when the record was read.
+    #[inline]
+    pub fn events(&self) -> &'a EventList {
+        self.events
+    }
+
+    /// The byte order of the file.
+    #[inline]
+    pub fn endian(&self) -> Endian {
+        self.endian
+    }
+
+    /// The timestamp the record is ordered by (`None`: delivered at its stream position).
+    #[inline]
+    pub fn time(&self) -> Option<u64> {
+        self.time
+    }
+
+    /// The sample, when the record is a SAMPLE of a known event (an error when its fields do not
+    /// fit its size), without decoding anything else.
+    #[inline]
+    pub fn sample(&self) -> Option<Result<Sample<'a>>> {
+        if self.frame.header.type_ != rt::SAMPLE {
+            return None;
+        }
+        let ev = self.event?;
+        let pos = self.frame.pos;
+        let body = self.frame.bytes.get(8..).unwrap_or(&[]);
+        Some(
+            Sample::parse_body(body, self.endian, ev, Position { offset: pos.offset.saturating_add(8), ..pos })
+                .map_err(|e| e.in_record(pos, "SAMPLE")),
+        )
+    }
+
+    /// The whole record, decoded.
+    pub fn decode(&self) -> Result<Record<'a>> {
+        decode(self.frame, self.events, self.endian)
+    }
+}
+
+/// What [`Ordered`] keeps of each record: a small owned value, or nothing.
+pub trait Extract<T> {
+    /// The value to deliver for `record` in time order, `None` to skip it.
+    fn extract(&mut self, record: &RecordRef<'_>) -> Option<T>;
+}
+
+impl<T, F: FnMut(&RecordRef<'_>) -> Option<T>> Extract<T> for F {
+    #[inline(always)]
+    fn extract(&mut self, record: &RecordRef<'_>) -> Option<T> {
+        self(record)
+    }
+}
+
+/// Values extracted from the records of a file, delivered in perf's time order (see the module
+/// docs). Made by [`crate::PerfFile::ordered`].
+pub struct Ordered<'f, T, E> {
+    recs: Records<'f>,
+    extract: E,
+    /// Values waiting for a round marker, in arrival order (taken when released).
+    slab: Vec<Option<T>>,
+    /// Their keys: (timestamp, index in `slab`); sorted by timestamp only when a flush needs it,
+    /// stably, so ties keep arrival order. 16 bytes each: the keys are sorted, not the values.
+    keys: Vec<(u64, usize)>,
+    /// Released values in delivery order, with their timestamps.
+    ready: std::collections::VecDeque<(u64, T)>,
+    /// The slab's previous buffer, reused by the next flush (no fresh pages per round).
+    spare: Vec<Option<T>>,
+    /// The value of a record delivered at its stream position (before anything it releases).
+    immediate: Option<T>,
+    window: usize,
+    max_ts: u64,
+    next_flush: u64,
+    last_delivered_ts: u64,
+    eof: bool,
+    stats: ReadStats,
+}
+
+impl<'f, T, E: Extract<T>> Ordered<'f, T, E> {
+    pub(crate) fn new(recs: Records<'f>, extract: E) -> Self {
+        let window = recs.opts.window_records.max(2);
+        Ordered {
+            recs,
+            extract,
+            slab: Vec::new(),
+            keys: Vec::new(),
+            ready: std::collections::VecDeque::new(),
+            spare: Vec::new(),
+            immediate: None,
+            window,
+            max_ts: 0,
+            next_flush: 0,
+            last_delivered_ts: 0,
+            eof: false,
+            stats: ReadStats::default(),
+        }
+    }
+
+    /// The extractor (to read what it learned while extracting).
+    pub fn extractor(&self) -> &E {
+        &self.extract
+    }
+
+    /// The extractor, mutably.
+    pub fn extractor_mut(&mut self) -> &mut E {
+        &mut self.extract
+    }
+
+    /// The events known at this point (pipe files learn them from HEADER_ATTR records).
+    pub fn events(&self) -> &[Event] {
+        self.recs.events()
+    }
+
+    /// What went wrong while reading so far ([`Records::diagnostics`]).
+    pub fn diagnostics(&self) -> Vec<String> {
+        self.recs.diagnostics()
+    }
+
+    /// Counters of what happened while reading so far: out-of-order deliveries and early flushes
+    /// count the values queued (records the extractor kept), unknown ids every record.
+    pub fn stats(&self) -> ReadStats {
+        ReadStats { unknown_id: self.recs.unknown_ids.get(), ..self.stats.clone() }
+    }
+
+    /// Release queued values with a timestamp ≤ `upto`, in timestamp order (ties in arrival
+    /// order), into `ready` (which must be delivered). The values still waiting are moved to the
+    /// front of the slab in key order, which keeps ties in arrival order for the next flush.
+    fn flush_upto(&mut self, upto: u64) {
+        self.keys.sort_by_key(|k| k.0);
+        let n = self.keys.partition_point(|k| k.0 <= upto);
+        for &(ts, i) in self.keys.get(..n).unwrap_or(&[]) {
+            if let Some(v) = self.slab.get_mut(i).and_then(Option::take) {
+                self.ready.push_back((ts, v));
+            }
+        }
+        self.spare.clear();
+        for (j, k) in self.keys.get_mut(n..).unwrap_or(&mut []).iter_mut().enumerate() {
+            self.spare.push(self.slab.get_mut(k.1).and_then(Option::take));
+            k.1 = j;
+        }
+        self.keys.drain(..n);
+        std::mem::swap(&mut self.slab, &mut self.spare);
+    }
+
+    /// Pull the next record and extract from it; false at the end of the input.
+    fn pull(&mut self) -> Option<Result<()>> {
+        self.recs.tick();
+        let frame = match self.recs.frames.next_frame()? {
+            Err(e) => {
+                // A framing error ends the stream; what is queued is still delivered after it.
+                self.eof = true;
+                self.recs.errors.push(e.to_string());
+                return Some(Err(e));
+            }
+            Ok(frame) => frame,
+        };
+        let (events, endian) = (&mut self.recs.events, self.recs.endian);
+        learn_from(events, &frame, endian);
+        let events: &EventList = events;
+        let ty = frame.header.type_;
+        let resolution = events.resolve(ty, frame.bytes, endian);
+        let event = match resolution {
+            Resolution::Event(i) => events.events.get(i),
+            Resolution::UnknownId(_) => {
+                if matches!(ty, rt::SAMPLE | rt::READ) {
+                    self.recs.unknown_ids.set(self.recs.unknown_ids.get().saturating_add(1));
+                }
+                None
+            }
+            Resolution::NoEvent => None,
+        };
+        let time = match ty {
+            t if t >= rt::USER_START => None,
+            // Ordered by the resolved event's layout, or the first event's (perf requires the
+            // time position to agree), as `frame_time`.
+            _ => event.or(events.events.first()).and_then(|ev| frame_time_of(&frame, ev, endian)),
+        }
+        .filter(|&ts| ts != 0 && ts != u64::MAX);
+        let r = RecordRef { frame, events, endian, event, time };
+        let value = self.extract.extract(&r);
+        match time {
+            Some(ts) => {
+                self.max_ts = self.max_ts.max(ts);
+                if let Some(v) = value {
+                    self.keys.push((ts, self.slab.len()));
+                    self.slab.push(Some(v));
+                    if self.keys.len() > self.window {
+                        // Release the oldest half early (perf's HALF flush), keeping memory bounded.
+                        self.stats.early_flushes += 1;
+                        self.keys.sort_by_key(|k| k.0);
+                        let half = self.keys.get(self.keys.len() / 2).map_or(u64::MAX, |k| k.0);
+                        self.flush_upto(half);
+                    }
+                }
+            }
+            None => {
+                self.immediate = value;
+                if ty == rt::FINISHED_ROUND {
+                    let upto = self.next_flush;
+                    self.next_flush = self.max_ts;
+                    self.flush_upto(upto);
+                }
+            }
+        }
+        Some(Ok(()))
+    }
+}
+
+impl<T, E: Extract<T>> Iterator for Ordered<'_, T, E> {
+    type Item = Result<T>;
+
+    fn next(&mut self) -> Option<Result<T>> {
+        loop {
+            if let Some(v) = self.immediate.take() {
+                return Some(Ok(v));
+            }
+            if let Some((ts, v)) = self.ready.pop_front() {
+                if ts < self.last_delivered_ts {
+                    self.stats.out_of_order += 1;
+                }
+                self.last_delivered_ts = self.last_delivered_ts.max(ts);
+                return Some(Ok(v));
+            }
+            if self.eof {
+                if self.keys.is_empty() {
+                    return None;
+                }
+                self.flush_upto(u64::MAX);
+                continue;
+            }
+            match self.pull() {
+                None => self.eof = true,
+                Some(Err(e)) => return Some(Err(e)),
+                Some(Ok(())) => {}
+            }
+        }
+    }
+}
