@@ -135,15 +135,16 @@ impl<T, F: FnMut(&RecordRef<'_>) -> Option<T>> Extract<T> for F {
 pub struct Ordered<'f, T, E> {
     recs: Records<'f>,
     extract: E,
-    /// Values waiting for a round marker, in arrival order (taken when released).
-    slab: Vec<Option<T>>,
-    /// Their keys: (timestamp, index in `slab`); sorted by timestamp only when a flush needs it,
-    /// stably, so ties keep arrival order. 16 bytes each: the keys are sorted, not the values.
-    keys: Vec<(u64, usize)>,
-    /// Released values in delivery order, with their timestamps.
-    ready: std::collections::VecDeque<(u64, T)>,
-    /// The slab's previous buffer, reused by the next flush (no fresh pages per round).
-    spare: Vec<Option<T>>,
+    /// Queued values in arrival order: `slab[i]` is the value of arrival number `base + i`, taken
+    /// (None) once delivered; delivered values at the front are dropped as they come.
+    slab: std::collections::VecDeque<Option<T>>,
+    base: u64,
+    /// Their keys, (timestamp, arrival number): the first `released` sorted by timestamp (stably,
+    /// so ties keep arrival order) and released, delivered up to `next_key`; the rest wait for a
+    /// round marker. 16 bytes each: the keys are sorted, the values never move.
+    keys: Vec<(u64, u64)>,
+    released: usize,
+    next_key: usize,
     /// The value of a record delivered at its stream position (before anything it releases).
     immediate: Option<T>,
     window: usize,
@@ -160,10 +161,11 @@ impl<'f, T, E: Extract<T>> Ordered<'f, T, E> {
         Ordered {
             recs,
             extract,
-            slab: Vec::new(),
+            slab: std::collections::VecDeque::new(),
+            base: 0,
             keys: Vec::new(),
-            ready: std::collections::VecDeque::new(),
-            spare: Vec::new(),
+            released: 0,
+            next_key: 0,
             immediate: None,
             window,
             max_ts: 0,
@@ -201,23 +203,61 @@ impl<'f, T, E: Extract<T>> Ordered<'f, T, E> {
     }
 
     /// Release queued values with a timestamp ≤ `upto`, in timestamp order (ties in arrival
-    /// order), into `ready` (which must be delivered). The values still waiting are moved to the
-    /// front of the slab in key order, which keeps ties in arrival order for the next flush.
+    /// order). Called when everything released before has been delivered.
     fn flush_upto(&mut self, upto: u64) {
+        self.forget_delivered();
         self.keys.sort_by_key(|k| k.0);
-        let n = self.keys.partition_point(|k| k.0 <= upto);
-        for &(ts, i) in self.keys.get(..n).unwrap_or(&[]) {
-            if let Some(v) = self.slab.get_mut(i).and_then(Option::take) {
-                self.ready.push_back((ts, v));
+        self.released = self.keys.partition_point(|k| k.0 <= upto);
+        self.next_key = 0;
+    }
+
+    /// Drop the keys of delivered values (all released ones must be delivered).
+    fn forget_delivered(&mut self) {
+        self.keys.drain(..self.released.min(self.keys.len()));
+        self.released = 0;
+        self.next_key = 0;
+    }
+
+    /// The next released value, if any.
+    #[inline]
+    fn next_released(&mut self) -> Option<(u64, T)> {
+        while self.next_key < self.released {
+            let (ts, seq) = *self.keys.get(self.next_key)?;
+            self.next_key += 1;
+            let i = seq.checked_sub(self.base).and_then(|i| usize::try_from(i).ok());
+            let v = i.and_then(|i| self.slab.get_mut(i)).and_then(Option::take);
+            while let Some(None) = self.slab.front() {
+                self.slab.pop_front();
+                self.base += 1;
+            }
+            if let Some(v) = v {
+                return Some((ts, v));
             }
         }
-        self.spare.clear();
-        for (j, k) in self.keys.get_mut(n..).unwrap_or(&mut []).iter_mut().enumerate() {
-            self.spare.push(self.slab.get_mut(k.1).and_then(Option::take));
-            k.1 = j;
+        None
+    }
+
+    /// Drop the slots of delivered values a value still waiting keeps in the slab (one with a
+    /// timestamp far ahead of the others): renumber what waits, so memory stays bounded by the
+    /// values queued, not by those delivered since.
+    #[cold]
+    fn compact(&mut self) {
+        let mut renumber = vec![u64::MAX; self.slab.len()];
+        let mut kept = std::collections::VecDeque::with_capacity(self.keys.len());
+        for (i, slot) in self.slab.iter_mut().enumerate() {
+            if let Some(v) = slot.take() {
+                if let Some(r) = renumber.get_mut(i) {
+                    *r = kept.len() as u64;
+                }
+                kept.push_back(Some(v));
+            }
         }
-        self.keys.drain(..n);
-        std::mem::swap(&mut self.slab, &mut self.spare);
+        for k in self.keys.iter_mut().skip(self.next_key) {
+            let i = k.1.checked_sub(self.base).and_then(|i| usize::try_from(i).ok());
+            k.1 = i.and_then(|i| renumber.get(i).copied()).unwrap_or(u64::MAX);
+        }
+        self.slab = kept;
+        self.base = 0;
     }
 
     /// Pull the next record and extract from it; false at the end of the input.
@@ -260,14 +300,18 @@ impl<'f, T, E: Extract<T>> Ordered<'f, T, E> {
             Some(ts) => {
                 self.max_ts = self.max_ts.max(ts);
                 if let Some(v) = value {
-                    self.keys.push((ts, self.slab.len()));
-                    self.slab.push(Some(v));
-                    if self.keys.len() > self.window {
+                    self.keys.push((ts, self.base + self.slab.len() as u64));
+                    self.slab.push_back(Some(v));
+                    if self.keys.len() - self.released > self.window {
                         // Release the oldest half early (perf's HALF flush), keeping memory bounded.
                         self.stats.early_flushes += 1;
+                        self.forget_delivered();
                         self.keys.sort_by_key(|k| k.0);
                         let half = self.keys.get(self.keys.len() / 2).map_or(u64::MAX, |k| k.0);
                         self.flush_upto(half);
+                    }
+                    if self.slab.len() > 2 * self.keys.len() + 4096 {
+                        self.compact();
                     }
                 }
             }
@@ -292,7 +336,7 @@ impl<T, E: Extract<T>> Iterator for Ordered<'_, T, E> {
             if let Some(v) = self.immediate.take() {
                 return Some(Ok(v));
             }
-            if let Some((ts, v)) = self.ready.pop_front() {
+            if let Some((ts, v)) = self.next_released() {
                 if ts < self.last_delivered_ts {
                     self.stats.out_of_order += 1;
                 }
@@ -300,7 +344,7 @@ impl<T, E: Extract<T>> Iterator for Ordered<'_, T, E> {
                 return Some(Ok(v));
             }
             if self.eof {
-                if self.keys.is_empty() {
+                if self.keys.len() == self.released {
                     return None;
                 }
                 self.flush_upto(u64::MAX);
