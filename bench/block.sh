@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Block I/O latency, side by side in one run on the same recording:
-#   perfdata block latency --format csv        (issue -> complete pairing by dev,sector)
+#   perfdata block latency --format csv        (issue -> complete pairing by dev,sector, a row per I/O)
+#   perfdata block latency                     (the default: bcc's log2 histogram of the latencies)
 #   perf script | awk                          (the classic pipeline: the same dev+sector pairing
 #                                               over perf script's text, printing one latency per I/O)
 # Checks that both pair the same number of I/Os with the same total latency (µs), prints wall
@@ -58,6 +59,7 @@ best() { # name, output file, shell command: prints "name best_seconds max_rss_k
 }
 {
   best perfdata $W/ours.block "$P block latency --format csv $FILE"
+  best perfdata-hist $W/ours.hist "$P block latency $FILE"
   best perf-script-awk $W/awk.block "perf script -i $FILE | awk -f $W/pair.awk"
 } | tee $W/block-results.txt
 python3 - "$W" <<'PY'
@@ -67,7 +69,9 @@ ours = [int(r["latency_ns"]) // 1000 for r in csv.DictReader(open(f"{w}/ours.blo
 awk = [int(l) for l in open(f"{w}/awk.block") if l.strip()]
 print(f"perfdata: {len(ours)} I/Os, {sum(ours)} us in all; awk: {len(awk)} I/Os, {sum(awk)} us in all")
 r = {l.split()[0]: l.split()[1:] for l in open(f"{w}/block-results.txt")}
-o, a = r["perfdata"], r["perf-script-awk"]
-print(f"perfdata {float(o[0]):.3f} s ({int(o[1]) / 1024:.1f} MB), perf script | awk {float(a[0]):.3f} s "
-      f"({int(a[1]) / 1024:.1f} MB): {float(a[0]) / float(o[0]):.1f}x")
+a = r["perf-script-awk"]
+for name, what in (("perfdata", "--format csv"), ("perfdata-hist", "histogram")):
+    o = r[name]
+    print(f"perfdata ({what}) {float(o[0]):.3f} s ({int(o[1]) / 1024:.1f} MB), perf script | awk "
+          f"{float(a[0]):.3f} s ({int(a[1]) / 1024:.1f} MB): {float(a[0]) / float(o[0]):.1f}x")
 PY
