@@ -5,6 +5,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use perfdata_analysis::latency::block::{block_latency_each, BlockCounts, BlockFilter, BlockOptions, Start};
 use perfdata_analysis::latency::heatmap::{heatmap_line, Heatmap, HeatmapOptions};
 use perfdata_analysis::latency::hist::{bcc_sections, IolatencyHist, Log2Hist, Percentiles};
+use perfdata_analysis::latency::ShortStr;
 use perfdata_analysis::options::TimeRange;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -141,25 +142,35 @@ fn block_latency(a: &BlockLatencyArgs) -> CliResult {
     let mut sink = crate::out::Out::new(a.output.as_ref())?;
     let counts = match a.format {
         BlockFormat::Hist => {
-            let mut by: BTreeMap<String, Log2Hist> = BTreeMap::new();
-            let mut key = String::new();
+            // One histogram per disk or per flags (a handful): found by a short scan, named at the end.
+            let mut by: Vec<((u32, u32, ShortStr), Log2Hist)> = Vec::new();
             let counts = block_latency_each(&f, &opts, |io| {
-                key.clear();
-                if a.per_disk {
-                    let _ = write!(key, "{},{}", io.dev_major, io.dev_minor);
-                } else if a.per_flag {
-                    key.push_str(&io.rwbs.to_str_lossy());
-                }
-                // Looked up by reference: no key allocated per I/O.
-                match by.get_mut(key.as_str()) {
-                    Some(h) => h.add(io.latency_ns / div),
-                    None => by.entry(key.clone()).or_default().add(io.latency_ns / div),
+                let key = match (a.per_disk, a.per_flag) {
+                    (true, _) => (io.dev_major, io.dev_minor, ShortStr::EMPTY),
+                    (false, true) => (0, 0, io.rwbs),
+                    (false, false) => (0, 0, ShortStr::EMPTY),
+                };
+                match by.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, h)) => h.add(io.latency_ns / div),
+                    None => {
+                        let mut h = Log2Hist::default();
+                        h.add(io.latency_ns / div);
+                        by.push((key, h));
+                    }
                 }
             })?;
             if a.per_disk || a.per_flag {
                 let header = if a.per_disk { "disk" } else { "flags" };
-                out.push_str(&bcc_sections(header, label, by.iter().map(|(k, h)| (k.as_str(), h))));
-            } else if let Some(h) = by.get("") {
+                let named: BTreeMap<String, &Log2Hist> = by
+                    .iter()
+                    .map(|((major, minor, flags), h)| {
+                        let name =
+                            if a.per_disk { format!("{major},{minor}") } else { flags.to_str_lossy().into_owned() };
+                        (name, h)
+                    })
+                    .collect();
+                out.push_str(&bcc_sections(header, label, named.iter().map(|(k, h)| (k.as_str(), *h))));
+            } else if let Some((_, h)) = by.first() {
                 out.push_str(&h.bcc_text(label));
             }
             counts

@@ -414,6 +414,16 @@ impl<'d> PerfFile<'d> {
         Ok(recs)
     }
 
+    /// Values extracted from each record, delivered in perf's time order: `extract` sees every
+    /// record once, in file order, framed and with its event resolved
+    /// ([`crate::RecordRef`]), and returns what to keep; only kept values are queued for ordering.
+    /// `opts.order` is ignored (the values always come in time order); `opts.window_records`
+    /// bounds the queue. See [`crate::Ordered`].
+    pub fn ordered<T, E: crate::Extract<T>>(&self, opts: ReadOptions, extract: E) -> Result<crate::Ordered<'_, T, E>> {
+        let recs = self.records_with(ReadOptions { order: Order::File, ..opts })?;
+        Ok(crate::Ordered::new(recs, extract))
+    }
+
     /// The raw record frames in file order (framing and decompression only, no decoding).
     pub fn frames(&self) -> Result<Frames<'_>> {
         self.records_with(ReadOptions { order: Order::File, ..ReadOptions::default() }).map(Records::into_frames)

@@ -13,6 +13,9 @@ use crate::reader::Endian;
 use crate::record::{decode, decode_counting, record_type as rt, EventUpdate, Record, RecordKind};
 use crate::stream::{Frame, Frames};
 
+#[path = "ordered.rs"]
+pub mod ordered;
+
 /// The order records are delivered in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Order {
@@ -30,15 +33,19 @@ pub struct ReadOptions {
     pub order: Order,
     /// Also yield COMPRESSED records themselves (before the records they carry).
     pub include_compressed: bool,
-    /// Most records held for time ordering before the oldest half is released early (default 65536:
-    /// perf writes a round marker at least every pass over its ring buffers, far fewer records; a
-    /// file without markers is still ordered within this window, with memory bounded by it).
+    /// Most records held for time ordering before the oldest half is released early (default
+    /// 4 Mi). perf's own queue is unbounded and releases only at round markers, and one round
+    /// holds what a pass over every CPU's ring buffer found: up to the buffer size (`-m`; 16 MiB
+    /// per CPU with `-m 4096`, ~150 K block or sched records each) times the CPUs. A window smaller
+    /// than a round delivers records out of order (counted in [`ReadStats::out_of_order`]); the
+    /// queue holds 32-byte keys into the mapped file (values, for [`crate::Ordered`]), so the
+    /// default costs at most 128 MiB of keys on a file without round markers.
     pub window_records: usize,
 }
 
 impl Default for ReadOptions {
     fn default() -> Self {
-        ReadOptions { order: Order::Time, include_compressed: false, window_records: 1 << 16 }
+        ReadOptions { order: Order::Time, include_compressed: false, window_records: 1 << 22 }
     }
 }
 
@@ -682,6 +689,12 @@ fn frame_time(frame: &Frame<'_>, events: &EventList, endian: Endian) -> Option<u
             _ => events.events.first()?,
         },
     };
+    frame_time_of(frame, ev, endian)
+}
+
+/// The timestamp of a kernel record of event `ev`.
+#[inline(always)]
+fn frame_time_of(frame: &Frame<'_>, ev: &Event, endian: Endian) -> Option<u64> {
     let l = &ev.layout;
     if frame.header.type_ == rt::SAMPLE {
         let off = 8 + l.time_offset?;

@@ -465,9 +465,10 @@ impl<'a> Sample<'a> {
     /// PERF_SAMPLE_RAW data (its size includes padding).
     #[inline]
     pub fn raw(&self) -> Option<&'a [u8]> {
-        let mut r = self.var_reader(V_RAW, "SAMPLE raw")?;
-        let n = r.u32().ok()?;
-        r.bytes(n as usize).ok()
+        // The u32 size, then the data (the walk at parse time checked that it fits).
+        let at = self.var_offset(V_RAW)?;
+        let n = self.endian.u32(self.body.get(at..at.checked_add(4)?)?) as usize;
+        self.body.get(at + 4..(at + 4).checked_add(n)?)
     }
     /// PERF_SAMPLE_BRANCH_STACK.
     pub fn branch_stack(&self) -> Option<BranchStack<'a>> {

@@ -25,9 +25,17 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static A: Counting = Counting;
 
+/// The counters are global: the tests measure one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// A perf.data file with one cpu-clock attr (IP|TID|TIME|CPU|PERIOD) and `n` samples written as
 /// two interleaved per-CPU runs (as perf's ring buffers produce), and no FINISHED_ROUND at all.
 fn synthetic(n: usize) -> Vec<u8> {
+    synthetic_with(n, false)
+}
+
+/// [`synthetic`], the first sample's time far after all others when `straggler`.
+fn synthetic_with(n: usize, straggler: bool) -> Vec<u8> {
     let e = Endian::Little;
     let attr = EventAttr {
         type_: 1,
@@ -48,6 +56,7 @@ fn synthetic(n: usize) -> Vec<u8> {
         // Chunk c holds CPU (c % 2) samples; odd chunks overlap the previous one in time.
         for i in 0..chunk {
             let t = 1_000_000 + ((c / 2) * chunk + i) as u64 * 10 + (c % 2) as u64;
+            let t = if straggler && c == 0 && i == 0 { 1 << 60 } else { t };
             e.put_u32(&mut out, 9);
             e.put_u16(&mut out, 2);
             e.put_u16(&mut out, 48);
@@ -89,6 +98,7 @@ fn peak_while_reading(data: &[u8], window: usize) -> (usize, u64) {
 
 #[test]
 fn time_order_memory_does_not_grow_with_the_file() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let small = synthetic(20_000);
     let large = synthetic(300_000);
     let (peak_small, n_small) = peak_while_reading(&small, 4096);
@@ -97,4 +107,41 @@ fn time_order_memory_does_not_grow_with_the_file() {
     // 4096 queued records of 32 bytes plus sort scratch: well under 1 MiB, whatever the file size.
     assert!(peak_large < 1 << 20, "peak heap {peak_large} bytes for a {} byte file", large.len());
     assert!(peak_large <= peak_small + (64 << 10), "peak grew with the file: {peak_small} -> {peak_large}");
+}
+
+/// Read with the ordered extraction, keeping each sample's time: (peak heap, values, the last value).
+fn peak_while_extracting(data: &[u8], window: usize) -> (usize, u64, u64) {
+    let file = PerfFile::from_bytes(data).unwrap();
+    let before = CURRENT.load(Relaxed);
+    PEAK.store(before, Relaxed);
+    let opts = ReadOptions { window_records: window, ..Default::default() };
+    let ordered = file.ordered(opts, |r: &perfdata_core::RecordRef<'_>| r.time()).unwrap();
+    let (mut n, mut last) = (0u64, 0u64);
+    for t in ordered {
+        let t = t.unwrap();
+        assert!(t >= last, "delivered out of order: {t} after {last}");
+        last = t;
+        n += 1;
+    }
+    (PEAK.load(Relaxed) - before, n, last)
+}
+
+#[test]
+fn ordered_extraction_memory_does_not_grow_with_the_file_even_with_a_straggler() {
+    // Without round markers the window releases the oldest half; a value far ahead of the others
+    // waits to the end while everything after it is delivered: its slot must not keep the slots of
+    // those in memory.
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for straggler in [false, true] {
+        let small = synthetic_with(20_000, straggler);
+        let large = synthetic_with(300_000, straggler);
+        let (peak_small, n_small, last_small) = peak_while_extracting(&small, 4096);
+        let (peak_large, n_large, last_large) = peak_while_extracting(&large, 4096);
+        assert_eq!((n_small, n_large), (20_000, 300_000));
+        if straggler {
+            assert_eq!((last_small, last_large), (1 << 60, 1 << 60), "the straggler comes last");
+        }
+        assert!(peak_large < 1 << 20, "peak heap {peak_large} bytes for a {} byte file", large.len());
+        assert!(peak_large <= peak_small + (64 << 10), "peak grew with the file: {peak_small} -> {peak_large}");
+    }
 }

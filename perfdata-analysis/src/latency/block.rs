@@ -10,7 +10,7 @@
 
 use super::tp::{has_event, Loc, PerEvent, TpSource};
 use super::{Error, ShortStr};
-use perfdata_core::{Order, PerfFile, RecordKind};
+use perfdata_core::{Extract, PerfFile, ReadOptions, RecordRef};
 use std::collections::HashMap;
 
 /// Which event starts an I/O.
@@ -178,6 +178,92 @@ impl BlockFields {
     }
 }
 
+/// Most diagnostics collected before the pairing gives up on a damaged file.
+const MAX_ERRORS: usize = 1000;
+
+/// One block event, its fields read by name: what the pairing needs, in time order.
+#[derive(Clone, Copy)]
+struct BlockEvent {
+    kind: Kind,
+    dev: u32,
+    sector: u64,
+    time: u64,
+    nr_sector: u32,
+    bytes: u32,
+    error: i32,
+    pid: u32,
+    tid: u32,
+    cpu: u32,
+    rwbs: ShortStr,
+    comm: ShortStr,
+}
+
+impl BlockEvent {
+    /// The request this start opens.
+    fn open(&self) -> Open {
+        Open {
+            start_ns: self.time,
+            insert_ns: matches!(self.kind, Kind::Insert).then_some(self.time),
+            issue_ns: matches!(self.kind, Kind::Issue).then_some(self.time),
+            nr_sector: self.nr_sector,
+            bytes: self.bytes,
+            rwbs: self.rwbs,
+            comm: self.comm,
+            pid: self.pid,
+            tid: self.tid,
+            cpu: self.cpu,
+        }
+    }
+}
+
+/// Takes the block events out of the records (in file order).
+struct Extractor {
+    tps: TpSource,
+    fields: PerEvent<BlockFields>,
+    /// Samples that could not be decoded.
+    errors: Vec<String>,
+}
+
+impl Extract<BlockEvent> for Extractor {
+    fn extract(&mut self, r: &RecordRef<'_>) -> Option<BlockEvent> {
+        if self.tps.observe_ref(r) {
+            self.fields.clear();
+        }
+        let ev = r.event()?;
+        let s = match r.sample()? {
+            Ok(s) => s,
+            Err(e) => {
+                if self.errors.len() <= MAX_ERRORS {
+                    self.errors.push(e.to_string());
+                }
+                return None;
+            }
+        };
+        let bf = self.fields.get(ev, self.tps.get(), BlockFields::resolve)?;
+        let (raw, time, endian) = (s.raw()?, s.time()?, r.endian());
+        let (dev, sector) = (bf.dev.uint(raw, endian)?, bf.sector.uint(raw, endian)?);
+        let starts = !matches!(bf.kind, Kind::Complete);
+        Some(BlockEvent {
+            kind: bf.kind,
+            dev: dev as u32,
+            sector,
+            time,
+            nr_sector: bf.nr_sector.uint(raw, endian).unwrap_or(0) as u32,
+            bytes: bf.bytes.and_then(|b| b.uint(raw, endian)).unwrap_or(0) as u32,
+            error: bf.error.and_then(|e| e.int(raw, endian)).unwrap_or(0) as i32,
+            pid: s.pid().unwrap_or(0),
+            tid: s.tid().unwrap_or(0),
+            cpu: s.cpu().unwrap_or(0),
+            rwbs: ShortStr::new(bf.rwbs.bytes(raw).unwrap_or(&[])),
+            comm: if starts {
+                ShortStr::new(bf.comm.and_then(|c| c.bytes(raw)).unwrap_or(&[]))
+            } else {
+                ShortStr::EMPTY
+            },
+        })
+    }
+}
+
 /// An open request.
 #[derive(Clone, Copy)]
 struct Open {
@@ -204,56 +290,35 @@ pub fn block_latency_each(
     opts: &BlockOptions,
     mut each: impl FnMut(&BlockIo),
 ) -> Result<BlockCounts, Error> {
-    let mut tps = TpSource::new(file);
-    let mut fields: PerEvent<BlockFields> = PerEvent::new();
+    // The block samples' fields are taken out in file order, while each record is in the cache,
+    // and only those small values are put in time order (not the records).
+    let extract = Extractor { tps: TpSource::new(file), fields: PerEvent::new(), errors: Vec::new() };
+    let mut recs = file.ordered(ReadOptions::default(), extract)?;
     let mut open: HashMap<(u32, u64), Open, ahash::RandomState> = HashMap::default();
     // Insert times by key, for the queue time of issue-started I/Os.
     let mut inserts: HashMap<(u32, u64), u64, ahash::RandomState> = HashMap::default();
     let mut counts = BlockCounts::default();
-    let mut recs = file.records(Order::Time)?;
-    while let Some(rec) = recs.next_record() {
+    while let Some(item) = recs.next() {
         // After a bad record the reader still delivers what it had queued for time order.
-        let r = match rec {
-            Ok(r) => r,
+        let e = match item {
+            Ok(e) => e,
             Err(e) => {
                 counts.diagnostics.push(e.to_string());
-                if counts.diagnostics.len() > 1000 {
-                    break;
-                }
                 continue;
             }
         };
-        if tps.observe(&r) {
-            fields.clear();
+        if recs.extractor().errors.len() > MAX_ERRORS {
+            break;
         }
-        let (RecordKind::Sample(s), Some(ev)) = (&r.kind, r.event) else { continue };
-        let Some(bf) = fields.get(ev, tps.get(), BlockFields::resolve) else { continue };
-        let (Some(raw), Some(time)) = (s.raw(), s.time()) else { continue };
-        let endian = file.endian();
-        let (Some(dev), Some(sector)) = (bf.dev.uint(raw, endian), bf.sector.uint(raw, endian)) else { continue };
-        let key = (dev as u32, sector);
-        let nr_sector = bf.nr_sector.uint(raw, endian).unwrap_or(0) as u32;
-        let rwbs = ShortStr::new(bf.rwbs.bytes(raw).unwrap_or(&[]));
-        let started = |kind: Kind| Open {
-            start_ns: time,
-            insert_ns: matches!(kind, Kind::Insert).then_some(time),
-            issue_ns: matches!(kind, Kind::Issue).then_some(time),
-            nr_sector,
-            bytes: bf.bytes.and_then(|b| b.uint(raw, endian)).unwrap_or(0) as u32,
-            rwbs,
-            comm: ShortStr::new(bf.comm.and_then(|c| c.bytes(raw)).unwrap_or(&[])),
-            pid: s.pid().unwrap_or(0),
-            tid: s.tid().unwrap_or(0),
-            cpu: s.cpu().unwrap_or(0),
-        };
-        match (bf.kind, opts.start) {
+        let (key, time) = ((e.dev, e.sector), e.time);
+        match (e.kind, opts.start) {
             (Kind::Insert, Start::Issue) => {
                 inserts.insert(key, time);
             }
             (Kind::Issue, Start::Issue) | (Kind::Insert, Start::Insert) => {
                 counts.starts += 1;
-                let mut o = started(bf.kind);
-                if matches!(bf.kind, Kind::Issue) {
+                let mut o = e.open();
+                if matches!(e.kind, Kind::Issue) {
                     o.insert_ns = inserts.remove(&key);
                 }
                 if open.insert(key, o).is_some() {
@@ -262,8 +327,7 @@ pub fn block_latency_each(
             }
             (Kind::Issue, Start::Insert) => {
                 if let Some(o) = open.get_mut(&key) {
-                    let i = started(Kind::Issue);
-                    *o = Open { start_ns: o.start_ns, insert_ns: o.insert_ns, ..i };
+                    *o = Open { start_ns: o.start_ns, insert_ns: o.insert_ns, ..e.open() };
                 }
             }
             (Kind::Complete, _) => {
@@ -278,9 +342,9 @@ pub fn block_latency_each(
                 };
                 counts.paired += 1;
                 let io = BlockIo {
-                    dev_major: (dev >> 20) as u32,
-                    dev_minor: (dev & 0xfffff) as u32,
-                    sector,
+                    dev_major: e.dev >> 20,
+                    dev_minor: e.dev & 0xfffff,
+                    sector: e.sector,
                     nr_sector: o.nr_sector,
                     bytes: o.bytes,
                     rwbs: o.rwbs,
@@ -292,7 +356,7 @@ pub fn block_latency_each(
                     complete_ns: time,
                     latency_ns,
                     queue_ns: o.issue_ns.zip(o.insert_ns).and_then(|(i, q)| i.checked_sub(q)),
-                    error: bf.error.and_then(|e| e.int(raw, endian)).unwrap_or(0) as i32,
+                    error: e.error,
                 };
                 if opts.filter.matches(&io) {
                     each(&io);
@@ -302,13 +366,22 @@ pub fn block_latency_each(
             }
         }
     }
+    let extract = recs.extractor();
+    counts.diagnostics.extend(extract.errors.iter().cloned());
+    let late = recs.stats().out_of_order;
+    if late > 0 {
+        counts.diagnostics.push(format!(
+            "{late} block events came after a later one (the recording's rounds exceed the ordering window): \
+             their pairing may differ from perf's"
+        ));
+    }
     counts.unmatched_starts = open.len() as u64;
     for d in recs.diagnostics() {
         if !counts.diagnostics.contains(&d) {
             counts.diagnostics.push(d);
         }
     }
-    let tp = tps.get();
+    let tp = extract.tps.get();
     let events = recs.events();
     if !has_event(events, tp, "block", "block_rq_complete") {
         return Err(Error::Missing("no block:block_rq_complete event in this file".into()));

@@ -70,15 +70,30 @@ pub struct ShortStr {
 }
 
 impl ShortStr {
+    /// No bytes.
+    pub const EMPTY: ShortStr = ShortStr { buf: [0; 16], len: 0 };
+
     /// The bytes up to the first NUL (at most 16).
+    #[inline]
     pub fn new(bytes: &[u8]) -> ShortStr {
-        let bytes = bytes.split(|&b| b == 0).next().unwrap_or(&[]);
         let mut buf = [0u8; 16];
-        let len = bytes.len().min(16);
-        for (d, s) in buf.iter_mut().zip(bytes) {
-            *d = *s;
+        match bytes.first_chunk::<16>() {
+            Some(b) => buf = *b,
+            None => {
+                let n = bytes.len().min(16);
+                if let (Some(d), Some(s)) = (buf.get_mut(..n), bytes.get(..n)) {
+                    d.copy_from_slice(s);
+                }
+            }
         }
-        ShortStr { buf, len: len as u8 }
+        // The first zero byte of the 16 (the padding, when there are fewer): the lowest byte the
+        // classic has-zero test flags is exact (borrows only ever flag bytes above a zero).
+        const ONES: u128 = u128::MAX / 255;
+        let v = u128::from_le_bytes(buf);
+        let zeros = v.wrapping_sub(ONES) & !v & (ONES << 7);
+        let len = (zeros.trailing_zeros() / 8) as usize;
+        let keep = if len >= 16 { u128::MAX } else { (1u128 << (len * 8)) - 1 };
+        ShortStr { buf: (v & keep).to_le_bytes(), len: len as u8 }
     }
 
     /// The bytes.
@@ -101,5 +116,49 @@ impl std::fmt::Display for ShortStr {
 impl std::fmt::Debug for ShortStr {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         std::fmt::Debug::fmt(&self.to_str_lossy(), f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ShortStr;
+
+    /// What `ShortStr::new` must equal: the bytes before the first NUL, at most 16, the rest zero.
+    fn reference(bytes: &[u8]) -> ([u8; 16], usize) {
+        let text = bytes.split(|&b| b == 0).next().unwrap_or(&[]);
+        let n = text.len().min(16);
+        let mut buf = [0u8; 16];
+        buf[..n].copy_from_slice(&text[..n]);
+        (buf, n)
+    }
+
+    #[test]
+    fn short_str_stops_at_the_first_nul_of_at_most_16_bytes() {
+        let mut cases: Vec<Vec<u8>> = vec![
+            vec![],
+            b"dd".to_vec(),
+            b"abc\0def".to_vec(),
+            b"0123456789abcdef".to_vec(),
+            b"0123456789abcdefXYZ".to_vec(),
+            b"0123456789abcde\0Z".to_vec(),
+            vec![0; 20],
+        ];
+        // Bytes that make the has-zero test borrow: 0x01 and 0x80 around a zero, at every position.
+        for at in 0..18 {
+            for fill in [0x01u8, 0x80, 0xff, 0x7f] {
+                let mut v = vec![fill; 18];
+                if let Some(b) = v.get_mut(at) {
+                    *b = 0;
+                }
+                cases.push(v.clone());
+                cases.push(v.get(..at.min(18)).unwrap_or(&[]).to_vec());
+            }
+        }
+        for c in &cases {
+            let s = ShortStr::new(c);
+            let (buf, n) = reference(c);
+            assert_eq!((s.buf, usize::from(s.len)), (buf, n), "{c:?}");
+            assert_eq!(s.as_bytes(), &buf[..n]);
+        }
     }
 }

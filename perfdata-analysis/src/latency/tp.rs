@@ -20,11 +20,13 @@ impl Loc {
     }
 
     /// The field's bytes.
+    #[inline]
     pub(crate) fn bytes<'a>(&self, raw: &'a [u8]) -> Option<&'a [u8]> {
         raw.get(self.offset..self.offset.checked_add(self.size)?)
     }
 
     /// The field as an unsigned integer (1, 2, 4 or 8 bytes; wider fields are not integers).
+    #[inline]
     pub(crate) fn uint(&self, raw: &[u8], endian: Endian) -> Option<u64> {
         let b = self.bytes(raw)?;
         Some(match b.len() {
@@ -37,6 +39,7 @@ impl Loc {
     }
 
     /// The field as a signed integer (sign-extended from its size).
+    #[inline]
     pub(crate) fn int(&self, raw: &[u8], endian: Endian) -> Option<i64> {
         let v = self.uint(raw, endian)?;
         Some(match self.size {
@@ -66,6 +69,15 @@ impl TpSource {
             return self.tp.is_some();
         }
         false
+    }
+
+    /// [`TpSource::observe`] for a record not decoded yet (decoded only when it is the tracing data).
+    pub(crate) fn observe_ref(&mut self, r: &perfdata_core::RecordRef<'_>) -> bool {
+        use perfdata_core::record::record_type as rt;
+        if self.tp.is_some() || !matches!(r.type_(), rt::HEADER_TRACING_DATA | rt::SIMPLEPERF_TRACING_DATA) {
+            return false;
+        }
+        r.decode().is_ok_and(|rec| self.observe(&rec))
     }
 
     pub(crate) fn get(&self) -> Option<&Tracepoints> {

@@ -5,8 +5,9 @@
 use super::state::TaskStates;
 use crate::latency::tp::{has_event, Loc, PerEvent, TpSource};
 use crate::latency::Error;
+use crate::latency::ShortStr;
 use perfdata_core::process::{Machine, MachineEvent};
-use perfdata_core::{Order, PerfFile, ReadOptions, RecordKind};
+use perfdata_core::{Extract, PerfFile, ReadOptions, RecordKind, RecordRef};
 
 /// One sched tracepoint sample, its fields read by name.
 #[derive(Clone, Copy, Debug)]
@@ -93,125 +94,73 @@ pub(crate) const SWITCH: &str = "sched_switch";
 
 /// Feed `h` every sched event of `file` in time order. Fails only when the file cannot be opened
 /// for reading or lacks `sched:sched_switch`; a corrupt record ends the stream with a diagnostic.
+///
+/// The sched samples' fields (and the thread-table records) are taken out of the records in file
+/// order, while each record is in the cache; only those small values are put in time order.
 pub(crate) fn drive(file: &PerfFile, h: &mut impl Handler) -> Result<StreamInfo, Error> {
-    let mut tps = TpSource::new(file);
-    let mut fields: PerEvent<Fields> = PerEvent::new();
-    let mut tables: Vec<TaskStates> = Vec::new();
     let mut info = StreamInfo { machine: Machine::new(), ..Default::default() };
-    let endian = file.endian();
-    let mut recs =
-        file.records_with(ReadOptions { order: Order::Time, window_records: WINDOW, ..Default::default() })?;
-    let mut waking_known = false;
-    for rec in recs.by_ref() {
-        let r = match rec {
-            Ok(r) => r,
-            // The reader goes on after a bad record where it can (records queued for time
-            // order come after the error); it ends the stream itself when it cannot.
+    let extract = Extractor {
+        tps: TpSource::new(file),
+        fields: PerEvent::new(),
+        tables: Vec::new(),
+        waking: None,
+        records: 0,
+        errors: Vec::new(),
+    };
+    let mut recs = file.ordered(ReadOptions { window_records: WINDOW, ..Default::default() }, extract)?;
+    let default_states = TaskStates::default();
+    while let Some(item) = recs.next() {
+        let item = match item {
+            Ok(item) => item,
+            // A framing error ends the reading; what was queued for time order still comes.
             Err(e) => {
                 info.diagnostics.push(e.to_string());
-                if info.diagnostics.len() > 1000 {
-                    break;
-                }
                 continue;
             }
         };
-        info.records += 1;
-        if tps.observe(&r) {
-            fields.clear();
-            waking_known = false;
+        if recs.extractor().errors.len() > MAX_ERRORS {
+            break;
         }
-        match &r.kind {
-            RecordKind::Sample(s) => {
-                let Some(ev) = r.event else { continue };
-                let f = fields.get(ev, tps.get(), |fmt| resolve(fmt, &mut tables));
-                let Some(f) = f else { continue };
-                let (Some(raw), Some(time)) = (s.raw(), s.time()) else { continue };
-                if !waking_known {
-                    info.has_waking = has_event(&r.events.events, tps.get(), "sched", "sched_waking");
-                    waking_known = true;
-                }
-                let at = At {
-                    time,
-                    cpu: s.cpu().unwrap_or(0),
-                    pid: s.pid().unwrap_or(0),
-                    tid: s.tid().unwrap_or(0),
-                    has_waking: info.has_waking,
-                };
-                let u32_of = |l: Loc| l.uint(raw, endian).map(|v| v as u32);
-                let ev = match f {
-                    Fields::Switch { prev_pid, prev_state, next_pid, next_comm, .. } => {
-                        let (Some(prev_pid), Some(prev_state), Some(next_pid)) =
-                            (u32_of(prev_pid), prev_state.uint(raw, endian), u32_of(next_pid))
-                        else {
-                            continue;
-                        };
-                        let next_comm = next_comm.bytes(raw).unwrap_or(&[]);
-                        let next_comm = next_comm.split(|&b| b == 0).next().unwrap_or(&[]);
-                        Ev::Switch { prev_pid, prev_state, next_pid, next_comm }
-                    }
-                    Fields::Wake { pid, kind } => {
-                        let Some(pid) = u32_of(pid) else { continue };
-                        Ev::Wakeup { pid, kind }
-                    }
-                    Fields::Migrate { pid, orig_cpu, dest_cpu } => {
-                        let (Some(pid), Some(orig_cpu), Some(dest_cpu)) =
-                            (u32_of(pid), u32_of(orig_cpu), u32_of(dest_cpu))
-                        else {
-                            continue;
-                        };
-                        Ev::Migrate { pid, orig_cpu, dest_cpu }
-                    }
-                    Fields::Runtime { pid, runtime } => {
-                        let (Some(pid), Some(runtime)) = (u32_of(pid), runtime.uint(raw, endian)) else { continue };
-                        Ev::Runtime { pid, runtime }
-                    }
-                };
-                let states = match f {
-                    Fields::Switch { states, .. } => tables.get(states),
-                    _ => tables.first(),
-                };
-                let default_states;
-                let states = match states {
-                    Some(s) => s,
-                    None => {
-                        default_states = TaskStates::default();
-                        &default_states
-                    }
-                };
-                h.event(&at, ev, &info.machine, states);
+        match item {
+            Item::Sched { at, ev, states } => {
+                let states = recs.extractor().tables.get(usize::from(states)).unwrap_or(&default_states);
+                info.has_waking |= at.has_waking;
+                h.event(&at, ev.as_ev(), &info.machine, states);
             }
-            RecordKind::Comm(c) => {
-                let tid = c.tid;
-                if let Some(e) = MachineEvent::from_record(&r) {
-                    info.machine.apply(e);
-                }
-                h.comm(tid);
-            }
-            RecordKind::Fork(f) => {
-                let (tid, ptid) = (f.tid, f.ptid);
-                if let Some(e) = MachineEvent::from_record(&r) {
-                    info.machine.apply(e);
-                }
-                h.fork(tid, ptid);
-            }
-            RecordKind::Exit(_) => {
-                if let Some(e) = MachineEvent::from_record(&r) {
-                    info.machine.apply(e);
+            Item::Thread(e) => {
+                let e = *e;
+                let tid = match e {
+                    MachineEvent::Comm { tid, .. } | MachineEvent::Exit { tid, .. } => tid,
+                    MachineEvent::Fork { tid, .. } => tid,
+                    _ => 0,
+                };
+                let ptid = match e {
+                    MachineEvent::Fork { ptid, .. } => Some(ptid),
+                    _ => None,
+                };
+                let comm = matches!(e, MachineEvent::Comm { .. });
+                info.machine.apply(e);
+                match ptid {
+                    Some(ptid) => h.fork(tid, ptid),
+                    None if comm => h.comm(tid),
+                    None => {}
                 }
             }
-            RecordKind::Lost(l) => {
-                info.lost_events = info.lost_events.saturating_add(l.lost);
+            Item::Lost(lost) => {
+                info.lost_events = info.lost_events.saturating_add(lost);
                 info.lost_chunks += 1;
-                h.lost(l.lost);
+                h.lost(lost);
             }
-            _ => {}
         }
     }
+    let extract = recs.extractor();
+    info.records = extract.records;
+    info.diagnostics.extend(extract.errors.iter().cloned());
     info.diagnostics.extend(recs.diagnostics());
     let mut seen = std::collections::HashSet::new();
     info.diagnostics.retain(|d| seen.insert(d.clone()));
-    if !has_event(recs.events(), tps.get(), "sched", SWITCH) {
-        let why = if tps.get().is_none() { " (the file has no tracing data)" } else { "" };
+    if !has_event(recs.events(), extract.tps.get(), "sched", SWITCH) {
+        let why = if extract.tps.get().is_none() { " (the file has no tracing data)" } else { "" };
         return Err(Error::Missing(format!(
             "no sched:sched_switch event in this file{why}: record it with `perf sched record` \
              (or perf record -e sched:sched_switch -e sched:sched_waking -e sched:sched_wakeup_new \
@@ -219,6 +168,138 @@ pub(crate) fn drive(file: &PerfFile, h: &mut impl Handler) -> Result<StreamInfo,
         )));
     }
     Ok(info)
+}
+
+/// Most diagnostics collected before the stream gives up on a damaged file.
+const MAX_ERRORS: usize = 1000;
+
+/// [`Ev`] with the switch's `next_comm` kept inline, to be queued for time order.
+#[derive(Clone, Copy, Debug)]
+enum OwnedEv {
+    Switch { prev_pid: u32, prev_state: u64, next_pid: u32, next_comm: ShortStr },
+    Other(Ev<'static>),
+}
+
+impl OwnedEv {
+    fn as_ev(&self) -> Ev<'_> {
+        match self {
+            OwnedEv::Switch { prev_pid, prev_state, next_pid, next_comm } => Ev::Switch {
+                prev_pid: *prev_pid,
+                prev_state: *prev_state,
+                next_pid: *next_pid,
+                next_comm: next_comm.as_bytes(),
+            },
+            OwnedEv::Other(e) => *e,
+        }
+    }
+}
+
+/// What the stream queues for time order.
+enum Item {
+    /// A sched tracepoint sample (`states`: its sched_switch format's state table).
+    Sched { at: At, ev: OwnedEv, states: u16 },
+    /// A COMM, FORK or EXIT record, for the thread table (boxed: they are few, samples many).
+    Thread(Box<MachineEvent>),
+    /// A LOST record's count.
+    Lost(u64),
+}
+
+/// Takes the sched events out of the records (in file order).
+struct Extractor {
+    tps: TpSource,
+    fields: PerEvent<Fields>,
+    /// One `prev_state` table per sched_switch format (a file has one).
+    tables: Vec<TaskStates>,
+    /// Whether the events include sched_waking (known at the first sample).
+    waking: Option<bool>,
+    /// Records read without error (perf's `nr_events`).
+    records: u64,
+    errors: Vec<String>,
+}
+
+impl Extractor {
+    fn error(&mut self, e: perfdata_core::Error) {
+        if self.errors.len() <= MAX_ERRORS {
+            self.errors.push(e.to_string());
+        }
+    }
+
+    fn sample(&mut self, r: &RecordRef<'_>, s: &perfdata_core::Sample<'_>) -> Option<Item> {
+        let ev = r.event()?;
+        let tables = &mut self.tables;
+        let f = self.fields.get(ev, self.tps.get(), |fmt| resolve(fmt, tables))?;
+        let (raw, time, endian) = (s.raw()?, s.time()?, r.endian());
+        let has_waking =
+            *self.waking.get_or_insert_with(|| has_event(&r.events().events, self.tps.get(), "sched", "sched_waking"));
+        let at =
+            At { time, cpu: s.cpu().unwrap_or(0), pid: s.pid().unwrap_or(0), tid: s.tid().unwrap_or(0), has_waking };
+        let u32_of = |l: Loc| l.uint(raw, endian).map(|v| v as u32);
+        let (ev, states) = match f {
+            Fields::Switch { prev_pid, prev_state, next_pid, next_comm, states } => {
+                let ev = OwnedEv::Switch {
+                    prev_pid: u32_of(prev_pid)?,
+                    prev_state: prev_state.uint(raw, endian)?,
+                    next_pid: u32_of(next_pid)?,
+                    next_comm: ShortStr::new(next_comm.bytes(raw).unwrap_or(&[])),
+                };
+                (ev, states)
+            }
+            Fields::Wake { pid, kind } => (OwnedEv::Other(Ev::Wakeup { pid: u32_of(pid)?, kind }), 0),
+            Fields::Migrate { pid, orig_cpu, dest_cpu } => {
+                let ev = Ev::Migrate { pid: u32_of(pid)?, orig_cpu: u32_of(orig_cpu)?, dest_cpu: u32_of(dest_cpu)? };
+                (OwnedEv::Other(ev), 0)
+            }
+            Fields::Runtime { pid, runtime } => {
+                (OwnedEv::Other(Ev::Runtime { pid: u32_of(pid)?, runtime: runtime.uint(raw, endian)? }), 0)
+            }
+        };
+        Some(Item::Sched { at, ev, states: u16::try_from(states).unwrap_or(u16::MAX) })
+    }
+}
+
+impl Extract<Item> for Extractor {
+    fn extract(&mut self, r: &RecordRef<'_>) -> Option<Item> {
+        if self.tps.observe_ref(r) {
+            self.fields.clear();
+            self.waking = None;
+        }
+        if let Some(s) = r.sample() {
+            return match s {
+                Ok(s) => {
+                    self.records += 1;
+                    self.sample(r, &s)
+                }
+                Err(e) => {
+                    self.error(e);
+                    None
+                }
+            };
+        }
+        use perfdata_core::record::record_type as rt;
+        match r.type_() {
+            rt::COMM | rt::FORK | rt::EXIT | rt::LOST => {}
+            // Counted as perf counts them; decoded only to know they are whole.
+            _ => {
+                match r.decode() {
+                    Ok(_) => self.records += 1,
+                    Err(e) => self.error(e),
+                }
+                return None;
+            }
+        }
+        let rec = match r.decode() {
+            Ok(rec) => rec,
+            Err(e) => {
+                self.error(e);
+                return None;
+            }
+        };
+        self.records += 1;
+        match &rec.kind {
+            RecordKind::Lost(l) => Some(Item::Lost(l.lost)),
+            _ => MachineEvent::from_record(&rec).map(|e| Item::Thread(Box::new(e))),
+        }
+    }
 }
 
 fn resolve(fmt: &perfdata_core::tracepoint::Format, tables: &mut Vec<TaskStates>) -> Option<Fields> {
