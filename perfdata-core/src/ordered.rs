@@ -3,7 +3,7 @@
 //! [`Ordered`] reads the records in file order, hands each one, framed and with its event
 //! resolved but not decoded, to an extractor ([`Extract`]) that returns the few fields an analysis
 //! needs as a small owned value (or nothing), and delivers those values in perf's time order by
-//! the same rules as [`Records`] in [`Order::Time`]: user records and records without a timestamp
+//! the same rules as [`Records`] in [`crate::Order::Time`]: user records and records without a timestamp
 //! at their stream position, timestamped kernel records held until a FINISHED_ROUND releases them,
 //! ties in file order, a bounded window. Each record is touched once, while its bytes are in the
 //! cache, and only records the extractor keeps are queued; the queue holds the values themselves,

@@ -239,7 +239,7 @@ impl Extract<BlockEvent> for Extractor {
                 return None;
             }
         };
-        let bf = self.fields.get(ev, self.tps.get(), BlockFields::resolve)?;
+        let bf = self.fields.get_ref(ev, self.tps.get(), BlockFields::resolve)?;
         let (raw, time, endian) = (s.raw()?, s.time()?, r.endian());
         let (dev, sector) = (bf.dev.uint(raw, endian)?, bf.sector.uint(raw, endian)?);
         let starts = !matches!(bf.kind, Kind::Complete);

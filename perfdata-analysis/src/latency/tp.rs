@@ -8,21 +8,22 @@ use perfdata_core::{Event, PerfFile, Record, RecordKind};
 /// Where a fixed-size field sits in a tracepoint's RAW data.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Loc {
-    offset: usize,
-    size: usize,
+    offset: u32,
+    size: u32,
 }
 
 impl Loc {
     /// The field `name` of `fmt`, if it is a fixed-size (not `__data_loc`) field.
     pub(crate) fn of(fmt: &Format, name: &str) -> Option<Loc> {
         let f = fmt.field_def(name)?;
-        (!f.is_dynamic).then_some(Loc { offset: f.offset as usize, size: f.size as usize })
+        (!f.is_dynamic).then_some(Loc { offset: f.offset, size: f.size })
     }
 
     /// The field's bytes.
     #[inline]
     pub(crate) fn bytes<'a>(&self, raw: &'a [u8]) -> Option<&'a [u8]> {
-        raw.get(self.offset..self.offset.checked_add(self.size)?)
+        let offset = self.offset as usize;
+        raw.get(offset..offset.checked_add(self.size as usize)?)
     }
 
     /// The field as an unsigned integer (1, 2, 4 or 8 bytes; wider fields are not integers).
@@ -92,11 +93,13 @@ const MAX_CACHED_EVENTS: usize = 4096;
 /// analysis reads).
 pub(crate) struct PerEvent<R> {
     slots: Vec<Option<Option<R>>>,
+    /// The last resolution of an event past the cache.
+    uncached: Option<R>,
 }
 
 impl<R: Copy> PerEvent<R> {
     pub(crate) fn new() -> Self {
-        PerEvent { slots: Vec::new() }
+        PerEvent { slots: Vec::new(), uncached: None }
     }
 
     /// Forget everything (the tracing data became known).
@@ -111,20 +114,31 @@ impl<R: Copy> PerEvent<R> {
         tp: Option<&Tracepoints>,
         resolve: impl FnOnce(&Format) -> Option<R>,
     ) -> Option<R> {
-        if let Some(Some(r)) = self.slots.get(ev.index) {
-            return *r;
+        self.get_ref(ev, tp, resolve).copied()
+    }
+
+    /// [`PerEvent::get`] by reference (no copy of a large resolution per sample).
+    #[inline]
+    pub(crate) fn get_ref(
+        &mut self,
+        ev: &Event,
+        tp: Option<&Tracepoints>,
+        resolve: impl FnOnce(&Format) -> Option<R>,
+    ) -> Option<&R> {
+        if matches!(self.slots.get(ev.index), Some(Some(_))) {
+            return self.slots.get(ev.index)?.as_ref()?.as_ref();
         }
-        let tp = tp?;
-        let r = tp.format_for(&ev.attr).and_then(resolve);
-        if ev.index < MAX_CACHED_EVENTS {
-            if self.slots.len() <= ev.index {
-                self.slots.resize(ev.index + 1, None);
-            }
-            if let Some(slot) = self.slots.get_mut(ev.index) {
-                *slot = Some(r);
-            }
+        let r = tp?.format_for(&ev.attr).and_then(resolve);
+        if ev.index >= MAX_CACHED_EVENTS {
+            self.uncached = r;
+            return self.uncached.as_ref();
         }
-        r
+        if self.slots.len() <= ev.index {
+            self.slots.resize(ev.index + 1, None);
+        }
+        let slot = self.slots.get_mut(ev.index)?;
+        *slot = Some(r);
+        slot.as_ref()?.as_ref()
     }
 }
 

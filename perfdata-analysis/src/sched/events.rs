@@ -227,7 +227,7 @@ impl Extractor {
     fn sample(&mut self, r: &RecordRef<'_>, s: &perfdata_core::Sample<'_>) -> Option<Item> {
         let ev = r.event()?;
         let tables = &mut self.tables;
-        let f = self.fields.get(ev, self.tps.get(), |fmt| resolve(fmt, tables))?;
+        let f = *self.fields.get_ref(ev, self.tps.get(), |fmt| resolve(fmt, tables))?;
         let (raw, time, endian) = (s.raw()?, s.time()?, r.endian());
         let has_waking =
             *self.waking.get_or_insert_with(|| has_event(&r.events().events, self.tps.get(), "sched", "sched_waking"));
