@@ -187,28 +187,33 @@ fn block_latency(a: &BlockLatencyArgs) -> CliResult {
         })?,
         BlockFormat::Csv => {
             out.push_str("dev_major,dev_minor,sector,nr_sector,bytes,rwbs,comm,pid,tid,cpu,start_ns,complete_ns,latency_ns,queue_ns,error\n");
+            let mut num = itoa::Buffer::new();
             block_latency_each(&f, &opts, |io| {
-                let q = io.queue_ns.map(|q| q.to_string()).unwrap_or_default();
-                let comm = csv_field(&io.comm.to_string());
-                let _ = writeln!(
-                    out,
-                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                    io.dev_major,
-                    io.dev_minor,
-                    io.sector,
-                    io.nr_sector,
-                    io.bytes,
-                    csv_field(&io.rwbs.to_string()),
-                    comm,
-                    io.pid,
-                    io.tid,
-                    io.cpu,
-                    io.start_ns,
-                    io.complete_ns,
-                    io.latency_ns,
-                    q,
-                    io.error
-                );
+                let o = &mut out;
+                for v in [u64::from(io.dev_major), u64::from(io.dev_minor), io.sector, u64::from(io.nr_sector)] {
+                    o.push_str(num.format(v));
+                    o.push(',');
+                }
+                o.push_str(num.format(io.bytes));
+                o.push(',');
+                push_csv_field(o, &io.rwbs.to_str_lossy());
+                o.push(',');
+                push_csv_field(o, &io.comm.to_str_lossy());
+                for v in [io.pid, io.tid, io.cpu] {
+                    o.push(',');
+                    o.push_str(num.format(v));
+                }
+                for v in [io.start_ns, io.complete_ns, io.latency_ns] {
+                    o.push(',');
+                    o.push_str(num.format(v));
+                }
+                o.push(',');
+                if let Some(q) = io.queue_ns {
+                    o.push_str(num.format(q));
+                }
+                o.push(',');
+                o.push_str(num.format(io.error));
+                o.push('\n');
                 sink.spill(&mut out);
             })?
         }
@@ -254,10 +259,19 @@ fn block_latency(a: &BlockLatencyArgs) -> CliResult {
 
 /// A CSV field, quoted when it holds a comma, quote or line break.
 fn csv_field(s: &str) -> String {
+    let mut o = String::new();
+    push_csv_field(&mut o, s);
+    o
+}
+
+/// Append `s` as a CSV field: quoted (quotes doubled) when it holds a comma, quote or line break.
+fn push_csv_field(o: &mut String, s: &str) {
     if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
+        o.push('"');
+        o.push_str(&s.replace('"', "\"\""));
+        o.push('"');
     } else {
-        s.to_string()
+        o.push_str(s);
     }
 }
 

@@ -98,6 +98,10 @@ impl std::hash::Hasher for IdHasher {
         }
     }
 
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(u64::from(x));
+    }
+
     fn write_u64(&mut self, x: u64) {
         let m = u128::from(x ^ self.h).wrapping_mul(0x9e37_79b9_7f4a_7c15_u128);
         self.h = (m as u64) ^ ((m >> 64) as u64);

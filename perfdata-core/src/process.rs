@@ -293,8 +293,9 @@ fn placeholder(tid: u32) -> String {
 /// The state of the machine (host) at the time of the last record fed.
 #[derive(Clone, Debug, Default)]
 pub struct Machine {
-    threads: HashMap<u32, Thread>,
-    processes: HashMap<u32, Maps>,
+    // The keyed multiply hash of event ids: a thread lookup per sample was SipHash's.
+    threads: HashMap<u32, Thread, crate::event::IdHash>,
+    processes: HashMap<u32, Maps, crate::event::IdHash>,
     /// Kernel modules.
     kernel: Maps,
     /// The kernel image, as the last kernel MMAP for it placed it.

@@ -6,7 +6,11 @@ use std::fmt::Write as _;
 /// One `trace2heatmap.pl` input line: `completion_time_us latency_us`, both truncated from ns
 /// (time is the sample's perf timestamp).
 pub fn heatmap_line(out: &mut String, complete_ns: u64, latency_ns: u64) {
-    let _ = writeln!(out, "{} {}", complete_ns / 1000, latency_ns / 1000);
+    use crate::sched::events::push_uint;
+    push_uint(out, complete_ns / 1000, 0);
+    out.push(' ');
+    push_uint(out, latency_ns / 1000, 0);
+    out.push('\n');
 }
 
 /// How the SVG heatmap is laid out.

@@ -408,22 +408,16 @@ pub(crate) fn digits(v: u64) -> usize {
 /// Append `v` in decimal with at least `zeros` digits (zero-padded): what `{:0N}` prints, without
 /// going through `core::fmt` (the rows of map and timehist are a million lines on big files).
 pub(crate) fn push_uint(o: &mut String, v: u64, zeros: usize) {
-    let mut buf = [b'0'; 20];
-    let mut i = buf.len();
-    let mut v = v;
-    loop {
-        i -= 1;
-        if let Some(b) = buf.get_mut(i) {
-            *b = b'0' + (v % 10) as u8;
-        }
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    let start = i.min(buf.len().saturating_sub(zeros));
-    if let Ok(s) = std::str::from_utf8(buf.get(start..).unwrap_or(&[])) {
-        o.push_str(s);
+    let mut buf = itoa::Buffer::new();
+    let s = buf.format(v);
+    pad_with(o, '0', zeros.saturating_sub(s.len()));
+    o.push_str(s);
+}
+
+/// Append `n` copies of `c`.
+fn pad_with(o: &mut String, c: char, n: usize) {
+    for _ in 0..n {
+        o.push(c);
     }
 }
 

@@ -30,7 +30,7 @@
 //! # Ok::<(), perfdata_analysis::latency::Error>(())
 //! ```
 
-mod events;
+pub(crate) mod events;
 pub mod latency;
 pub mod map;
 pub mod state;
