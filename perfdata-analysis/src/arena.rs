@@ -1,6 +1,10 @@
 //! A hash set of `u32`-word keys kept in one arena (the pprof export's distinct samples and
 //! raw sample keys).
 
+/// The most words [`ArenaTable::with_capacity`] reserves (256 MiB of address space): more could
+/// fail where memory is not overcommitted.
+const RESERVE_MAX: usize = 1 << 26;
+
 /// Words before an entry's payload in the arena: hash (2), key length.
 const HEAD_WORDS: usize = 3;
 
@@ -56,9 +60,10 @@ pub(crate) fn prefetch<T>(p: *const T) {
 
 impl<const P: usize> ArenaTable<P> {
     /// A table whose arena has room for `words` without moving (address space only: the pages
-    /// are touched as keys arrive, and never copied as the arena grows).
+    /// are touched as keys arrive; the arena is not copied while it fits).
+    /// At most [`RESERVE_MAX`] words: a larger arena grows (and is copied) as a Vec does.
     pub(crate) fn with_capacity(words: usize) -> Self {
-        ArenaTable { arena: Vec::with_capacity(words), ..ArenaTable::default() }
+        ArenaTable { arena: Vec::with_capacity(words.min(RESERVE_MAX)), ..ArenaTable::default() }
     }
 
     /// The first slot of a key of hash `hash`.
