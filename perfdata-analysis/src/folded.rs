@@ -750,6 +750,200 @@ struct SampleItem {
     cpu: Option<u32>,
     /// Index of its event in `PerfFile::events`.
     event: usize,
+    /// The number of its raw key, when the reader makes them ([`RawKeys`]).
+    key: Option<u32>,
+}
+
+/// The raw keys of the samples (the pprof export, [`RawKeys`]): a sample's thread, cpu, event,
+/// flags (kernel cpumode, has an ip, has a callchain), ip, callchain length, callchain and unwound
+/// frames as `u32` words (low half first), then the generations of what the fold reads besides:
+/// the process's maps, the thread's comm, the kernel's maps.
+///
+/// Two samples with equal keys fold to the same stack as long as the kernel's symbols stay the
+/// same (perf loads some lazily; the folding thread checks that): so the reader, which has time
+/// to spare, numbers the distinct keys, and the folding thread folds each number once and then
+/// only counts it.
+struct RawKeys {
+    state: ahash::RandomState,
+    /// This batch's keys, one after the other (only each key's first sample in the batch).
+    keys: Vec<u32>,
+    /// Per item of the batch: its key (hash, start, length) when it is its key's first sample in
+    /// the batch, else the index of that first sample (`u32::MAX` in `start`); machine items
+    /// have length 0.
+    items: Vec<(u64, u32, u32)>,
+    /// The batch's table of keys: a tag of the key's hash (high [`RAW_KEY_TAG_BITS`] bits) and
+    /// its first sample's item index + 1 (0: empty). Small (128 KiB), to stay in the cache.
+    slots: Vec<u32>,
+    /// All distinct keys so far, with their number (payload).
+    all: crate::arena::ArenaTable<1>,
+    /// The numbers of the batch's first samples, by item index.
+    ids: Vec<u32>,
+    /// The generations of the processes' maps, the threads' comms and the kernel's maps, as
+    /// [`Folder`]'s `invalidate` bumps them.
+    maps: FastMap<u32, u32>,
+    comms: FastMap<u32, u32>,
+    kernel: u32,
+}
+
+/// Slots of [`RawKeys`]' table of a batch (twice the items of a batch).
+const RAW_KEY_SLOTS: usize = 2 * BATCH_ITEMS;
+
+/// Bits of a [`RawKeys`] slot that hold a tag of the hash; the others an item index + 1.
+const RAW_KEY_TAG_BITS: u32 = 32 - (BATCH_ITEMS + 1).next_power_of_two().trailing_zeros();
+
+/// How many keys ahead [`RawKeys::number`] brings in a key's slot (and half that its entry).
+const RAW_KEY_AHEAD: usize = 8;
+
+impl RawKeys {
+    /// `words`: room for that many words of distinct keys ([`crate::arena::ArenaTable::with_capacity`]).
+    fn new(words: usize) -> Self {
+        RawKeys {
+            state: ahash::RandomState::new(),
+            keys: Vec::new(),
+            items: Vec::new(),
+            slots: vec![0; RAW_KEY_SLOTS],
+            all: crate::arena::ArenaTable::with_capacity(words),
+            ids: Vec::new(),
+            maps: FastMap::default(),
+            comms: FastMap::default(),
+            kernel: 0,
+        }
+    }
+
+    /// A thread or map change (pushed as an item): bump what `invalidate` bumps.
+    fn machine(&mut self, e: &MachineEvent) {
+        let bump = |m: &mut FastMap<u32, u32>, k: u32| {
+            let g = m.entry(k).or_insert(0);
+            *g = g.wrapping_add(1);
+        };
+        match e {
+            MachineEvent::Map { pid, .. } => bump(&mut self.maps, *pid),
+            MachineEvent::KernelMap { .. } => self.kernel = self.kernel.wrapping_add(1),
+            MachineEvent::Comm { pid, tid, exec, .. } => {
+                bump(&mut self.comms, *tid);
+                if *exec {
+                    bump(&mut self.maps, *pid);
+                }
+            }
+            MachineEvent::Fork { pid, tid, .. } => {
+                bump(&mut self.comms, *tid);
+                bump(&mut self.maps, *pid);
+            }
+            MachineEvent::Exit { .. } => {}
+        }
+        self.items.push((0, 0, 0));
+    }
+
+    /// The key of the sample about to be pushed as the batch's next item (its callchain `chain`
+    /// and unwound frames `unwound` last pushed on `ips`); the index of the batch's first sample
+    /// of that key if it is not the first.
+    fn sample(
+        &mut self,
+        head: [u32; 6],
+        ip: Option<u64>,
+        ips: &[u64],
+        chain: Option<(u32, u32)>,
+        unwound: u32,
+    ) -> Option<usize> {
+        let index = self.items.len();
+        let start = self.keys.len();
+        let (chain, more) = match chain {
+            Some((at, len)) => {
+                let (at, len) = (at as usize, len as usize);
+                (ips.get(at..at + len).unwrap_or(&[]), ips.get(at + len..at + len + unwound as usize).unwrap_or(&[]))
+            }
+            None => (&[][..], &[][..]),
+        };
+        let (pid, tid) = (head[0], head[1]);
+        let ip = ip.unwrap_or(0);
+        self.keys.extend_from_slice(&head);
+        self.keys.extend_from_slice(&[ip as u32, (ip >> 32) as u32, u32::try_from(chain.len()).unwrap_or(u32::MAX)]);
+        self.keys.extend(chain.iter().chain(more).flat_map(|&ip| [ip as u32, (ip >> 32) as u32]));
+        let gens = [self.maps.get(&pid).copied().unwrap_or(0), self.comms.get(&tid).copied().unwrap_or(0), self.kernel];
+        self.keys.extend_from_slice(&gens);
+        let key = self.keys.get(start..).unwrap_or(&[]);
+        let hash = self.state.hash_one(key);
+        let len = key.len();
+        let mask = self.slots.len() - 1;
+        let mut i = (hash >> (64 - RAW_KEY_SLOTS.trailing_zeros())) as usize;
+        let index_bits = 32 - RAW_KEY_TAG_BITS;
+        let tag = (hash as u32) >> index_bits << index_bits;
+        if index + 1 >= 1 << index_bits {
+            // Past the batch's size (thread and map changes are not counted there): not in the table.
+            self.items.push((hash, start as u32, len as u32));
+            return None;
+        }
+        while let Some(slot) = self.slots.get_mut(i) {
+            if *slot == 0 {
+                *slot = tag | (index as u32 + 1);
+                self.items.push((hash, start as u32, len as u32));
+                return None;
+            }
+            let at = (*slot & ((1 << index_bits) - 1)).wrapping_sub(1) as usize;
+            if *slot & !((1 << index_bits) - 1) != tag {
+                i = (i + 1) & mask;
+                continue;
+            }
+            if let Some(&(h, s, l)) = self.items.get(at) {
+                if h == hash && self.keys.get(s as usize..(s + l) as usize) == self.keys.get(start..start + len) {
+                    // Seen in this batch: only its first sample's index.
+                    self.keys.truncate(start);
+                    self.items.push((0, u32::MAX, at as u32));
+                    return Some(at);
+                }
+            }
+            i = (i + 1) & mask;
+        }
+        None
+    }
+
+    /// Number the batch's samples (new keys get the next numbers) into their items' `key`, and
+    /// start the next batch. `None`: more distinct keys than 16 GiB hold.
+    fn number(&mut self, items: &mut [Item]) -> Option<()> {
+        self.ids.clear();
+        self.ids.resize(self.items.len(), u32::MAX);
+        let firsts: Vec<usize> =
+            self.items.iter().enumerate().filter(|(_, &(_, s, l))| l > 0 && s != u32::MAX).map(|(i, _)| i).collect();
+        let hash = |k: usize| firsts.get(k).and_then(|&i| self.items.get(i)).map(|&(h, ..)| h);
+        for k in 0..RAW_KEY_AHEAD.min(firsts.len()) {
+            if let Some(h) = hash(k) {
+                self.all.prefetch_slot(h);
+            }
+        }
+        for (k, &i) in firsts.iter().enumerate() {
+            if let Some(h) = hash(k + RAW_KEY_AHEAD) {
+                self.all.prefetch_slot(h);
+            }
+            if let Some(h) = hash(k + RAW_KEY_AHEAD / 2) {
+                self.all.prefetch_entry(h);
+            }
+            let Some(&(h, s, l)) = self.items.get(i) else { continue };
+            let key = self.keys.get(s as usize..(s + l) as usize).unwrap_or(&[]);
+            let id = match self.all.find(h, key) {
+                Ok(at) => self.all.payload(at).and_then(|p| p.first().copied()),
+                Err(slot) => {
+                    let id = u32::try_from(self.all.entries).ok().filter(|&id| id < u32::MAX)?;
+                    self.all.insert(h, key, [id], slot)?;
+                    Some(id)
+                }
+            };
+            if let (Some(e), Some(id)) = (self.ids.get_mut(i), id) {
+                *e = id;
+            }
+        }
+        for (i, item) in items.iter_mut().enumerate() {
+            let Item::Sample(s) = item else { continue };
+            let id = match self.items.get(i) {
+                Some(&(_, u32::MAX, first)) => self.ids.get(first as usize),
+                _ => self.ids.get(i),
+            };
+            s.key = id.copied().filter(|&id| id != u32::MAX);
+        }
+        self.keys.clear();
+        self.items.clear();
+        self.slots.fill(0);
+        Some(())
+    }
 }
 
 /// What the reading thread hands to the folding thread.
@@ -765,6 +959,20 @@ enum Item {
 struct Batch {
     items: Vec<Item>,
     ips: Vec<u64>,
+}
+
+impl Batch {
+    /// The callchain of sample `s` and the user frames unwound after it (`None`: no callchain).
+    fn chain(&self, s: &SampleItem) -> Option<(&[u64], &[u64])> {
+        s.chain.map(|(start, len)| {
+            let (start, len) = (start as usize, len as usize);
+            let user = start.saturating_add(len);
+            (
+                self.ips.get(start..user).unwrap_or(&[]),
+                self.ips.get(user..user.saturating_add(s.unwound as usize)).unwrap_or(&[]),
+            )
+        })
+    }
 }
 
 /// Items per batch: large enough to amortise the channel, small enough to bound the memory in
@@ -793,7 +1001,10 @@ fn read_items(
     opts: &FoldedOptions,
     tx: &std::sync::mpsc::SyncSender<Result<Batch>>,
     spent: &std::sync::mpsc::Receiver<Batch>,
+    raw_keys: bool,
 ) -> Vec<String> {
+    // A sample's raw key has fewer words than its record: the distinct ones fit in the file's size.
+    let mut raw = raw_keys.then(|| RawKeys::new(file.bytes().len() / 4));
     let pl = opts.compat == Compat::StackcollapsePl;
     let mut first_event: Option<usize> = None;
     let mut batch = Batch::default();
@@ -827,6 +1038,9 @@ fn read_items(
         jit.record(&r, &mut |e: MachineEvent| {
             if let Some(d) = &mut dwarf {
                 d.machine.apply(e.clone());
+            }
+            if let Some(k) = &mut raw {
+                k.machine(&e);
             }
             batch.items.push(Item::Machine(Box::new(e)));
         });
@@ -865,6 +1079,21 @@ fn read_items(
             (u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(len).unwrap_or(0))
         });
         let cpu = s.cpu();
+        let mut chain = chain;
+        if let Some(k) = &mut raw {
+            let flags = u32::from(kernel) | u32::from(s.ip().is_some()) << 1 | u32::from(chain.is_some()) << 2;
+            let event = u32::try_from(idx).unwrap_or(u32::MAX);
+            let head = [pid, tid, u32::from(cpu.is_some()), cpu.unwrap_or(0), event, flags];
+            // A repeat in the batch shares its first sample's frames (equal keys, equal frames).
+            if let Some(Item::Sample(first)) =
+                k.sample(head, s.ip(), &batch.ips, chain, unwound).and_then(|i| batch.items.get(i))
+            {
+                if let Some((start, _)) = chain {
+                    batch.ips.truncate(start as usize);
+                }
+                (chain, unwound) = (first.chain, first.unwound);
+            }
+        }
         batch.items.push(Item::Sample(SampleItem {
             pid,
             tid,
@@ -875,14 +1104,30 @@ fn read_items(
             unwound,
             cpu,
             event: idx,
+            key: None,
         }));
         let full = batch.items.len() >= max_items || batch.ips.len() >= BATCH_IPS;
-        if full && tx.send(Ok(std::mem::replace(&mut batch, spent.try_recv().unwrap_or_default()))).is_err() {
-            return jit.diagnostics().to_vec();
+        if full {
+            if raw.as_mut().is_some_and(|k| k.number(&mut batch.items).is_none()) {
+                let _ = tx.send(Err(too_many()));
+                return jit.diagnostics().to_vec();
+            }
+            if tx.send(Ok(std::mem::replace(&mut batch, spent.try_recv().unwrap_or_default()))).is_err() {
+                return jit.diagnostics().to_vec();
+            }
         }
+    }
+    if raw.as_mut().is_some_and(|k| k.number(&mut batch.items).is_none()) {
+        let _ = tx.send(Err(too_many()));
+        return jit.diagnostics().to_vec();
     }
     let _ = tx.send(Ok(batch));
     jit.diagnostics().to_vec()
+}
+
+/// The error when the distinct samples outgrow the pprof export's tables (16 GiB of keys).
+pub(crate) fn too_many() -> perfdata_core::Error {
+    perfdata_core::Error::Unsupported("more distinct samples than the pprof export can hold".into())
 }
 
 impl<'o> Folder<'o> {
@@ -1093,13 +1338,18 @@ impl StackTable {
 /// Fold the samples of `file`. Records are read and decoded on a second thread while this one
 /// resolves and counts the stacks.
 pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
+    /// [`folded`]'s [`Sink`]: the stacks' weights.
+    struct Stacks(StackTable);
+    impl Sink<'_> for Stacks {
+        fn each(&mut self, _: &mut Folder<'_>, item: &SampleItem, stack: &[u32]) {
+            let i = self.0.id(stack);
+            self.0.add(i, item.weight);
+        }
+    }
     let mut f = Folder::new(file, opts);
-    let mut table = StackTable::default();
-    let diagnostics = drive(file, opts, &mut f, |_, item, stack| {
-        let i = table.id(stack);
-        table.add(i, item.weight);
-    })?;
-    Ok(table.into_folded(&f.labels, diagnostics, true))
+    let mut table = Stacks(StackTable::default());
+    let diagnostics = drive(file, opts, &mut f, &mut table)?;
+    Ok(table.0.into_folded(&f.labels, diagnostics, true))
 }
 
 /// What [`fold_sites`] tells about each sample it keeps.
@@ -1117,70 +1367,140 @@ pub(crate) struct SiteSample<'a> {
     pub locations: &'a [u32],
 }
 
-/// Fold the samples of `file` as [`folded`] does, but hand each kept sample to `each` with the
+/// Where [`fold_sites`] hands the samples (the pprof export's sample table). Per sample,
+/// [`SampleSink::known`], then, if the sink did not know it, it is folded and handed to
+/// [`SampleSink::add`] or, if the fold drops it, [`SampleSink::dropped`].
+pub(crate) trait SampleSink {
+    /// The raw key number of a sample some items ahead (to bring in what [`SampleSink::known`]
+    /// will read for it).
+    fn ahead(&mut self, key: u32);
+    /// Whether the sink counted the sample (weight `weight`) already: samples of equal raw keys
+    /// (number `key`, [`RawKeys`]) fold alike while the kernel's generation (`kernel_gen`: its
+    /// maps and symbols) stays the same, so the sink counts it as the first and it is not folded.
+    fn known(&mut self, key: u32, weight: u64, kernel_gen: u32) -> bool;
+    /// The sample [`SampleSink::known`] did not know, folded.
+    fn add(&mut self, s: &SiteSample<'_>);
+    /// The sample [`SampleSink::known`] did not know was dropped by the fold.
+    fn dropped(&mut self);
+}
+
+/// Fold the samples of `file` as [`folded`] does, but hand each kept sample to `sink` with the
 /// locations `sites` made of its frames (the pprof export). Returns the diagnostics.
 pub(crate) fn fold_sites(
     file: &PerfFile,
     opts: &FoldedOptions,
     sites: &mut dyn Sites,
-    mut each: impl FnMut(&SiteSample<'_>),
+    sink: &mut dyn SampleSink,
 ) -> Result<Vec<String>> {
+    /// [`fold_sites`]'s [`Sink`].
+    struct Known<'s>(&'s mut dyn SampleSink);
+    impl Sink<'_> for Known<'_> {
+        fn raw_keys(&self) -> bool {
+            true
+        }
+
+        fn ahead(&mut self, item: &SampleItem) {
+            if let Some(key) = item.key {
+                self.0.ahead(key);
+            }
+        }
+
+        fn known(&mut self, f: &mut Folder<'_>, item: &SampleItem) -> bool {
+            item.key.is_some_and(|key| self.0.known(key, item.weight, f.kernel_gen))
+        }
+
+        fn dropped(&mut self) {
+            self.0.dropped();
+        }
+
+        fn each(&mut self, f: &mut Folder<'_>, item: &SampleItem, _: &[u32]) {
+            let Some(s) = f.sites.as_ref() else { return };
+            self.0.add(&SiteSample {
+                pid: item.pid,
+                tid: item.tid,
+                cpu: item.cpu,
+                event: item.event,
+                weight: item.weight,
+                comm: &s.comm,
+                locations: &s.stack,
+            });
+        }
+    }
     let mut f = Folder::new(file, opts);
     f.sites = Some(SiteStack { sites, stack: Vec::new(), comm: std::rc::Rc::from("") });
-    drive(file, opts, &mut f, |f, item, _| {
-        let Some(s) = f.sites.as_ref() else { return };
-        each(&SiteSample {
-            pid: item.pid,
-            tid: item.tid,
-            cpu: item.cpu,
-            event: item.event,
-            weight: item.weight,
-            comm: &s.comm,
-            locations: &s.stack,
-        });
-    })
+    drive(file, opts, &mut f, &mut Known(sink))
+}
+
+/// How many items ahead [`drive`] shows its sink the samples ([`Sink::ahead`]).
+const SINK_AHEAD: usize = 16;
+
+/// What [`drive`] does with the samples.
+trait Sink<'o> {
+    /// Whether the reader makes raw keys ([`RawKeys`]).
+    fn raw_keys(&self) -> bool {
+        false
+    }
+    /// A sample [`SINK_AHEAD`] items ahead of the one about to be folded (to bring in what it
+    /// will read).
+    fn ahead(&mut self, _item: &SampleItem) {}
+    /// Whether the sample needs no folding (the sink counted it).
+    fn known(&mut self, _f: &mut Folder<'o>, _item: &SampleItem) -> bool {
+        false
+    }
+    /// The fold dropped the sample [`Sink::known`] did not know.
+    fn dropped(&mut self) {}
+    /// A folded sample kept, with its stack ([`Folder`] labels, root first).
+    fn each(&mut self, f: &mut Folder<'o>, item: &SampleItem, stack: &[u32]);
 }
 
 /// The folding half of [`folded`] and [`fold_sites`]: reads the records on a second thread
-/// ([`read_items`]), applies the thread and map changes to `f` and folds each sample, calling
-/// `each` with the stack ([`Folder`] labels, root first) of each it keeps.
+/// ([`read_items`]), applies the thread and map changes to `f` and folds each sample `sink`
+/// does not know, handing it the stack of each it keeps.
 fn drive<'o>(
     file: &PerfFile,
     opts: &'o FoldedOptions,
     f: &mut Folder<'o>,
-    mut each: impl FnMut(&mut Folder<'o>, &SampleItem, &[u32]),
+    sink: &mut dyn Sink<'o>,
 ) -> Result<Vec<String>> {
     // perf script has printed a sample.
     let mut printed = false;
     let mut stack: Vec<u32> = Vec::new();
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Batch>>(2);
+    let raw_keys = sink.raw_keys();
+    // A reader that makes raw keys has about as much to do as this thread: it reads on while the
+    // kernel's symbols load here rather than wait with two batches ready.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Batch>>(if raw_keys { 8 } else { 2 });
     let (spent_tx, spent_rx) = std::sync::mpsc::sync_channel::<Batch>(2);
     std::thread::scope(|scope| -> Result<Vec<String>> {
-        let reader = scope.spawn(move || read_items(file, opts, &tx, &spent_rx));
+        let reader = scope.spawn(move || read_items(file, opts, &tx, &spent_rx, raw_keys));
         // While the reader fills its first batch: the kernel's symbols.
         f.preload_kernel(file);
         for batch in rx {
             let mut batch = batch?;
-            for item in batch.items.drain(..) {
-                let s = match item {
-                    Item::Machine(e) => {
-                        f.machine_event(*e);
+            let mut items = std::mem::take(&mut batch.items);
+            for i in 0..items.len() {
+                if let Some(Item::Sample(s)) = items.get(i + SINK_AHEAD) {
+                    sink.ahead(s);
+                }
+                let s = match items.get_mut(i) {
+                    Some(Item::Machine(e)) => {
+                        f.machine_event(std::mem::replace(e, MachineEvent::Exit { tid: 0 }));
                         continue;
                     }
-                    Item::Sample(s) => s,
+                    Some(Item::Sample(s)) => s,
+                    None => continue,
                 };
-                let chain = s.chain.map(|(start, len)| {
-                    let (start, len) = (start as usize, len as usize);
-                    let user = start.saturating_add(len);
-                    (
-                        batch.ips.get(start..user).unwrap_or(&[]),
-                        batch.ips.get(user..user.saturating_add(s.unwound as usize)).unwrap_or(&[]),
-                    )
-                });
+                if sink.known(f, s) {
+                    continue;
+                }
+                let chain = batch.chain(s);
                 if f.fold_sample(s.pid, s.tid, s.kernel, s.ip, chain, &mut printed, &mut stack) {
-                    each(f, &s, &stack);
+                    sink.each(f, s, &stack);
+                } else {
+                    sink.dropped();
                 }
             }
+            items.clear();
+            batch.items = items;
             batch.ips.clear();
             // Back to the reader, unless it has enough (or has finished).
             let _ = spent_tx.try_send(batch);

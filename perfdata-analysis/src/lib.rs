@@ -32,6 +32,8 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
 
+#[cfg(feature = "symbolize")]
+mod arena;
 pub mod export;
 #[cfg(feature = "flamegraph")]
 pub mod flamegraph;

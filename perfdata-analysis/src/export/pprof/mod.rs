@@ -23,7 +23,8 @@
 
 pub mod proto;
 
-use crate::folded::{feature_build_ids, fold_sites, FoldedOptions, FrameSite, Sites, Weight};
+use crate::arena::{bump, prefetch, word64, ArenaTable};
+use crate::folded::{feature_build_ids, fold_sites, FoldedOptions, FrameSite, SampleSink, SiteSample, Sites, Weight};
 use perfdata_core::{PerfFile, Result};
 use perfdata_symbolize::FastMap;
 use prost::Message;
@@ -79,11 +80,16 @@ struct Tables {
     function: Vec<proto::Function>,
     /// The function of each folded label (index: the label's; 0: not known yet).
     label_function: Vec<u64>,
-    /// (mapping id, address, function ids innermost first) → index in `location`.
-    locations: FastMap<Box<[u64]>, u32>,
-    location: Vec<proto::Location>,
+    /// (mapping id, address (2 words), function ids innermost first) → index of the location.
+    locations: ArenaTable<1>,
+    /// The locations, encoded as the profile's field 4 one after the other (no `Location` with
+    /// its `Line`s kept per location).
+    location: Vec<u8>,
+    /// Scratch: a location being encoded.
+    scratch: proto::Location,
+    state: ahash::RandomState,
     /// Scratch: a key of `locations`.
-    key: Vec<u64>,
+    key: Vec<u32>,
 }
 
 impl Tables {
@@ -159,21 +165,22 @@ impl Sites for Tables {
         let mapping_id = self.mapping(&f);
         let mut key = std::mem::take(&mut self.key);
         key.clear();
-        key.extend([mapping_id, f.addr]);
+        // Mapping and function ids count entries of tables: they fit in 32 bits.
+        key.extend([mapping_id as u32, f.addr as u32, (f.addr >> 32) as u32]);
         for &l in f.labels {
-            key.push(self.function(l, f.names));
+            key.push(self.function(l, f.names) as u32);
         }
-        let i = match self.locations.get(key.as_slice()) {
-            Some(&i) => i,
-            None => {
-                let i = u32::try_from(self.location.len()).unwrap_or(u32::MAX);
-                self.location.push(proto::Location {
-                    id: u64::from(i) + 1,
-                    mapping_id,
-                    address: f.addr,
-                    line: key.iter().skip(2).map(|&function_id| proto::Line { function_id, line: 0 }).collect(),
-                });
-                self.locations.insert(key.as_slice().into(), i);
+        let hash = self.state.hash_one(&key[..]);
+        let i = match self.locations.find(hash, &key) {
+            Ok(at) => self.locations.payload(at).and_then(|p| p.first().copied()).unwrap_or(u32::MAX),
+            Err(slot) => {
+                let i = u32::try_from(self.locations.entries).unwrap_or(u32::MAX);
+                let loc = &mut self.scratch;
+                (loc.id, loc.mapping_id, loc.address) = (u64::from(i) + 1, mapping_id, f.addr);
+                loc.line.clear();
+                loc.line.extend(key.iter().skip(3).map(|&id| proto::Line { function_id: u64::from(id), line: 0 }));
+                prost::encoding::message::encode(4, &*loc, &mut self.location);
+                self.locations.insert(hash, &key, [i], slot);
                 i
             }
         };
@@ -186,75 +193,158 @@ impl Sites for Tables {
 /// comm (index in the comm table).
 const LABEL_WORDS: usize = 6;
 
-/// Words before a key in [`SampleTable::arena`]: hash (2), key length, count (2), period (2).
-const ENTRY_WORDS: usize = 7;
+/// [`Counter::fates`]' count index for a sample the fold dropped.
+const DROPPED: u32 = u32::MAX;
 
-/// Distinct samples (keys: labels, [`LABEL_WORDS`], then locations leaf first) in order of first
-/// appearance, with their counts and periods. Each entry sits in one arena, its hash, length,
-/// count and period just before its key, and the hash table holds only its offset: a lookup reads
-/// one place (a garbage-ridden `-g` file has many distinct location stacks, 122 K for 1.3 M
-/// samples in the benchmark's, so that place is rarely in the cache), and growing the table
-/// rehashes no key.
-#[derive(Default)]
-struct SampleTable {
-    table: hashbrown::HashTable<u32>,
-    arena: Vec<u32>,
-    entries: usize,
+/// The distinct samples. The reader numbers the samples' raw keys ([`SampleSink::known`]): the
+/// first sample of a number (and of a kernel generation) is folded into its labels and locations
+/// (`samples`), the others are only counted.
+struct Counter {
+    /// Keys: labels ([`LABEL_WORDS`]) then locations, leaf first; payload: count (2), period (2).
+    samples: ArenaTable<4>,
     state: ahash::RandomState,
+    comms: Strings,
+    last_comm: Option<(Rc<str>, u32)>,
+    /// By raw key number: the kernel's generation when its first sample was folded, and the
+    /// index of its count in `counts` ([`DROPPED`] if the fold dropped it).
+    fates: Vec<Option<(u32, u32)>>,
+    /// Count, period and `samples` entry of each raw key number (and kernel generation).
+    counts: Vec<(u64, u64, u32)>,
+    /// The sample [`SampleSink::known`] did not know: its raw key number and the kernel's generation.
+    pending: Option<(u32, u32)>,
+    /// The raw key numbers last seen ahead ([`SampleSink::ahead`]), a ring.
+    ahead: [u32; COUNT_AHEAD],
+    ahead_at: usize,
+    /// Scratch: a key of `samples`.
+    key: Vec<u32>,
+    /// More distinct samples than 16 GiB of keys.
+    full: bool,
 }
 
-/// The u64 at `words[i..i + 2]` (low word first).
-fn word64(words: &[u32], i: usize) -> u64 {
-    match words.get(i..i + 2) {
-        Some(&[lo, hi]) => u64::from(lo) | u64::from(hi) << 32,
-        _ => 0,
-    }
-}
+/// How many samples after bringing in a raw key's fate [`Counter`] brings in its count.
+const COUNT_AHEAD: usize = 8;
 
-fn set_word64(words: &mut [u32], i: usize, v: u64) {
-    if let Some([lo, hi]) = words.get_mut(i..i + 2) {
-        *lo = v as u32;
-        *hi = (v >> 32) as u32;
-    }
-}
-
-impl SampleTable {
-    fn add(&mut self, key: &[u32], period: u64) {
-        let hash = self.state.hash_one(key);
-        let arena = &mut self.arena;
-        let same = |&at: &u32| {
-            let at = at as usize;
-            word64(arena, at) == hash
-                && arena.get(at + 2) == Some(&(key.len() as u32))
-                && arena.get(at + ENTRY_WORDS..at + ENTRY_WORDS + key.len()) == Some(key)
-        };
-        if let Some(&at) = self.table.find(hash, same) {
-            let at = at as usize;
-            let (count, sum) = (word64(arena, at + 3), word64(arena, at + 5));
-            set_word64(arena, at + 3, count.saturating_add(1));
-            set_word64(arena, at + 5, sum.saturating_add(period));
-            return;
+impl Counter {
+    /// `words`: room for that many words of keys (see [`ArenaTable::with_capacity`]).
+    fn new(words: usize) -> Self {
+        Counter {
+            samples: ArenaTable::with_capacity(words),
+            state: ahash::RandomState::new(),
+            comms: Strings::new(),
+            last_comm: None,
+            fates: Vec::new(),
+            counts: Vec::new(),
+            pending: None,
+            ahead: [u32::MAX; COUNT_AHEAD],
+            ahead_at: 0,
+            key: Vec::new(),
+            full: false,
         }
-        let at = u32::try_from(arena.len()).unwrap_or(u32::MAX);
-        arena.extend_from_slice(&[hash as u32, (hash >> 32) as u32, key.len() as u32, 1, 0]);
-        arena.extend_from_slice(&[period as u32, (period >> 32) as u32]);
-        arena.extend_from_slice(key);
-        self.entries += 1;
-        let arena = &self.arena;
-        self.table.insert_unique(hash, at, |&at| word64(arena, at as usize));
     }
 
-    /// (key, count, period) in order of first appearance.
-    fn iter(&self) -> impl Iterator<Item = (&[u32], u64, u64)> {
-        let mut at = 0;
-        std::iter::from_fn(move || {
-            let len = *self.arena.get(at + 2)? as usize;
-            let key = self.arena.get(at + ENTRY_WORDS..at + ENTRY_WORDS + len)?;
-            let item = (key, word64(&self.arena, at + 3), word64(&self.arena, at + 5));
-            at += ENTRY_WORDS + len;
-            Some(item)
-        })
+    fn comm(&mut self, comm: &Rc<str>) -> u32 {
+        match &self.last_comm {
+            Some((c, id)) if Rc::ptr_eq(c, comm) => *id,
+            _ => {
+                let id = u32::try_from(self.comms.id(comm)).unwrap_or(u32::MAX);
+                self.last_comm = Some((comm.clone(), id));
+                id
+            }
+        }
     }
+
+    /// What became of the first sample of raw key number `key` (folded at kernel generation `gen`).
+    fn set_fate(&mut self, key: u32, gen: u32, count: u32) {
+        let key = key as usize;
+        if self.fates.len() <= key {
+            self.fates.resize(key + 1, None);
+        }
+        if let Some(f) = self.fates.get_mut(key) {
+            *f = Some((gen, count));
+        }
+    }
+
+    /// The counts and periods added to their samples'.
+    fn merge(&mut self) {
+        for &(count, period, at) in &self.counts {
+            bump(self.samples.payload(at as usize), count, period);
+        }
+    }
+}
+
+impl SampleSink for Counter {
+    fn ahead(&mut self, key: u32) {
+        // Two steps: this key's fate now, and the count of the one seen half as far ahead (its
+        // fate brought in by then).
+        if let Some(f) = self.fates.get(key as usize) {
+            prefetch(f);
+        }
+        if let Some(&k) = self.ahead.get(self.ahead_at) {
+            if let Some(&Some((_, c))) = self.fates.get(k as usize) {
+                if let Some(e) = self.counts.get(c as usize) {
+                    prefetch(e);
+                }
+            }
+        }
+        if let Some(k) = self.ahead.get_mut(self.ahead_at) {
+            *k = key;
+        }
+        self.ahead_at = (self.ahead_at + 1) % COUNT_AHEAD;
+    }
+
+    fn known(&mut self, key: u32, weight: u64, kernel_gen: u32) -> bool {
+        match self.fates.get(key as usize) {
+            Some(&Some((gen, c))) if gen == kernel_gen => {
+                if let Some(e) = self.counts.get_mut(c as usize) {
+                    (e.0, e.1) = (e.0.saturating_add(1), e.1.saturating_add(weight));
+                }
+                true
+            }
+            _ => {
+                self.pending = Some((key, kernel_gen));
+                false
+            }
+        }
+    }
+
+    fn add(&mut self, s: &SiteSample<'_>) {
+        let comm = self.comm(s.comm);
+        let event = u32::try_from(s.event).unwrap_or(u32::MAX);
+        let mut key = std::mem::take(&mut self.key);
+        key.clear();
+        key.extend_from_slice(&[s.pid, s.tid, u32::from(s.cpu.is_some()), s.cpu.unwrap_or(0), event, comm]);
+        key.extend_from_slice(s.locations);
+        let hash = self.state.hash_one(&key[..]);
+        let at = match self.samples.find(hash, &key) {
+            Ok(at) => Some(at),
+            Err(slot) => self.samples.insert(hash, &key, [0; 4], slot),
+        };
+        self.key = key;
+        let (Some(at), Ok(c)) = (at.and_then(|at| u32::try_from(at).ok()), u32::try_from(self.counts.len())) else {
+            self.full = true;
+            return;
+        };
+        self.counts.push((1, s.weight, at));
+        if let Some((key, gen)) = self.pending.take() {
+            self.set_fate(key, gen, c);
+        }
+    }
+
+    fn dropped(&mut self) {
+        if let Some((key, gen)) = self.pending.take() {
+            self.set_fate(key, gen, DROPPED);
+        }
+    }
+}
+
+/// What the samples' values and labels refer to: the events kept (a value column each, in the
+/// file's order), the string ids of the comms (by comm table index) and of the kept events'
+/// names, and of the label keys `comm`, `event`, `pid`, `tid`, `cpu`.
+struct SampleLabels<'a> {
+    kept: &'a [u32],
+    comm_ids: Vec<i64>,
+    event_ids: Vec<i64>,
+    keys: [i64; 5],
 }
 
 /// Whether an event's periods are nanoseconds (the software clocks).
@@ -276,35 +366,24 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
         functions: FastMap::default(),
         function: Vec::new(),
         label_function: Vec::new(),
-        locations: FastMap::default(),
+        locations: ArenaTable::default(),
         location: Vec::new(),
+        scratch: proto::Location::default(),
+        state: ahash::RandomState::new(),
         key: Vec::new(),
     };
-    // Distinct samples: labels (LABEL_WORDS) then locations (leaf first) → (count, period). One
-    // key per sample rather than a stack table plus a label table: a garbage-ridden `-g` file has
-    // about as many distinct location stacks as samples, and one lookup costs half of two.
-    let mut samples = SampleTable::default();
-    let mut key: Vec<u32> = Vec::new();
-    let mut last_comm: Option<(Rc<str>, u32)> = None;
-    let mut comm_table = Strings::new();
-    let diagnostics = fold_sites(file, &fold, &mut t, |s| {
-        let comm = match &last_comm {
-            Some((c, id)) if Rc::ptr_eq(c, s.comm) => *id,
-            _ => {
-                let id = u32::try_from(comm_table.id(s.comm)).unwrap_or(u32::MAX);
-                last_comm = Some((s.comm.clone(), id));
-                id
-            }
-        };
-        let event = u32::try_from(s.event).unwrap_or(u32::MAX);
-        key.clear();
-        key.extend_from_slice(&[s.pid, s.tid, u32::from(s.cpu.is_some()), s.cpu.unwrap_or(0), event, comm]);
-        key.extend_from_slice(s.locations);
-        samples.add(&key, s.weight);
-    })?;
+    // A sample's raw key has fewer words than its record, and its folded key no more than its raw
+    // key: the distinct ones fit in the file's size.
+    let mut counter = Counter::new(file.bytes().len() / 4);
+    let diagnostics = fold_sites(file, &fold, &mut t, &mut counter)?;
+    if counter.full {
+        return Err(crate::folded::too_many());
+    }
+    counter.merge();
+    let (samples, comm_table) = (counter.samples, counter.comms);
     // The events kept, in the file's order: a value column each.
     let events = file.events();
-    let mut kept: Vec<u32> = samples.iter().filter_map(|(k, ..)| k.get(4).copied()).collect();
+    let mut kept: Vec<u32> = samples.iter().filter_map(|(_, k, _)| k.get(4).copied()).collect();
     kept.sort_unstable();
     kept.dedup();
     let strings = &mut t.strings;
@@ -317,7 +396,6 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
         sample_type.push(proto::ValueType { r#type: strings.id(&name), unit });
         names.push(name);
     }
-    let multi = kept.len() > 1;
     let keys = [strings.id("comm"), strings.id("event"), strings.id("pid"), strings.id("tid"), strings.id("cpu")];
     let comm_ids: Vec<i64> = comm_table.table.iter().map(|c| strings.id(c)).collect();
     let event_ids: Vec<i64> = names.iter().map(|n| strings.id(n)).collect();
@@ -328,37 +406,67 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
     let comment = vec![strings.id(&format!("perfdata {} export", env!("CARGO_PKG_VERSION")))];
     let default_sample_type = period_type.map_or(0, |t| t.r#type);
     let n = samples.entries;
-    // Everything but the samples, then the samples one by one (a message's repeated fields may
-    // come in any order and in several runs): no Vec of a hundred thousand `Sample`s, each with
-    // three allocations, and prost's sizing pass over them.
-    let profile = proto::Profile {
-        sample_type,
-        sample: Vec::new(),
-        mapping: t.mapping,
-        location: t.location,
+    // The profile's fields before its locations (field 4), then after: prost writes fields in
+    // their numbers' order, so the three make the bytes of one `Profile` of them all.
+    let before = proto::Profile { sample_type, mapping: t.mapping, ..proto::Profile::default() };
+    let after = proto::Profile {
         function: t.function,
         string_table: std::mem::take(&mut t.strings.table),
-        time_nanos: 0,
-        duration_nanos: 0,
         period_type,
         period,
         comment,
         default_sample_type,
+        ..proto::Profile::default()
     };
-    // gzip's fastest level, as Go's runtime/pprof writes its profiles (level 6 made files a
-    // quarter smaller and took twice as long).
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    let mut buf = profile.encode_to_vec();
-    drop(profile);
-    let mut sample = proto::Sample::default();
-    let write = |gz: &mut flate2::write::GzEncoder<Vec<u8>>, buf: &mut Vec<u8>| {
-        let r = std::io::Write::write_all(gz, buf);
-        buf.clear();
-        r
-    };
+    let locations = std::mem::take(&mut t.location);
     let io = |source| perfdata_core::Error::Io { what: "the gzip stream of the pprof profile".into(), source };
+    // The profile is compressed on a second thread while this one encodes it (the reading
+    // thread is done by now), in chunks of 64 KiB.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(8);
+    std::thread::scope(|scope| {
+        let zipper = scope.spawn(move || -> std::io::Result<Vec<u8>> {
+            // gzip's fastest level, as Go's runtime/pprof writes its profiles (level 6 made files a
+            // quarter smaller and took twice as long).
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            for chunk in rx {
+                std::io::Write::write_all(&mut gz, &chunk)?;
+            }
+            gz.finish()
+        });
+        let labels = SampleLabels { kept: &kept, comm_ids, event_ids, keys };
+        let sent = write_profile([before, after], locations, &samples, &labels, &tx);
+        drop(tx);
+        let gzipped = zipper.join().unwrap_or_else(|_| Err(std::io::Error::other("the gzip thread panicked")));
+        // A failed send means the zipper stopped: its error tells why.
+        let _ = sent;
+        gzipped.map(|gzipped| Pprof { gzipped, samples: n, diagnostics }).map_err(io)
+    })
+}
+
+/// Encode the profile's fields before its locations, the `locations` (encoded), the fields after
+/// (all but the samples), then the samples of `samples` one by one (a message's
+/// repeated fields may come in any order and in several runs: no Vec of a hundred thousand
+/// `Sample`s, each with three allocations, and prost's sizing pass over them), sending the bytes
+/// to `tx` in chunks. `Err` when the receiver is gone.
+fn write_profile(
+    [before, after]: [proto::Profile; 2],
+    locations: Vec<u8>,
+    samples: &ArenaTable<4>,
+    labels: &SampleLabels<'_>,
+    tx: &std::sync::mpsc::SyncSender<Vec<u8>>,
+) -> std::result::Result<(), std::sync::mpsc::SendError<Vec<u8>>> {
+    let SampleLabels { kept, comm_ids, event_ids, keys } = labels;
+    const CHUNK: usize = 1 << 16;
+    tx.send(before.encode_to_vec())?;
+    tx.send(locations)?;
+    tx.send(after.encode_to_vec())?;
+    drop(after);
+    let mut buf = Vec::with_capacity(CHUNK + 1024);
+    let multi = kept.len() > 1;
+    let mut sample = proto::Sample::default();
     // Deterministic output: samples in the order they first appear in the file.
-    for (key, count, period) in samples.iter() {
+    for (_, key, payload) in samples.iter() {
+        let (count, period) = (word64(payload, 0), word64(payload, 2));
         let (Some(&[pid, tid, has_cpu, cpu, event, comm]), Some(locations)) =
             (key.get(..LABEL_WORDS), key.get(LABEL_WORDS..))
         else {
@@ -388,12 +496,9 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
         sample.location_id.clear();
         sample.location_id.extend(locations.iter().map(|&l| u64::from(l) + 1));
         prost::encoding::message::encode(2, &sample, &mut buf);
-        if buf.len() >= 1 << 16 {
-            write(&mut gz, &mut buf).map_err(io)?;
+        if buf.len() >= CHUNK {
+            tx.send(std::mem::replace(&mut buf, Vec::with_capacity(CHUNK + 1024)))?;
         }
     }
-    write(&mut gz, &mut buf)
-        .and_then(|()| gz.finish())
-        .map(|gzipped| Pprof { gzipped, samples: n, diagnostics })
-        .map_err(io)
+    tx.send(buf)
 }
