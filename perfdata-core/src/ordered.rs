@@ -205,16 +205,22 @@ impl<'f, T, E: Extract<T>> Ordered<'f, T, E> {
     /// Release queued values with a timestamp ≤ `upto`, in timestamp order (ties in arrival
     /// order). Called when everything released before has been delivered.
     fn flush_upto(&mut self, upto: u64) {
-        self.forget_delivered();
+        self.sort_waiting();
+        self.release_upto(upto);
+    }
+
+    /// Drop the keys of delivered values (all released ones must be delivered) and sort the keys
+    /// still waiting by timestamp, stably.
+    fn sort_waiting(&mut self) {
+        self.keys.drain(..self.released.min(self.keys.len()));
         self.keys.sort_by_key(|k| k.0);
-        self.released = self.keys.partition_point(|k| k.0 <= upto);
+        self.released = 0;
         self.next_key = 0;
     }
 
-    /// Drop the keys of delivered values (all released ones must be delivered).
-    fn forget_delivered(&mut self) {
-        self.keys.drain(..self.released.min(self.keys.len()));
-        self.released = 0;
+    /// Release the sorted keys with a timestamp ≤ `upto`.
+    fn release_upto(&mut self, upto: u64) {
+        self.released = self.keys.partition_point(|k| k.0 <= upto);
         self.next_key = 0;
     }
 
@@ -260,7 +266,7 @@ impl<'f, T, E: Extract<T>> Ordered<'f, T, E> {
         self.base = 0;
     }
 
-    /// Pull the next record and extract from it; false at the end of the input.
+    /// Pull the next record and extract from it; `None` at the end of the input.
     fn pull(&mut self) -> Option<Result<()>> {
         self.recs.tick();
         // The frame is used where next_frame left it (by reference): moving it out first costs a
@@ -310,10 +316,9 @@ impl<'f, T, E: Extract<T>> Ordered<'f, T, E> {
                     if self.keys.len() - self.released > self.window {
                         // Release the oldest half early (perf's HALF flush), keeping memory bounded.
                         self.stats.early_flushes += 1;
-                        self.forget_delivered();
-                        self.keys.sort_by_key(|k| k.0);
+                        self.sort_waiting();
                         let half = self.keys.get(self.keys.len() / 2).map_or(u64::MAX, |k| k.0);
-                        self.flush_upto(half);
+                        self.release_upto(half);
                     }
                     if self.slab.len() > 2 * self.keys.len() + 4096 {
                         self.compact();

@@ -128,21 +128,16 @@ pub(crate) fn drive(file: &PerfFile, h: &mut impl Handler) -> Result<StreamInfo,
                 h.event(&at, ev.as_ev(), &info.machine, states);
             }
             Item::Thread(e) => {
-                let e = *e;
-                let tid = match e {
-                    MachineEvent::Comm { tid, .. } | MachineEvent::Exit { tid, .. } => tid,
-                    MachineEvent::Fork { tid, .. } => tid,
-                    _ => 0,
-                };
-                let ptid = match e {
-                    MachineEvent::Fork { ptid, .. } => Some(ptid),
+                // What the handler hears of it, once the thread table took it.
+                let tell = match *e {
+                    MachineEvent::Fork { tid, ptid, .. } => Some((tid, Some(ptid))),
+                    MachineEvent::Comm { tid, .. } => Some((tid, None)),
                     _ => None,
                 };
-                let comm = matches!(e, MachineEvent::Comm { .. });
-                info.machine.apply(e);
-                match ptid {
-                    Some(ptid) => h.fork(tid, ptid),
-                    None if comm => h.comm(tid),
+                info.machine.apply(*e);
+                match tell {
+                    Some((tid, Some(ptid))) => h.fork(tid, ptid),
+                    Some((tid, None)) => h.comm(tid),
                     None => {}
                 }
             }
