@@ -7,6 +7,7 @@
 # an extract lacks what perf needs, e.g. sysw's PyObject_Malloc@plt):
 #   F.report-children        perf report --stdio --children -g none --sort comm,dso,sym -i F
 #   F.report-n-sort-KEYS     perf report --stdio --no-children -g none -n --sort KEYS -i F
+#   F.report-children-sort-sym  perf report --stdio --children -g none --sort sym -i F (C++ only)
 # The C++ recordings (cxx-fp.data, cxx-dwarf.data) get all three (F.report too), from a cache of
 # the binaries cxx/record.sh built in /tmp/perfdata-cxx (reproducible: the same build ids),
 # libstdc++ and cxx/root's extracts for the rest; they are skipped, with a note, when those
@@ -52,6 +53,7 @@ if [ -x /tmp/perfdata-cxx/fp/work ] && [ -x /tmp/perfdata-cxx/dwarf/work ]; then
 	done
 	for f in cxx-fp.data cxx-dwarf.data; do
 		perf report --stdio --no-children -g none --sort comm,dso,sym -i $f > $f.report 2>/dev/null
+		perf report --stdio --children -g none --sort sym -i $f > $f.report-children-sort-sym 2>/dev/null
 		tables $f
 	done
 else

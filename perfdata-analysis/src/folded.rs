@@ -1259,6 +1259,8 @@ pub struct ChainEntry {
     /// that symbol's addresses, so `perf report` tells the same inlined function in different
     /// functions apart.
     pub start: Option<u64>,
+    /// One past the last address of that symbol ([`perfdata_symbolize::Frame::end`]).
+    pub end: Option<u64>,
 }
 
 impl Folder<'_> {
@@ -1279,12 +1281,28 @@ impl Folder<'_> {
             _ => self.no_inlines.clone(),
         };
         if inlines.is_empty() {
-            out.push(ChainEntry { dso: f.dso, symbol: f.symbol, inlined: false, kernel, addr, start: f.start });
+            out.push(ChainEntry {
+                dso: f.dso,
+                symbol: f.symbol,
+                inlined: false,
+                kernel,
+                addr,
+                start: f.start,
+                end: f.end,
+            });
             return;
         }
         for i in inlines.iter() {
             let symbol = Some(i.name.clone());
-            out.push(ChainEntry { dso: f.dso.clone(), symbol, inlined: i.inlined, kernel, addr, start: f.start });
+            out.push(ChainEntry {
+                dso: f.dso.clone(),
+                symbol,
+                inlined: i.inlined,
+                kernel,
+                addr,
+                start: f.start,
+                end: f.end,
+            });
         }
     }
 }

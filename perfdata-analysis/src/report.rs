@@ -7,7 +7,8 @@ use crate::folded::{ChainEntry, FoldedOptions, StackFolder};
 use crate::options::in_ranges;
 use perfdata_core::record::CpuMode;
 use perfdata_core::{Order, PerfFile, RecordKind, Result};
-use std::collections::HashMap;
+use perfdata_symbolize::rbtree::RbTree;
+use std::cmp::Ordering;
 use std::fmt::Write;
 use std::rc::Rc;
 
@@ -112,34 +113,32 @@ pub struct ReportRow {
     pub symbol: Option<String>,
 }
 
-/// A symbol of the table: named, with its first address and whether it is an inlined function
-/// (perf's `_sort__sym_cmp` tells symbols of one name apart by their addresses; an inlined
-/// function's are those of the symbol it is inlined in), or an unresolved address.
-#[derive(Clone, PartialEq, Eq, Hash)]
+/// A symbol as perf's histogram compares it (`_sort__sym_cmp`): named, with the addresses of the
+/// symbol holding it (an inlined function gets those of the symbol it is inlined in) and whether
+/// it is an inlined function; or an unresolved address.
+#[derive(Clone)]
 enum Sym {
-    Named(Rc<str>, Option<u64>, bool),
+    Named { name: Rc<str>, start: u64, end: u64, inlined: bool },
     Addr(u64),
 }
 
-/// The group of a sample or callchain entry: the values of the sort keys (`None`: not a key).
-/// The symbol carries its shared object, as perf's symbol comparison does.
-#[derive(Clone, PartialEq, Eq, Hash)]
+/// A histogram entry's identity (perf's `struct hist_entry` as `hist_entry__cmp` sees it): the
+/// values of the sort keys (`None`: not a key), and the shared object and symbol, which the
+/// symbol key compares together.
+#[derive(Clone)]
 struct Key {
     comm: Option<Rc<str>>,
     tid: Option<u32>,
     cpu: Option<i32>,
-    dso: Option<Option<Rc<str>>>,
-    sym: Option<(Option<Rc<str>>, Sym)>,
+    /// The shared object's short name; `None`: no map.
+    dso: Option<Rc<str>>,
+    sym: Sym,
 }
 
 impl Key {
-    /// This key with the shared object and symbol of an address, where they are sort keys.
-    fn with(&self, sort: &[SortKey], dso: Option<Rc<str>>, sym: Sym) -> Key {
-        Key {
-            dso: sort.contains(&SortKey::Dso).then(|| dso.clone()),
-            sym: sort.contains(&SortKey::Sym).then_some((dso, sym)),
-            ..self.clone()
-        }
+    /// This key with the shared object and symbol of an address.
+    fn with(&self, dso: Option<Rc<str>>, sym: Sym) -> Key {
+        Key { dso, sym, ..self.clone() }
     }
 }
 
@@ -161,9 +160,173 @@ fn short_dso(dso: &str) -> Option<Rc<str>> {
     }
 }
 
-/// A symbol as perf names it: the C string of a kallsyms module symbol.
-fn named(sym: &str, start: Option<u64>, inlined: bool) -> Sym {
-    Sym::Named(sym.split('\0').next().unwrap_or(sym).into(), start, inlined)
+/// A symbol as perf names and compares it: the C string of a kallsyms module symbol; a symbol
+/// without known addresses at 0.
+fn named(sym: &str, start: Option<u64>, end: Option<u64>, inlined: bool) -> Sym {
+    let name = sym.split('\0').next().unwrap_or(sym).into();
+    let start = start.unwrap_or(0);
+    Sym::Named { name, start, end: end.unwrap_or(start), inlined }
+}
+
+/// The sign of a C `int64_t` difference, as perf's comparators return it.
+fn sign(d: i64) -> Ordering {
+    d.cmp(&0)
+}
+
+/// perf's `sort__dso_cmp(left, right)`: names compared right to left, no map first.
+fn dso_cmp(l: &Key, r: &Key) -> Ordering {
+    match (&l.dso, &r.dso) {
+        (None, None) => Ordering::Equal,
+        (None, _) => Ordering::Less,
+        (_, None) => Ordering::Greater,
+        (Some(a), Some(b)) => b.as_bytes().cmp(a.as_bytes()),
+    }
+}
+
+/// perf's `sort__sym_cmp(left, right)`: two unresolved addresses by their difference; else the
+/// shared objects, then `_sort__sym_cmp`: an inlined function by name and, of one name,
+/// overlapping symbols are one; other symbols by start, then end. (Not a total order: names
+/// decide between an inlined function and a symbol, addresses between symbols, so what a search
+/// of perf's tree finds depends on the tree's shape — see [`Hist`].)
+fn sym_cmp(l: &Key, r: &Key) -> Ordering {
+    if let (Sym::Addr(a), Sym::Addr(b)) = (&l.sym, &r.sym) {
+        return sign(b.wrapping_sub(*a) as i64);
+    }
+    let d = dso_cmp(l, r);
+    if d.is_ne() {
+        return d;
+    }
+    match (&l.sym, &r.sym) {
+        (
+            Sym::Named { name: ln, start: ls, end: le, inlined: li },
+            Sym::Named { name: rn, start: rs, end: re, inlined: ri },
+        ) => {
+            if *li || *ri {
+                let o = ln.as_bytes().cmp(rn.as_bytes());
+                if o.is_ne() {
+                    return o;
+                }
+                if ls <= re && le >= rs {
+                    return Ordering::Equal;
+                }
+            }
+            if ls != rs {
+                return sign(rs.wrapping_sub(*ls) as i64);
+            }
+            sign(re.wrapping_sub(*le) as i64)
+        }
+        (Sym::Addr(_), _) => Ordering::Less,
+        (_, Sym::Addr(_)) => Ordering::Greater,
+    }
+}
+
+/// perf's `hist_entry__cmp(left, right)` over the sort keys: comm (`strcmp(right, left)`), thread
+/// and CPU (`right - left` in C `int`), shared object, symbol.
+fn entry_cmp(sort: &[SortKey], l: &Key, r: &Key) -> Ordering {
+    for k in sort {
+        let o = match k {
+            SortKey::Comm => r.comm.as_deref().map(str::as_bytes).cmp(&l.comm.as_deref().map(str::as_bytes)),
+            SortKey::Pid => sign(i64::from((r.tid.unwrap_or(0) as i32).wrapping_sub(l.tid.unwrap_or(0) as i32))),
+            SortKey::Cpu => sign(i64::from(r.cpu.unwrap_or(0).wrapping_sub(l.cpu.unwrap_or(0)))),
+            SortKey::Dso => dso_cmp(l, r),
+            SortKey::Sym => sym_cmp(l, r),
+        };
+        if o.is_ne() {
+            return o;
+        }
+    }
+    Ordering::Equal
+}
+
+/// perf's `hist_entry__sort(a, b)` for the output order: Children, then Self (more first), then
+/// the keys' sort functions (comm and shared object by name, symbols by name after unresolved
+/// ones, thread and CPU ascending). `Greater`: `a` goes first.
+fn entry_sort(sort: &[SortKey], children: bool, (ka, a): &(Key, Acc), (kb, b): &(Key, Acc)) -> Ordering {
+    let mut o = if children { a.children.cmp(&b.children) } else { Ordering::Equal };
+    o = o.then(a.period.cmp(&b.period));
+    for k in sort {
+        o = o.then_with(|| match k {
+            SortKey::Sym => match (&ka.sym, &kb.sym) {
+                (Sym::Named { name: an, .. }, Sym::Named { name: bn, .. }) => bn.as_bytes().cmp(an.as_bytes()),
+                (Sym::Addr(_), Sym::Addr(_)) => Ordering::Equal,
+                (Sym::Addr(_), _) => Ordering::Less,
+                (_, Sym::Addr(_)) => Ordering::Greater,
+            },
+            _ => entry_cmp(std::slice::from_ref(k), ka, kb),
+        });
+    }
+    o
+}
+
+/// perf's histogram of one report: entries found or added in a red-black tree searched with
+/// [`entry_cmp`] (`hists__findnew_entry`), as perf's tree is, node for node. Because that
+/// comparison is not a total order when inlined functions are entries (`--children` with inline
+/// frames), a search can miss an equal entry in another subtree and perf then shows one symbol
+/// in two rows; the same tree here makes the same rows.
+struct Hist<'a> {
+    sort: &'a [SortKey],
+    tree: RbTree<(Key, Acc)>,
+}
+
+impl Hist<'_> {
+    /// The entry equal to `key`, added (with the level `kernel`) if the search finds none.
+    fn entry(&mut self, key: Key, kernel: bool) -> usize {
+        let sort = self.sort;
+        let found = self
+            .tree
+            .insert_by(|(k, _)| dir(entry_cmp(sort, k, &key)), || (key.clone(), Acc { kernel, ..Acc::default() }));
+        found.unwrap_or_else(|i| i)
+    }
+
+    fn acc(&mut self, i: usize) -> Option<&mut Acc> {
+        self.tree.get_mut(i).map(|(_, a)| a)
+    }
+
+    fn key(&self, i: usize) -> Option<&Key> {
+        self.tree.get(i).map(|(k, _)| k)
+    }
+
+    /// The entries in perf's output order: `hists__collapse_resort` (entries merged again in
+    /// tree order into a second tree, when the comm is a key: perf collapses only then), then
+    /// `hists__output_resort` (a stable sort by [`entry_sort`]).
+    fn into_sorted(self, children: bool) -> Vec<(Key, Acc)> {
+        let sort = self.sort;
+        let mut tree = self.tree;
+        let order = tree.in_order();
+        let mut take = |i: usize| tree.get_mut(i).map(|(k, a)| (k.clone(), std::mem::take(a)));
+        let mut entries: Vec<(Key, Acc)> = if sort.contains(&SortKey::Comm) {
+            let mut collapsed: RbTree<(Key, Acc)> = RbTree::default();
+            for (key, acc) in order.into_iter().filter_map(&mut take) {
+                match collapsed.insert_by(|(k, _)| dir(entry_cmp(sort, k, &key)), || (key.clone(), Acc { ..acc })) {
+                    Ok(_) => {}
+                    Err(i) => {
+                        if let Some((_, a)) = collapsed.get_mut(i) {
+                            a.samples += acc.samples;
+                            a.period = a.period.saturating_add(acc.period);
+                            a.children = a.children.saturating_add(acc.children);
+                        }
+                    }
+                }
+            }
+            let order = collapsed.in_order();
+            order
+                .into_iter()
+                .filter_map(|i| collapsed.get_mut(i).map(|(k, a)| (k.clone(), std::mem::take(a))))
+                .collect()
+        } else {
+            order.into_iter().filter_map(take).collect()
+        };
+        entries.sort_by(|a, b| entry_sort(sort, children, b, a));
+        entries
+    }
+}
+
+/// The descent of perf's tree searches for `cmp(node, new)`: left when below, right when above.
+fn dir(cmp: Ordering) -> Option<bool> {
+    match cmp {
+        Ordering::Equal => None,
+        o => Some(o.is_lt()),
+    }
 }
 
 /// The report of `file`'s samples (all events together), rows most first as perf orders them, and
@@ -176,11 +339,11 @@ fn named(sym: &str, start: Option<u64>, inlined: bool) -> Sym {
 pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<(Vec<ReportRow>, u64)> {
     let mut folder = StackFolder::new(file, &opts.fold);
     let has = |k: SortKey| opts.sort.contains(&k);
-    let mut groups: HashMap<Key, Acc> = HashMap::new();
+    let mut hist = Hist { sort: &opts.sort, tree: RbTree::default() };
     let mut total = 0u64;
     let mut chain: Vec<ChainEntry> = Vec::new();
-    // The groups a sample has added to (perf's `he_cache`: a function counts once per sample).
-    let mut seen: Vec<Key> = Vec::new();
+    // The entries a sample has added to (perf's `he_cache`: a function counts once per sample).
+    let mut seen: Vec<usize> = Vec::new();
     // perf report's --time drops the other samples before anything counts them; --pid, --tid
     // and --comms hide the other threads' samples after they are resolved and counted in the
     // total (perf's default `--percentage absolute`).
@@ -205,28 +368,30 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<(Vec<ReportRow>, 
         {
             continue;
         }
+        let sym = match f.symbol.as_deref() {
+            Some(n) => named(n, f.start, f.end, false),
+            None => Sym::Addr(folder.map_ip(pid, kernel, ip)),
+        };
         let base = Key {
             comm: has(SortKey::Comm).then(|| folder.comm(tid).into()),
             tid: has(SortKey::Pid).then_some(tid),
             cpu: has(SortKey::Cpu).then(|| s.cpu().map_or(-1, |c| c as i32)),
-            dso: None,
-            sym: None,
+            dso: short_dso(&f.dso),
+            sym,
         };
-        let dso = short_dso(&f.dso);
-        let sym = match f.symbol.as_deref() {
-            Some(n) => named(n, f.start, false),
-            None => Sym::Addr(folder.map_ip(pid, kernel, ip)),
-        };
-        let key = base.with(&opts.sort, dso, sym);
-        let e = groups.entry(key.clone()).or_insert_with(|| Acc { kernel, ..Acc::default() });
-        e.samples += 1;
-        e.period = e.period.saturating_add(period);
+        let i = hist.entry(base.clone(), kernel);
+        if let Some(e) = hist.acc(i) {
+            e.samples += 1;
+            e.period = e.period.saturating_add(period);
+            if opts.children {
+                e.children = e.children.saturating_add(period);
+            }
+        }
         if !opts.children {
             continue;
         }
-        e.children = e.children.saturating_add(period);
         seen.clear();
-        seen.push(key);
+        seen.push(i);
         folder.chain(&r, s, &mut chain);
         // perf walks the chain from the root; an entry it finds no map for keeps the level of
         // the one walked before (`fill_callchain_info` leaves the reused addr_location's level
@@ -234,39 +399,24 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<(Vec<ReportRow>, 
         let mut level = kernel;
         for c in chain.iter().rev() {
             let dso = short_dso(&c.dso);
-            let sym = c.symbol.as_deref().map_or(Sym::Addr(c.addr), |n| named(n, c.start, c.inlined));
+            let sym = c.symbol.as_deref().map_or(Sym::Addr(c.addr), |n| named(n, c.start, c.end, c.inlined));
             if c.symbol.is_some() || dso.is_some() {
                 level = c.kernel;
             }
-            let key = base.with(&opts.sort, dso, sym);
-            if seen.contains(&key) {
+            let key = base.with(dso, sym);
+            if seen.iter().any(|&j| hist.key(j).is_some_and(|k| entry_cmp(&opts.sort, k, &key).is_eq())) {
                 continue;
             }
-            let e = groups.entry(key.clone()).or_insert_with(|| Acc { kernel: level, ..Acc::default() });
-            e.children = e.children.saturating_add(period);
-            seen.push(key);
+            let i = hist.entry(key, level);
+            if let Some(e) = hist.acc(i) {
+                e.children = e.children.saturating_add(period);
+            }
+            seen.push(i);
         }
     }
     let pct = |p: u64| if total > 0 { 100.0 * p as f64 / total as f64 } else { 0.0 };
-    let mut keyed: Vec<(Key, Acc)> = groups.into_iter().collect();
-    keyed.sort_by(|(ka, a), (kb, b)| {
-        let mut o = if opts.children { b.children.cmp(&a.children) } else { std::cmp::Ordering::Equal };
-        o = o.then(b.period.cmp(&a.period));
-        for k in &opts.sort {
-            o = o.then_with(|| match k {
-                SortKey::Comm => ka.comm.cmp(&kb.comm),
-                SortKey::Pid => ka.tid.cmp(&kb.tid),
-                SortKey::Cpu => ka.cpu.cmp(&kb.cpu),
-                // Entries without a map after the others.
-                SortKey::Dso => {
-                    cmp_known(&ka.dso.as_ref().and_then(Option::as_ref), &kb.dso.as_ref().and_then(Option::as_ref))
-                }
-                SortKey::Sym => cmp_sym(ka.sym.as_ref().map(|s| &s.1), kb.sym.as_ref().map(|s| &s.1)),
-            });
-        }
-        o
-    });
-    let rows = keyed
+    let rows = hist
+        .into_sorted(opts.children)
         .into_iter()
         .map(|(k, a)| ReportRow {
             overhead: pct(a.period),
@@ -281,11 +431,11 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<(Vec<ReportRow>, 
             },
             pid: k.tid,
             cpu: k.cpu,
-            dso: k.dso.map(|d| d.map_or_else(|| "[unknown]".to_string(), |d| d.to_string())),
-            kernel: k.sym.is_some().then_some(a.kernel),
-            symbol: k.sym.map(|(_, s)| match s {
-                Sym::Named(n, _, false) => n.to_string(),
-                Sym::Named(n, _, true) => format!("{n} (inlined)"),
+            dso: has(SortKey::Dso).then(|| k.dso.as_deref().unwrap_or("[unknown]").to_string()),
+            kernel: has(SortKey::Sym).then_some(a.kernel),
+            symbol: has(SortKey::Sym).then(|| match k.sym {
+                Sym::Named { name, inlined: false, .. } => name.to_string(),
+                Sym::Named { name, inlined: true, .. } => format!("{name} (inlined)"),
                 // perf's "%-#.*llx": no 0x for zero.
                 Sym::Addr(0) => format!("{:016x}", 0),
                 Sym::Addr(a) => format!("{a:#018x}"),
@@ -293,32 +443,6 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<(Vec<ReportRow>, 
         })
         .collect();
     Ok((rows, total))
-}
-
-/// Known values first, in order; unknown ones (no map, no symbol) after them.
-fn cmp_known<T: Ord>(a: &Option<T>, b: &Option<T>) -> std::cmp::Ordering {
-    match (a, b) {
-        (Some(a), Some(b)) => a.cmp(b),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => std::cmp::Ordering::Equal,
-    }
-}
-
-/// perf's `sort__sym_sort`: named symbols by name, unresolved addresses after them, in the order
-/// of perf's input tree (`_sort__addr_cmp`: the addresses' difference as a signed number).
-fn cmp_sym(a: Option<&Sym>, b: Option<&Sym>) -> std::cmp::Ordering {
-    fn name(s: Option<&Sym>) -> Option<&str> {
-        match s {
-            Some(Sym::Named(n, ..)) => Some(n),
-            _ => None,
-        }
-    }
-    let addr = |s: Option<&Sym>| match s {
-        Some(Sym::Addr(a)) => *a as i64,
-        _ => 0,
-    };
-    cmp_known(&name(a), &name(b)).then_with(|| addr(a).cmp(&addr(b)))
 }
 
 /// The rows as `perf report --stdio` lays them out for `sort` (columns as wide as their widest

@@ -72,14 +72,20 @@ fn rows_equal_perf_report() {
 /// `--children`: every function on the callchains with its callees' share, perf's cumulative
 /// entries (a function once per sample, the chain walked from the root for unresolved entries'
 /// [k]/[.]), ordered by Children then Self then the keys; F.report-children from gen-report.sh.
+/// On cxx-dwarf.data (inline frames as entries) perf shows `(anonymous namespace)::shapes` and
+/// `_Map_base<…>::operator[]` in two rows each: its histogram tree is searched with a comparison
+/// that is not a total order (inlined functions by name, other symbols by address), so a search
+/// misses the equal entry; the emulated tree makes the same rows, also with `--sort sym`.
 #[test]
 fn children_equal_perf_report() {
-    // (cxx-dwarf.data.report-children is not compared: 3 entries differ. perf splits
-    // `(anonymous namespace)::shapes` (5.45 % + 0.91 %) and `_Map_base<…>::operator[]` (3.64 % +
-    // 1.82 %) into two entries each where we have one, and has no `__introsort_loop<…> (inlined)`
-    // entry (ours: 1.82 %). Same-named symbols at other addresses and inlined functions in
-    // different symbols are already told apart as perf does; what splits these is not known.)
-    for name in ["fp.data", "dwarf.data", "sysw.data", "cxx-fp.data"] {
+    // One known difference, in cxx-dwarf.data: perf 6.1 has no row for the inlined
+    // `__introsort_loop<…> (inlined)` at 0x298b (ours: 1.82 %, its 2 samples). perf script shows
+    // that frame, and so does perf report's call graph in callee order; in caller order, which
+    // --children walks, perf's chain lacks it. Why is not known; every other row is equal.
+    let introsort = |r: &String| {
+        r.contains("[.] __introsort_loop<__gnu_cxx::__normal_iterator<work::Vec2*") && r.ends_with("(inlined)")
+    };
+    for name in ["fp.data", "dwarf.data", "sysw.data", "cxx-fp.data", "cxx-dwarf.data"] {
         let mut ours = ours(name, &["--children"]);
         let mut perf = perf(&format!("{name}.report-children"));
         assert!(perf.len() > 30, "{name}");
@@ -87,7 +93,20 @@ fn children_equal_perf_report() {
             ours.retain(|r| !known_sysw(r));
             perf.retain(|r| !known_sysw(r));
         }
+        if name == "cxx-dwarf.data" {
+            assert_eq!(ours.iter().filter(|r| introsort(r)).count(), 1);
+            ours.retain(|r| !introsort(r));
+            // The split rows are there, as perf has them.
+            assert_eq!(ours.iter().filter(|r| r.ends_with("[.] (anonymous namespace)::shapes")).count(), 2);
+        }
         assert_eq!(ours, perf, "{name}");
+    }
+    for name in ["cxx-fp.data", "cxx-dwarf.data"] {
+        let mut ours = ours(name, &["--children", "--sort", "sym"]);
+        let perf = perf(&format!("{name}.report-children-sort-sym"));
+        assert!(perf.len() > 30, "{name}");
+        ours.retain(|r| !introsort(r));
+        assert_eq!(ours, perf, "{name} --sort sym");
     }
 }
 

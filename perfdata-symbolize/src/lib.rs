@@ -22,7 +22,7 @@ pub mod jit;
 pub mod kallsyms;
 pub mod kmod;
 pub mod perfmap;
-mod rbtree;
+pub mod rbtree;
 pub mod recorded;
 pub mod srcline;
 pub mod unwind;
@@ -238,16 +238,19 @@ pub struct Frame {
     /// `perf report` tells apart symbols of one name (C++ overloads without their parameters) by
     /// it.
     pub start: Option<u64>,
+    /// One past the symbol's last address (perf's `end`, after its fix-ups), where
+    /// [`Frame::start`] is known.
+    pub end: Option<u64>,
 }
 
-/// A symbol found for an address: its name and first address.
-type Found = Option<(Rc<str>, u64)>;
+/// A symbol found for an address: its name, first address and end.
+type Found = Option<(Rc<str>, u64, u64)>;
 
 impl Frame {
     /// A frame of `dso` with its symbol's name and first address, if found.
     fn of(found: Found, dso: Rc<str>) -> Frame {
-        let (symbol, start) = found.map_or((None, None), |(n, a)| (Some(n), Some(a)));
-        Frame { symbol, dso, start }
+        let (symbol, start, end) = found.map_or((None, None, None), |(n, a, e)| (Some(n), Some(a), Some(e)));
+        Frame { symbol, dso, start, end }
     }
 }
 
@@ -818,7 +821,7 @@ impl Symbolizer {
     /// demangled.
     pub fn resolve_kernel(&mut self, machine: &Machine, addr: u64) -> Frame {
         if let Some(symbol) = self.recorded_kernel(addr) {
-            return Frame { symbol: Some(symbol), dso: self.dso_name("[kernel.kallsyms]"), start: None };
+            return Frame { symbol: Some(symbol), dso: self.dso_name("[kernel.kallsyms]"), start: None, end: None };
         }
         if let Some(map) = machine.kernel_maps().find(addr) {
             let name = kmod::kmod_name(&map.filename).0;
@@ -826,7 +829,7 @@ impl Symbolizer {
                 self.load_module(&name);
             }
             let dso = self.module_dso(&name, map);
-            let found = dso.find(map.start, addr).map(|s| (Rc::from(s.name.as_str()), s.start));
+            let found = dso.find(map.start, addr).map(|s| (Rc::from(s.name.as_str()), s.start, s.end));
             return Frame::of(found, dso.name.clone());
         }
         let in_kernel = machine.kernel_image().is_some_and(|k| self.in_kernel_map(k, addr));
@@ -836,7 +839,8 @@ impl Symbolizer {
         if !self.kernel.loaded {
             self.load_kernel_dso(machine);
         }
-        let found = self.kallsyms().and_then(|k| k.kernel.find(addr).map(|s| (Rc::from(s.name.as_str()), s.start)));
+        let found =
+            self.kallsyms().and_then(|k| k.kernel.find(addr).map(|s| (Rc::from(s.name.as_str()), s.start, s.end)));
         Frame::of(found, self.dso_name("[kernel.kallsyms]"))
     }
 
@@ -845,7 +849,7 @@ impl Symbolizer {
     pub fn resolve_in(&mut self, pid: u32, map: Option<&Map>, addr: u64) -> Frame {
         if map.is_none() {
             if let Some((dso, symbol)) = self.recorded.find_unmapped(pid, addr) {
-                return Frame { symbol: Some(symbol), dso: self.dso_name(&dso), start: None };
+                return Frame { symbol: Some(symbol), dso: self.dso_name(&dso), start: None, end: None };
             }
         }
         self.resolve(map, addr)
@@ -861,14 +865,15 @@ impl Symbolizer {
         if map.is_kernel() {
             let dso = self.dso_name("[kernel.kallsyms]");
             if let Some(symbol) = self.recorded_kernel(addr) {
-                return Frame { symbol: Some(symbol), dso, start: None };
+                return Frame { symbol: Some(symbol), dso, start: None, end: None };
             }
-            let found = self.kallsyms().and_then(|k| k.kernel.find(addr).map(|s| (Rc::from(s.name.as_str()), s.start)));
+            let found =
+                self.kallsyms().and_then(|k| k.kernel.find(addr).map(|s| (Rc::from(s.name.as_str()), s.start, s.end)));
             return Frame::of(found, dso);
         }
         let dso = self.dso_name(&map.filename);
         if let Some(symbol) = self.recorded.find(map, addr) {
-            return Frame { symbol: Some(symbol), dso, start: None };
+            return Frame { symbol: Some(symbol), dso, start: None, end: None };
         }
         let key = (dso.clone(), map.map_ip(addr));
         if let Some(s) = self.cache.get(&key) {
@@ -876,20 +881,20 @@ impl Symbolizer {
         }
         if let Some(code) = &map.jit {
             // (JIT code has one name per load: no two symbols to tell apart.)
-            let found = jit::symbol_at(code, key.1).map(|n| (Rc::from(demangle(n)), 0));
+            let found = jit::symbol_at(code, key.1).map(|n| (Rc::from(demangle(n)), 0, 0));
             self.cache.insert(key, found.clone());
             return Frame::of(found, dso);
         }
         let source = Some(self.source(map));
         let found: Found = match source.as_deref() {
             // perf demangles no perf map name (dso__load_perf_map keeps them as written).
-            Some(Source::Absolute(t)) => t.find(addr).map(|s| (Rc::from(s.name.as_str()), s.start)),
+            Some(Source::Absolute(t)) => t.find(addr).map(|s| (Rc::from(s.name.as_str()), s.start, s.end)),
             Some(Source::Elf(e, plt)) => {
                 let vaddr = e.offset_to_vaddr(key.1);
                 plt.as_ref()
                     .and_then(|p| p.find(vaddr))
                     .or_else(|| e.symbols.table.find(vaddr))
-                    .map(|s| (Rc::from(demangle(&s.name)), s.start))
+                    .map(|s| (Rc::from(demangle(&s.name)), s.start, s.end))
             }
             Some(Source::None) | None => None,
         };

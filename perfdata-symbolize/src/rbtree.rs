@@ -1,40 +1,44 @@
-//! perf's symbol tree (`dso->symbols`, a Linux rbtree keyed by start address), emulated node for
-//! node. Where a dso's symbols never overlap, a sorted table answers the same; a kernel module's
-//! symbols can overlap (perf 6.1 puts those of its `.ko` and of kallsyms into one tree), and then
-//! which symbol `symbols__find` returns depends on the tree's shape: insertion and erasure below
-//! follow lib/rbtree.c's `__rb_insert` and `____rb_erase_color` (the textbook red-black algorithms
-//! with the successor taking an erased node's place), so the shape is perf's.
+//! A Linux rbtree (lib/rbtree.c) emulated node for node, and perf's symbol tree on it.
+//!
+//! perf keeps its tables in red-black trees searched with comparators that are not always a
+//! total order: a kernel module's symbols can overlap (perf 6.1 puts those of its `.ko` and of
+//! kallsyms into one `dso->symbols` tree), and `perf report`'s histogram compares inlined
+//! functions by name but other symbols by address. Then what a search finds, and whether an equal
+//! entry is found at all, depends on the tree's shape. [`RbTree`] gives the shape perf's gets:
+//! insertion and erasure follow `__rb_insert` and `____rb_erase_color` (the textbook red-black
+//! algorithms with the successor taking an erased node's place), the descent is the caller's.
 
 use super::Sym;
 
 const NIL: usize = usize::MAX;
 
 #[derive(Clone, Debug)]
-struct Node {
-    sym: Sym,
+struct Node<T> {
+    value: T,
     left: usize,
     right: usize,
     parent: usize,
     red: bool,
 }
 
-/// Symbols in perf's tree order (by start; equal starts in insertion order).
+/// A red-black tree shaped as a Linux `rb_root` given the same descents: values are placed where
+/// the caller's comparisons lead (see [`RbTree::insert_by`]), not by an `Ord` of their own.
 #[derive(Clone, Debug)]
-pub struct SymTree {
-    nodes: Vec<Node>,
+pub struct RbTree<T> {
+    nodes: Vec<Node<T>>,
     root: usize,
-    /// Nodes erased (their slots are not reused, like freed memory never read again).
+    /// Nodes in the tree (erased ones keep their slots, like freed memory never read again).
     len: usize,
 }
 
-impl Default for SymTree {
+impl<T> Default for RbTree<T> {
     fn default() -> Self {
-        SymTree { nodes: Vec::new(), root: NIL, len: 0 }
+        RbTree { nodes: Vec::new(), root: NIL, len: 0 }
     }
 }
 
-impl SymTree {
-    fn node(&self, i: usize) -> Option<&Node> {
+impl<T> RbTree<T> {
+    fn node(&self, i: usize) -> Option<&Node<T>> {
         self.nodes.get(i)
     }
 
@@ -54,33 +58,55 @@ impl SymTree {
         self.node(i).is_some_and(|n| n.red)
     }
 
-    fn set(&mut self, i: usize, f: impl FnOnce(&mut Node)) {
+    fn set(&mut self, i: usize, f: impl FnOnce(&mut Node<T>)) {
         if let Some(n) = self.nodes.get_mut(i) {
             f(n);
         }
     }
 
-    /// Number of symbols.
+    /// Number of values in the tree.
     pub fn len(&self) -> usize {
         self.len
     }
 
-    /// True without symbols.
+    /// True when the tree holds nothing.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
-    /// perf's `symbols__insert`: descend left when `start` is below a node's, else right.
-    pub fn insert(&mut self, sym: Sym) {
+    /// The value of node `i` (an index [`RbTree::insert_by`] returned).
+    pub fn get(&self, i: usize) -> Option<&T> {
+        self.node(i).map(|n| &n.value)
+    }
+
+    /// The value of node `i`, to update (not what orders it: the tree is not re-sorted).
+    pub fn get_mut(&mut self, i: usize) -> Option<&mut T> {
+        self.nodes.get_mut(i).map(|n| &mut n.value)
+    }
+
+    /// Descend from the root as `dir` says for each node's value (`Some(true)`: left,
+    /// `Some(false)`: right, `None`: this one). Returns `Err(node)` for the node the descent
+    /// stopped at, else links `make()` as a new node where it ended, rebalances as
+    /// `rb_insert_color` does and returns `Ok(new node)`.
+    pub fn insert_by(
+        &mut self,
+        mut dir: impl FnMut(&T) -> Option<bool>,
+        make: impl FnOnce() -> T,
+    ) -> Result<usize, usize> {
         let (mut parent, mut link_left) = (NIL, false);
         let mut p = self.root;
         while let Some(n) = self.node(p) {
             parent = p;
-            link_left = sym.start < n.sym.start;
-            p = if link_left { n.left } else { n.right };
+            match dir(&n.value) {
+                None => return Err(p),
+                Some(left) => {
+                    link_left = left;
+                    p = if left { n.left } else { n.right };
+                }
+            }
         }
         let i = self.nodes.len();
-        self.nodes.push(Node { sym, left: NIL, right: NIL, parent, red: true });
+        self.nodes.push(Node { value: make(), left: NIL, right: NIL, parent, red: true });
         self.len += 1;
         if parent == NIL {
             self.root = i;
@@ -90,8 +116,22 @@ impl SymTree {
             self.set(parent, |n| n.right = i);
         }
         self.insert_fixup(i);
+        Ok(i)
     }
 
+    /// Descend from the root as `dir` says (as in [`RbTree::insert_by`]) to the node it stops
+    /// at, if any.
+    pub fn find_by(&self, mut dir: impl FnMut(&T) -> Option<bool>) -> Option<&T> {
+        let mut p = self.root;
+        while let Some(n) = self.node(p) {
+            match dir(&n.value) {
+                None => return Some(&n.value),
+                Some(true) => p = n.left,
+                Some(false) => p = n.right,
+            }
+        }
+        None
+    }
     /// Replace `old` by `new` in `parent`'s child link (or as the root).
     fn change_child(&mut self, old: usize, new: usize, parent: usize) {
         if parent == NIL {
@@ -169,7 +209,7 @@ impl SymTree {
     }
 
     /// `rb_erase`: a node with two children is replaced by its successor.
-    fn erase(&mut self, z: usize) {
+    pub(crate) fn erase(&mut self, z: usize) {
         let (zl, zr) = (self.left(z), self.right(z));
         // x: the node moving into the removed position; xp: its parent afterwards.
         let (x, xp, removed_red);
@@ -250,6 +290,7 @@ impl SymTree {
         self.set_red(x, false);
     }
 
+    /// `rb_first`: the leftmost node.
     fn first(&self) -> usize {
         let mut p = self.root;
         while self.left(p) != NIL {
@@ -258,6 +299,7 @@ impl SymTree {
         p
     }
 
+    /// `rb_next`: the node after `i` in tree order.
     fn next(&self, i: usize) -> usize {
         if self.right(i) != NIL {
             let mut p = self.right(i);
@@ -274,8 +316,8 @@ impl SymTree {
         p
     }
 
-    /// The node indexes in tree order.
-    fn in_order(&self) -> Vec<usize> {
+    /// The node indexes in tree order (`rb_first`, then `rb_next`).
+    pub fn in_order(&self) -> Vec<usize> {
         let mut out = Vec::with_capacity(self.len);
         let mut i = self.first();
         while i != NIL && out.len() < self.len {
@@ -285,49 +327,73 @@ impl SymTree {
         out
     }
 
-    /// The symbols in tree order.
-    pub fn iter(&self) -> impl Iterator<Item = &Sym> + '_ {
-        self.in_order().into_iter().filter_map(|i| self.node(i).map(|n| &n.sym))
+    /// The values in tree order.
+    pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
+        self.in_order().into_iter().filter_map(|i| self.get(i))
+    }
+}
+
+/// perf's symbol tree of a dso (`dso->symbols`), keyed by start address.
+#[derive(Clone, Debug, Default)]
+pub struct SymTree(RbTree<Sym>);
+
+impl SymTree {
+    /// Number of symbols.
+    pub fn len(&self) -> usize {
+        self.0.len()
     }
 
+    /// True without symbols.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// perf's `symbols__insert`: descend left when `start` is below a node's, else right.
+    pub fn insert(&mut self, sym: Sym) {
+        let start = sym.start;
+        let _ = self.0.insert_by(|n| Some(start < n.start), || sym);
+    }
+
+    /// The symbols in tree order.
+    pub fn iter(&self) -> impl Iterator<Item = &Sym> + '_ {
+        self.0.iter()
+    }
     /// perf's `symbols__fixup_end` (not for kallsyms): a size-0 symbol ends where the next one
     /// starts; the last one a page after its start rounded up to a page.
     pub fn fixup_end(&mut self) {
-        let order = self.in_order();
+        let t = &mut self.0;
+        let order = t.in_order();
         for w in order.windows(2) {
             if let [a, b] = *w {
-                let next = self.node(b).map_or(0, |n| n.sym.start);
-                self.set(a, |n| {
-                    if n.sym.end == n.sym.start {
-                        n.sym.end = next;
-                    }
-                });
+                let next = t.get(b).map_or(0, |s| s.start);
+                if let Some(s) = t.get_mut(a).filter(|s| s.end == s.start) {
+                    s.end = next;
+                }
             }
         }
         if let Some(&last) = order.last() {
-            self.set(last, |n| {
-                if n.sym.end == n.sym.start {
-                    n.sym.end = super::roundup_page(n.sym.start).saturating_add(4096);
-                }
-            });
+            if let Some(s) = t.get_mut(last).filter(|s| s.end == s.start) {
+                s.end = super::roundup_page(s.start).saturating_add(4096);
+            }
         }
     }
 
     /// perf's `symbols__fixup_duplicate`: of neighbours with one start, the worse one goes
     /// (`choose_best_symbol`).
     pub fn fixup_duplicate(&mut self) {
-        let mut curr = self.first();
+        let t = &mut self.0;
+        let mut curr = t.first();
         while curr != NIL {
-            let next = self.next(curr);
-            let (Some(c), Some(n)) = (self.node(curr), self.node(next)) else { break };
-            if c.sym.start != n.sym.start {
+            let next = t.next(curr);
+            let (Some(c), Some(n)) = (t.get(curr), t.get(next)) else { break };
+            if c.start != n.start {
                 curr = next;
                 continue;
             }
-            if super::better(&c.sym, &n.sym, super::Stored::AsIs) {
-                self.erase(next);
+            if super::better(c, n, super::Stored::AsIs) {
+                t.erase(next);
             } else {
-                self.erase(curr);
+                t.erase(curr);
                 curr = next;
             }
         }
@@ -335,17 +401,15 @@ impl SymTree {
 
     /// perf's `symbols__find`: a binary descent that may miss a symbol overlapping another.
     pub fn find(&self, addr: u64) -> Option<&Sym> {
-        let mut p = self.root;
-        while let Some(n) = self.node(p) {
-            if addr < n.sym.start {
-                p = n.left;
-            } else if addr >= n.sym.end {
-                p = n.right;
+        self.0.find_by(|s| {
+            if addr < s.start {
+                Some(true)
+            } else if addr >= s.end {
+                Some(false)
             } else {
-                return Some(&n.sym);
+                None
             }
-        }
-        None
+        })
     }
 }
 
@@ -360,8 +424,9 @@ mod tests {
 
     /// Red-black invariants: no red node with a red child, the same black height on every path;
     /// parent links consistent; tree order sorted by start.
-    fn check(t: &SymTree) {
-        fn black_height(t: &SymTree, i: usize) -> usize {
+    fn check(s: &SymTree) {
+        let t = &s.0;
+        fn black_height(t: &RbTree<Sym>, i: usize) -> usize {
             if i == NIL {
                 return 1;
             }
@@ -378,9 +443,9 @@ mod tests {
         }
         assert!(!t.is_red(t.root));
         black_height(t, t.root);
-        let starts: Vec<u64> = t.iter().map(|s| s.start).collect();
+        let starts: Vec<u64> = s.iter().map(|s| s.start).collect();
         assert!(starts.windows(2).all(|w| w[0] <= w[1]));
-        assert_eq!(starts.len(), t.len());
+        assert_eq!(starts.len(), s.len());
     }
 
     #[test]
