@@ -275,7 +275,7 @@ fn push_csv_field(o: &mut String, s: &str) {
     }
 }
 
-/// Options of `perfdata wakeup-latency` (to become `perfdata sched wakeup-latency`).
+/// Options of `perfdata sched wakeup-latency` (also `perfdata wakeup-latency`).
 #[derive(Args)]
 pub struct WakeupLatencyArgs {
     /// perf.data file from `perf sched record` (sched_switch and sched_waking/wakeup), or - for stdin.
@@ -302,7 +302,7 @@ pub enum WakeupFormat {
     Csv,
 }
 
-/// `perfdata wakeup-latency`.
+/// `perfdata sched wakeup-latency`.
 pub fn wakeup_latency(a: &WakeupLatencyArgs) -> CliResult {
     use perfdata_analysis::latency::wakeup::{summarize, wakeup_latency_each, WakeupOptions};
     let f = crate::open(&a.file)?;

@@ -140,7 +140,7 @@ enum Cmd {
         cmd: sched::SchedCmd,
     },
     /// Run-queue latency (wakeup or preemption to switch-in): bcc runqlat's histogram and a
-    /// per-task table.
+    /// per-task table (the same as `perfdata sched wakeup-latency`).
     WakeupLatency(latency::WakeupLatencyArgs),
     /// Off-CPU time from `perf record -e sched:sched_switch -g`: each switch-out's stack weighted
     /// by the ns until the task's next switch-in, as folded stacks (`comm;frame;…;leaf NS`), an

@@ -28,6 +28,9 @@ pub enum SchedCmd {
     Timehist(TimehistArgs),
     /// A picture: one lane per CPU coloured by task, wakeup→run delays, zoom/search/tooltips (SVG).
     Timeline(TimelineArgs),
+    /// Run-queue latency (wakeup or preemption to switch-in): bcc runqlat's histogram and a
+    /// per-task table.
+    WakeupLatency(crate::latency::WakeupLatencyArgs),
 }
 
 /// What every sched subcommand takes.
@@ -153,6 +156,7 @@ pub fn run(cmd: &SchedCmd) -> CliResult {
         SchedCmd::Map(a) => map(a),
         SchedCmd::Timehist(a) => timehist(a),
         SchedCmd::Timeline(a) => crate::timeline::run(&a.file, a.output.as_ref(), a.time, a.width),
+        SchedCmd::WakeupLatency(a) => crate::latency::wakeup_latency(a),
     }
 }
 

@@ -162,4 +162,7 @@ fn wakeup_latency_histogram_counts_the_csv_rows() {
     }
     let (rc, _, err) = perfdata(&["wakeup-latency", testdata("block.data").to_str().unwrap()], None);
     assert_eq!((rc, err.as_str()), (1, "perfdata: no sched:sched_switch event in this file\n"));
+    // The name for it, under `sched`: the same output.
+    let (rc, sched, _) = perfdata(&["sched", "wakeup-latency", p], None);
+    assert_eq!((rc, sched), (0, out));
 }
