@@ -302,30 +302,30 @@ pub enum WakeupFormat {
     Csv,
 }
 
-/// `perfdata sched wakeup-latency`.
+/// `perfdata sched wakeup-latency`. Streams: the histogram and the per-task table keep a summary
+/// per thread, the CSV rows are written as the waits end (memory bounded by the threads).
 pub fn wakeup_latency(a: &WakeupLatencyArgs) -> CliResult {
-    use perfdata_analysis::latency::wakeup::{summarize, wakeup_latency_each, WakeupOptions};
+    use perfdata_analysis::latency::wakeup::{wakeup_latency_each, TaskSummary, WakeupOptions};
     let f = crate::open(&a.file)?;
-    let mut events = Vec::new();
-    let diagnostics = wakeup_latency_each(&f, &WakeupOptions { preempted: !a.no_preempted }, |e| events.push(*e))?;
-    for d in &diagnostics {
-        eprintln!("perfdata: warning: {d}");
-    }
+    let opts = WakeupOptions { preempted: !a.no_preempted };
+    let mut sink = crate::out::Out::new(a.output.as_ref())?;
     let mut out = String::new();
-    match a.format {
+    let diagnostics = match a.format {
         WakeupFormat::Hist => {
             let (div, label) = if a.msecs { (1_000_000, "msecs") } else { (1000, "usecs") };
             let mut h = Log2Hist::new();
-            for e in &events {
+            let mut tasks: BTreeMap<u32, TaskSummary> = BTreeMap::new();
+            let diagnostics = wakeup_latency_each(&f, &opts, |e| {
                 h.add(e.delay_ns / div);
-            }
+                tasks.entry(e.tid).or_default().add(e);
+            })?;
             out.push_str(&h.bcc_text(label));
             let _ = writeln!(
                 out,
                 "\n{:>8}  {:<16} {:>8} {:>14} {:>12} {:>12}",
                 "TID", "COMM", "WAITS", "TOTAL(us)", "AVG(us)", "MAX(us)"
             );
-            let mut tasks: Vec<_> = summarize(&events).into_iter().collect();
+            let mut tasks: Vec<_> = tasks.into_iter().collect();
             tasks.sort_by(|a, b| b.1.total_ns.cmp(&a.1.total_ns).then(a.0.cmp(&b.0)));
             for (tid, t) in tasks {
                 let avg = t.total_ns.checked_div(t.count).unwrap_or(0);
@@ -339,10 +339,11 @@ pub fn wakeup_latency(a: &WakeupLatencyArgs) -> CliResult {
                     micros3(t.max_ns)
                 );
             }
+            diagnostics
         }
         WakeupFormat::Csv => {
             out.push_str("tid,comm,cpu,wake_ns,run_ns,delay_ns,preempted\n");
-            for e in &events {
+            wakeup_latency_each(&f, &opts, |e| {
                 let _ = writeln!(
                     out,
                     "{},{},{},{},{},{},{}",
@@ -354,11 +355,12 @@ pub fn wakeup_latency(a: &WakeupLatencyArgs) -> CliResult {
                     e.delay_ns,
                     e.preempted
                 );
-            }
+                sink.spill(&mut out);
+            })?
         }
-    }
-    output(a.output.as_ref(), &out)?;
-    Ok(ExitCode::SUCCESS)
+    };
+    sink.put(&out);
+    sink.finish(&diagnostics)
 }
 
 /// ns as µs with three decimals.

@@ -60,15 +60,21 @@ pub struct TaskSummary {
     pub max_ns: u64,
 }
 
+impl TaskSummary {
+    /// Count one wait of this task.
+    pub fn add(&mut self, e: &WakeupLatency) {
+        self.comm = e.comm;
+        self.count = self.count.saturating_add(1);
+        self.total_ns = self.total_ns.saturating_add(e.delay_ns);
+        self.max_ns = self.max_ns.max(e.delay_ns);
+    }
+}
+
 /// Per-task summaries of `events`, by tid.
 pub fn summarize(events: &[WakeupLatency]) -> BTreeMap<u32, TaskSummary> {
     let mut m: BTreeMap<u32, TaskSummary> = BTreeMap::new();
     for e in events {
-        let s = m.entry(e.tid).or_default();
-        s.comm = e.comm;
-        s.count = s.count.saturating_add(1);
-        s.total_ns = s.total_ns.saturating_add(e.delay_ns);
-        s.max_ns = s.max_ns.max(e.delay_ns);
+        m.entry(e.tid).or_default().add(e);
     }
     m
 }
