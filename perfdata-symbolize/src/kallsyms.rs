@@ -107,8 +107,9 @@ fn lines(text: &[u8]) -> Vec<(u64, u8, &[u8])> {
 /// page after its page, as does the very last one. Of symbols at one address, perf's best one
 /// stays. Nothing is demangled (perf demangles no kernel symbol by default).
 pub fn parse(text: &str) -> Kallsyms {
-    let mut syms: Vec<Sym> = Vec::new();
-    for (start, ty, name) in lines(text.as_bytes()) {
+    let lines = lines(text.as_bytes());
+    let mut syms: Vec<Sym> = Vec::with_capacity(lines.len());
+    for (start, ty, name) in lines {
         if !matches!(ty.to_ascii_uppercase(), b'T' | b'W' | b'D' | b'B') || name.first() == Some(&b'$') {
             continue;
         }
@@ -121,47 +122,40 @@ pub fn parse(text: &str) -> Kallsyms {
         };
         syms.push(Sym { start, end: start, name: String::from_utf8_lossy(name).into_owned(), binding });
     }
-    // perf's tree: by start, equal starts in file order.
+    // perf's tree: by start, equal starts in file order. Then the ends (from the last symbol
+    // back, each seeing the next one's start), then one symbol per start — all in place.
     syms.sort_by_key(|s| s.start);
-    let next: Vec<Option<(u64, bool)>> =
-        syms.iter().skip(1).map(|s| Some((s.start, s.name.contains('[')))).chain([None]).collect();
-    for (s, next) in syms.iter_mut().zip(next) {
-        if s.end != s.start {
-            continue;
+    let mut next: Option<(u64, bool)> = None;
+    for s in syms.iter_mut().rev() {
+        let module = s.name.contains('[');
+        if s.end == s.start {
+            s.end = match next {
+                Some((_, m)) if m != module => roundup(s.end.saturating_add(4096)),
+                Some((start, _)) => start,
+                None => roundup(s.start).saturating_add(4096),
+            };
         }
-        s.end = match next {
-            Some((_, module)) if module != s.name.contains('[') => roundup(s.end.saturating_add(4096)),
-            Some((start, _)) => start,
-            None => roundup(s.start).saturating_add(4096),
-        };
+        next = Some((s.start, module));
     }
-    let mut kept: Vec<Sym> = Vec::with_capacity(syms.len());
-    for s in syms {
-        match kept.last_mut() {
-            Some(last) if last.start == s.start => {
-                if !super::better(last, &s, super::Stored::AsIs) {
-                    *last = s;
-                }
-            }
-            _ => kept.push(s),
-        }
-    }
-    let mut kernel = Vec::new();
+    super::keep_best(&mut syms, super::Stored::AsIs);
     let mut modules: Vec<ModuleSym> = Vec::new();
+    // The module of the symbol before, if that was a module symbol.
     let mut prev_module: Option<String> = None;
-    for mut s in kept {
+    syms.retain_mut(|s| {
         let Some((name, module)) = s.name.split_once('\t') else {
-            kernel.push(s);
             prev_module = None;
-            continue;
+            return true;
         };
-        let module = module.to_string();
-        s.name = format!("{name}\0{module}");
-        let run_start = prev_module.as_ref() != Some(&module);
-        prev_module = Some(module.clone());
-        modules.push(ModuleSym { module, sym: s, run_start });
-    }
-    Kallsyms { kernel: SymbolTable::new(kernel), modules }
+        let run_start = prev_module.as_deref() != Some(module);
+        if run_start {
+            prev_module = Some(module.to_string());
+        }
+        let module = prev_module.clone().unwrap_or_default();
+        let sym = Sym { start: s.start, end: s.end, name: format!("{name}\0{module}"), binding: s.binding };
+        modules.push(ModuleSym { module, sym, run_start });
+        false
+    });
+    Kallsyms { kernel: SymbolTable::new(syms), modules }
 }
 
 /// `roundup(addr, 4096)`.

@@ -93,6 +93,20 @@ enum Stored {
     AsIs,
 }
 
+/// perf's `symbols__fixup_duplicate` over symbols sorted by start: of neighbours with one start,
+/// the better one (`choose_best_symbol`) stays, in place.
+fn keep_best(syms: &mut Vec<Sym>, stored: Stored) {
+    syms.dedup_by(|s, last| {
+        if last.start != s.start {
+            return false;
+        }
+        if !better(last, s, stored) {
+            std::mem::swap(last, s);
+        }
+        true
+    });
+}
+
 /// perf's `choose_best_symbol`: true if `a` beats `b`.
 fn better(a: &Sym, b: &Sym, stored: Stored) -> bool {
     let (la, lb) = (a.end > a.start, b.end > b.start);
@@ -142,25 +156,15 @@ impl SymbolTable {
 
     fn build(mut syms: Vec<Sym>, stored: Stored) -> SymbolTable {
         syms.sort_by_key(|s| s.start);
-        let mut next_starts: Vec<Option<u64>> = syms.iter().skip(1).map(|s| Some(s.start)).collect();
-        next_starts.push(None);
-        for (s, next) in syms.iter_mut().zip(next_starts) {
+        let mut next = None;
+        for s in syms.iter_mut().rev() {
             if s.end == s.start {
                 s.end = next.unwrap_or_else(|| roundup_page(s.start).saturating_add(4096));
             }
+            next = Some(s.start);
         }
-        let mut out: Vec<Sym> = Vec::with_capacity(syms.len());
-        for s in syms {
-            match out.last_mut() {
-                Some(last) if last.start == s.start => {
-                    if !better(last, &s, stored) {
-                        *last = s;
-                    }
-                }
-                _ => out.push(s),
-            }
-        }
-        SymbolTable { syms: out }
+        keep_best(&mut syms, stored);
+        SymbolTable { syms }
     }
 
     /// Add symbols with their own sizes after the fix-ups (perf inserts PLT symbols this way); a
