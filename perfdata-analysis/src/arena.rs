@@ -58,6 +58,16 @@ pub(crate) fn prefetch<T>(p: *const T) {
     let _ = p;
 }
 
+/// `len` zeros, written: not `vec![0; len]`, whose untouched calloc pages a lookup would first map
+/// to the shared zero page, so that the insert after it faults again to copy that page and
+/// flushes the other threads' TLBs (an interrupt to each CPU they run on) for every page. On the
+/// pprof export's tables this cost 5 % of the wall time.
+pub(crate) fn zeros<T: Copy + Default>(len: usize) -> Vec<T> {
+    let mut v = Vec::with_capacity(len);
+    v.resize(len, T::default());
+    v
+}
+
 impl<const P: usize> ArenaTable<P> {
     /// A table whose arena has room for `words` without moving (address space only: the pages
     /// are touched as keys arrive; the arena is not copied while it fits).
@@ -129,7 +139,7 @@ impl<const P: usize> ArenaTable<P> {
     /// Twice the slots (at most half of them used).
     fn grow(&mut self) {
         let len = (self.slots.len() * 2).max(1 << 10);
-        let old = std::mem::replace(&mut self.slots, vec![0; len]);
+        let old = std::mem::replace(&mut self.slots, zeros(len));
         for slot in old.into_iter().filter(|&s| s != 0) {
             let i = self.free_slot(slot);
             if let Some(s) = self.slots.get_mut(i) {

@@ -760,29 +760,41 @@ struct SampleItem {
 /// the process's maps, the thread's comm, the kernel's maps.
 ///
 /// Two samples with equal keys fold to the same stack as long as the kernel's symbols stay the
-/// same (perf loads some lazily; the folding thread checks that): so the reader, which has time
-/// to spare, numbers the distinct keys, and the folding thread folds each number once and then
-/// only counts it.
+/// same (perf loads some lazily; the folding thread checks that): so the reader makes the keys
+/// and finds the repeats within a batch, the folding thread numbers the batch's distinct keys
+/// ([`KeyNumbers`]; the reader is the busier thread) and folds each number once and then only
+/// counts it.
 struct RawKeys {
     state: ahash::RandomState,
-    /// This batch's keys, one after the other (only each key's first sample in the batch).
-    keys: Vec<u32>,
-    /// Per item of the batch: its key (hash, start, length) when it is its key's first sample in
-    /// the batch, else the index of that first sample (`u32::MAX` in `start`); machine items
-    /// have length 0.
-    items: Vec<(u64, u32, u32)>,
+    /// This batch's keys (handed on with the batch).
+    batch: BatchKeys,
     /// The batch's table of keys: a tag of the key's hash (high [`RAW_KEY_TAG_BITS`] bits) and
     /// its first sample's item index + 1 (0: empty). Small (128 KiB), to stay in the cache.
     slots: Vec<u32>,
-    /// All distinct keys so far, with their number (payload).
-    all: crate::arena::ArenaTable<1>,
-    /// The numbers of the batch's first samples, by item index.
-    ids: Vec<u32>,
     /// The generations of the processes' maps, the threads' comms and the kernel's maps, as
     /// [`Folder`]'s `invalidate` bumps them.
     maps: FastMap<u32, u32>,
     comms: FastMap<u32, u32>,
     kernel: u32,
+}
+
+/// The raw keys of a batch's items.
+#[derive(Default)]
+struct BatchKeys {
+    /// The keys, one after the other (only each key's first sample in the batch).
+    keys: Vec<u32>,
+    /// Per item of the batch: its key (hash, start, length) when it is its key's first sample in
+    /// the batch, else the index of that first sample (`u32::MAX` in `start`); machine items
+    /// have length 0.
+    items: Vec<(u64, u32, u32)>,
+}
+
+/// The numbers of the distinct raw keys so far (on the folding thread).
+struct KeyNumbers {
+    /// All distinct keys so far, with their number (payload).
+    all: crate::arena::ArenaTable<1>,
+    /// The numbers of the batch's first samples, by item index.
+    ids: Vec<u32>,
 }
 
 /// Slots of [`RawKeys`]' table of a batch (twice the items of a batch).
@@ -795,15 +807,11 @@ const RAW_KEY_TAG_BITS: u32 = 32 - (BATCH_ITEMS + 1).next_power_of_two().trailin
 const RAW_KEY_AHEAD: usize = 8;
 
 impl RawKeys {
-    /// `words`: room for that many words of distinct keys ([`crate::arena::ArenaTable::with_capacity`]).
-    fn new(words: usize) -> Self {
+    fn new() -> Self {
         RawKeys {
             state: ahash::RandomState::new(),
-            keys: Vec::new(),
-            items: Vec::new(),
-            slots: vec![0; RAW_KEY_SLOTS],
-            all: crate::arena::ArenaTable::with_capacity(words),
-            ids: Vec::new(),
+            batch: BatchKeys::default(),
+            slots: crate::arena::zeros(RAW_KEY_SLOTS),
             maps: FastMap::default(),
             comms: FastMap::default(),
             kernel: 0,
@@ -831,7 +839,7 @@ impl RawKeys {
             }
             MachineEvent::Exit { .. } => {}
         }
-        self.items.push((0, 0, 0));
+        self.batch.items.push((0, 0, 0));
     }
 
     /// The key of the sample about to be pushed as the batch's next item (its callchain `chain`
@@ -845,8 +853,8 @@ impl RawKeys {
         chain: Option<(u32, u32)>,
         unwound: u32,
     ) -> Option<usize> {
-        let index = self.items.len();
-        let start = self.keys.len();
+        let index = self.batch.items.len();
+        let start = self.batch.keys.len();
         let (chain, more) = match chain {
             Some((at, len)) => {
                 let (at, len) = (at as usize, len as usize);
@@ -856,12 +864,16 @@ impl RawKeys {
         };
         let (pid, tid) = (head[0], head[1]);
         let ip = ip.unwrap_or(0);
-        self.keys.extend_from_slice(&head);
-        self.keys.extend_from_slice(&[ip as u32, (ip >> 32) as u32, u32::try_from(chain.len()).unwrap_or(u32::MAX)]);
-        self.keys.extend(chain.iter().chain(more).flat_map(|&ip| [ip as u32, (ip >> 32) as u32]));
+        self.batch.keys.extend_from_slice(&head);
+        self.batch.keys.extend_from_slice(&[
+            ip as u32,
+            (ip >> 32) as u32,
+            u32::try_from(chain.len()).unwrap_or(u32::MAX),
+        ]);
+        self.batch.keys.extend(chain.iter().chain(more).flat_map(|&ip| [ip as u32, (ip >> 32) as u32]));
         let gens = [self.maps.get(&pid).copied().unwrap_or(0), self.comms.get(&tid).copied().unwrap_or(0), self.kernel];
-        self.keys.extend_from_slice(&gens);
-        let key = self.keys.get(start..).unwrap_or(&[]);
+        self.batch.keys.extend_from_slice(&gens);
+        let key = self.batch.keys.get(start..).unwrap_or(&[]);
         let hash = self.state.hash_one(key);
         let len = key.len();
         let mask = self.slots.len() - 1;
@@ -870,13 +882,13 @@ impl RawKeys {
         let tag = (hash as u32) >> index_bits << index_bits;
         if index + 1 >= 1 << index_bits {
             // Past the batch's size (thread and map changes are not counted there): not in the table.
-            self.items.push((hash, start as u32, len as u32));
+            self.batch.items.push((hash, start as u32, len as u32));
             return None;
         }
         while let Some(slot) = self.slots.get_mut(i) {
             if *slot == 0 {
                 *slot = tag | (index as u32 + 1);
-                self.items.push((hash, start as u32, len as u32));
+                self.batch.items.push((hash, start as u32, len as u32));
                 return None;
             }
             let at = (*slot & ((1 << index_bits) - 1)).wrapping_sub(1) as usize;
@@ -884,11 +896,13 @@ impl RawKeys {
                 i = (i + 1) & mask;
                 continue;
             }
-            if let Some(&(h, s, l)) = self.items.get(at) {
-                if h == hash && self.keys.get(s as usize..(s + l) as usize) == self.keys.get(start..start + len) {
+            if let Some(&(h, s, l)) = self.batch.items.get(at) {
+                if h == hash
+                    && self.batch.keys.get(s as usize..(s + l) as usize) == self.batch.keys.get(start..start + len)
+                {
                     // Seen in this batch: only its first sample's index.
-                    self.keys.truncate(start);
-                    self.items.push((0, u32::MAX, at as u32));
+                    self.batch.keys.truncate(start);
+                    self.batch.items.push((0, u32::MAX, at as u32));
                     return Some(at);
                 }
             }
@@ -897,14 +911,29 @@ impl RawKeys {
         None
     }
 
-    /// Number the batch's samples (new keys get the next numbers) into their items' `key`, and
-    /// start the next batch. `None`: more distinct keys than 16 GiB hold.
-    fn number(&mut self, items: &mut [Item]) -> Option<()> {
+    /// Hand this batch's keys over (into `out`, an empty one to swap in) and start the next batch.
+    fn take(&mut self, out: &mut BatchKeys) {
+        std::mem::swap(&mut self.batch, out);
+        self.batch.keys.clear();
+        self.batch.items.clear();
+        self.slots.fill(0);
+    }
+}
+
+impl KeyNumbers {
+    /// `words`: room for that many words of distinct keys ([`crate::arena::ArenaTable::with_capacity`]).
+    fn new(words: usize) -> Self {
+        KeyNumbers { all: crate::arena::ArenaTable::with_capacity(words), ids: Vec::new() }
+    }
+
+    /// Number a batch's samples (new keys get the next numbers) into their items' `key`, from
+    /// the batch's keys `raw`. `None`: more distinct keys than 16 GiB hold.
+    fn number(&mut self, raw: &BatchKeys, items: &mut [Item]) -> Option<()> {
         self.ids.clear();
-        self.ids.resize(self.items.len(), u32::MAX);
+        self.ids.resize(raw.items.len(), u32::MAX);
         let firsts: Vec<usize> =
-            self.items.iter().enumerate().filter(|(_, &(_, s, l))| l > 0 && s != u32::MAX).map(|(i, _)| i).collect();
-        let hash = |k: usize| firsts.get(k).and_then(|&i| self.items.get(i)).map(|&(h, ..)| h);
+            raw.items.iter().enumerate().filter(|(_, &(_, s, l))| l > 0 && s != u32::MAX).map(|(i, _)| i).collect();
+        let hash = |k: usize| firsts.get(k).and_then(|&i| raw.items.get(i)).map(|&(h, ..)| h);
         for k in 0..RAW_KEY_AHEAD.min(firsts.len()) {
             if let Some(h) = hash(k) {
                 self.all.prefetch_slot(h);
@@ -917,8 +946,8 @@ impl RawKeys {
             if let Some(h) = hash(k + RAW_KEY_AHEAD / 2) {
                 self.all.prefetch_entry(h);
             }
-            let Some(&(h, s, l)) = self.items.get(i) else { continue };
-            let key = self.keys.get(s as usize..(s + l) as usize).unwrap_or(&[]);
+            let Some(&(h, s, l)) = raw.items.get(i) else { continue };
+            let key = raw.keys.get(s as usize..(s + l) as usize).unwrap_or(&[]);
             let id = match self.all.find(h, key) {
                 Ok(at) => self.all.payload(at).and_then(|p| p.first().copied()),
                 Err(slot) => {
@@ -933,15 +962,12 @@ impl RawKeys {
         }
         for (i, item) in items.iter_mut().enumerate() {
             let Item::Sample(s) = item else { continue };
-            let id = match self.items.get(i) {
+            let id = match raw.items.get(i) {
                 Some(&(_, u32::MAX, first)) => self.ids.get(first as usize),
                 _ => self.ids.get(i),
             };
             s.key = id.copied().filter(|&id| id != u32::MAX);
         }
-        self.keys.clear();
-        self.items.clear();
-        self.slots.fill(0);
         Some(())
     }
 }
@@ -959,6 +985,8 @@ enum Item {
 struct Batch {
     items: Vec<Item>,
     ips: Vec<u64>,
+    /// The items' raw keys, when the sink numbers them.
+    raw: BatchKeys,
 }
 
 impl Batch {
@@ -1003,8 +1031,7 @@ fn read_items(
     spent: &std::sync::mpsc::Receiver<Batch>,
     raw_keys: bool,
 ) -> Vec<String> {
-    // A sample's raw key has fewer words than its record: the distinct ones fit in the file's size.
-    let mut raw = raw_keys.then(|| RawKeys::new(file.bytes().len() / 4));
+    let mut raw = raw_keys.then(RawKeys::new);
     let pl = opts.compat == Compat::StackcollapsePl;
     let mut first_event: Option<usize> = None;
     let mut batch = Batch::default();
@@ -1108,18 +1135,16 @@ fn read_items(
         }));
         let full = batch.items.len() >= max_items || batch.ips.len() >= BATCH_IPS;
         if full {
-            if raw.as_mut().is_some_and(|k| k.number(&mut batch.items).is_none()) {
-                let _ = tx.send(Err(too_many()));
-                return jit.diagnostics().to_vec();
+            if let Some(k) = &mut raw {
+                k.take(&mut batch.raw);
             }
             if tx.send(Ok(std::mem::replace(&mut batch, spent.try_recv().unwrap_or_default()))).is_err() {
                 return jit.diagnostics().to_vec();
             }
         }
     }
-    if raw.as_mut().is_some_and(|k| k.number(&mut batch.items).is_none()) {
-        let _ = tx.send(Err(too_many()));
-        return jit.diagnostics().to_vec();
+    if let Some(k) = &mut raw {
+        k.take(&mut batch.raw);
     }
     let _ = tx.send(Ok(batch));
     jit.diagnostics().to_vec()
@@ -1484,6 +1509,8 @@ fn drive<'o>(
     let mut printed = false;
     let mut stack: Vec<u32> = Vec::new();
     let raw_keys = sink.raw_keys();
+    // A sample's raw key has fewer words than its record: the distinct ones fit in the file's size.
+    let mut numbers = raw_keys.then(|| KeyNumbers::new(file.bytes().len() / 4));
     // A reader that makes raw keys has about as much to do as this thread: it reads on while the
     // kernel's symbols load here rather than wait with two batches ready.
     let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Batch>>(if raw_keys { 8 } else { 2 });
@@ -1494,6 +1521,9 @@ fn drive<'o>(
         f.preload_kernel(file);
         for batch in rx {
             let mut batch = batch?;
+            if numbers.as_mut().is_some_and(|n| n.number(&batch.raw, &mut batch.items).is_none()) {
+                return Err(too_many());
+            }
             let mut items = std::mem::take(&mut batch.items);
             for i in 0..items.len() {
                 if let Some(Item::Sample(s)) = items.get(i + SINK_AHEAD) {
@@ -1520,6 +1550,8 @@ fn drive<'o>(
             items.clear();
             batch.items = items;
             batch.ips.clear();
+            batch.raw.keys.clear();
+            batch.raw.items.clear();
             // Back to the reader, unless it has enough (or has finished).
             let _ = spent_tx.try_send(batch);
         }
