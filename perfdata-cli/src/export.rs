@@ -89,6 +89,12 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let [file] = a.files.as_slice() else {
         return Err("this format takes one input file (only --format parquet takes several)".into());
     };
+    // Speedscope and Chrome trace read the input more than once (stdin: a copy on disk).
+    let (spooled, _spool) = match a.format {
+        Format::Speedscope | Format::ChromeTrace => crate::spooled(file)?,
+        _ => (file.clone(), None),
+    };
+    let (name, file) = (if file == "-" { "stdin" } else { file.as_str() }, &spooled);
     let doc = match a.format {
         Format::Parquet => return parquet(a, file),
         Format::Speedscope => {
@@ -101,7 +107,7 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
             });
             let unit = if a.fold.count_name() == "period" && clock { Unit::Nanoseconds } else { Unit::None };
             let root = a.fold.options()?.root != perfdata_analysis::folded::Root::None;
-            speedscope(&stacks, file, unit, root)
+            speedscope(&stacks, name, unit, root)
         }
         Format::ChromeTrace => {
             let f = crate::open(file)?;

@@ -166,6 +166,29 @@ enum Cmd {
 }
 
 /// Open a recording (`-`: stdin) and show the progress of reading it.
+/// For a command that reads its input more than once: `-` (stdin, a stream read once) is first
+/// copied to a temporary file, deleted when the guard drops; a path is used as it is. Memory stays
+/// bounded (the copy goes to disk).
+fn spooled(path: &str) -> std::io::Result<(String, Option<Spool>)> {
+    if path != "-" {
+        return Ok((path.to_string(), None));
+    }
+    let tmp = std::env::temp_dir().join(format!("perfdata-stdin-{}.data", std::process::id()));
+    let spool = Spool(tmp.clone());
+    let mut out = std::fs::File::create(&tmp)?;
+    std::io::copy(&mut std::io::stdin().lock(), &mut out)?;
+    Ok((tmp.display().to_string(), Some(spool)))
+}
+
+/// A temporary copy of stdin ([`spooled`]), removed on drop.
+struct Spool(std::path::PathBuf);
+
+impl Drop for Spool {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 fn open(path: &str) -> perfdata_core::Result<PerfFile<'static>> {
     let file = if path == "-" { PerfFile::from_reader(std::io::stdin())? } else { PerfFile::open(path)? };
     progress::watch(file.progress(), if path == "-" { "stdin" } else { path });

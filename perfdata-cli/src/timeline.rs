@@ -12,8 +12,10 @@ pub fn run(
     time: Option<TimeRange>,
     width: u32,
 ) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let f = crate::open(file)?;
     let title = format!("Scheduler timeline: {}", if file == "-" { "stdin" } else { file });
+    // The timeline reads the recording twice (its time span, then the lanes).
+    let (path, _spool) = crate::spooled(file)?;
+    let f = crate::open(&path)?;
     let tl = sched_timeline(&f, &TimelineOptions { time, width, title })?;
     crate::folded::output(output, &tl.svg())?;
     for d in &tl.diagnostics {

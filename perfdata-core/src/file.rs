@@ -95,8 +95,11 @@ impl PerfFile<'static> {
         Ok(f)
     }
 
-    /// Read a pipe-format stream (e.g. stdin of `perf record -o - | …`). Records are read as they are
-    /// iterated, so memory stays bounded; [`PerfFile::records`] can be called once.
+    /// Read a pipe-format stream (e.g. stdin of `perf record -o - | …`). Its leading header records
+    /// (attrs, features, tracing data: at most the first 64 MiB) are read ahead, so that the events
+    /// and features are known up front as for a file, and kept to be replayed; the other records
+    /// are read as they are iterated, so memory stays bounded. [`PerfFile::records`] (or another
+    /// record iterator) can be called once.
     pub fn from_reader(mut reader: impl Read + Send + 'static) -> Result<PerfFile<'static>> {
         let mut first = [0u8; 16];
         let mut got = 0;
@@ -117,7 +120,7 @@ impl PerfFile<'static> {
             return PerfFile::from_backing(Backing::Owned(all));
         }
         let header = FileHeader::parse(head)?;
-        Ok(PerfFile {
+        let mut f = PerfFile {
             backing: Backing::Owned(head.to_vec()),
             extra: Vec::new(),
             stream: Mutex::new(Some(Box::new(reader))),
@@ -129,7 +132,19 @@ impl PerfFile<'static> {
             path: None,
             store: Store::default(),
             progress: Default::default(),
-        })
+        };
+        // The events and features from the stream's leading user records, as for a pipe file;
+        // what that read is replayed to the records.
+        let (endian, mut events, mut features) = (f.header.endian, EventList::default(), Vec::new());
+        f.peek_stream(|f| {
+            if let Some(reader) = f.stream.lock().ok().and_then(|mut s| s.take()) {
+                let input = Input::Stream { reader, buf: Vec::new(), start: 0, base: PIPE_HEADER_SIZE, eof: false };
+                prescan_pipe(vec![input], endian, STREAM_PRESCAN_MAX, &mut events, &mut features);
+            }
+        });
+        (f.events, f.pipe_features) = (events, features);
+        f.apply_event_desc();
+        Ok(f)
     }
 
     /// Take ownership of bytes.
@@ -183,7 +198,8 @@ impl<'d> PerfFile<'d> {
             }
         } else {
             // Learn events and features from the leading user records of the pipe stream.
-            prescan_pipe(data, header.endian, &mut events, &mut pipe_features);
+            let input = Input::Slice { data, at: PIPE_HEADER_SIZE as usize, end: data.len(), file: 0 };
+            prescan_pipe(vec![input], header.endian, u64::MAX, &mut events, &mut pipe_features);
         }
         let mut f = PerfFile {
             backing,
@@ -432,6 +448,56 @@ impl<'d> PerfFile<'d> {
     fn is_stream(&self) -> bool {
         matches!(self.backing, Backing::Owned(ref v) if v.len() == PIPE_HEADER_SIZE as usize)
     }
+
+    /// Run `f`, which reads the beginning of this pipe stream (its header records), then put what
+    /// it read back in front of the rest of the stream, so that the records can still be read
+    /// from the start once. Memory: the bytes `f` read (its records and the framer's read-ahead).
+    /// Without an unread stream, just `f`.
+    pub(crate) fn peek_stream<T>(&self, f: impl FnOnce(&Self) -> T) -> T {
+        let Some(reader) = self.stream.lock().ok().and_then(|mut s| s.take()) else { return f(self) };
+        let shared = Shared(std::sync::Arc::new(Mutex::new(reader)));
+        let copy = std::sync::Arc::new(Mutex::new(Vec::new()));
+        if let Ok(mut s) = self.stream.lock() {
+            *s = Some(Box::new(Tee { inner: shared.clone(), copy: copy.clone() }));
+        }
+        let out = f(self);
+        let read = copy.lock().map(|mut c| std::mem::take(&mut *c)).unwrap_or_default();
+        if let Ok(mut s) = self.stream.lock() {
+            *s = Some(Box::new(std::io::Cursor::new(read).chain(shared)));
+        }
+        out
+    }
+}
+
+/// A stream read from two places in turn (a peek, then the reading after it).
+struct Shared<'d>(std::sync::Arc<Mutex<Box<dyn Read + Send + 'd>>>);
+
+impl Clone for Shared<'_> {
+    fn clone(&self) -> Self {
+        Shared(self.0.clone())
+    }
+}
+
+impl Read for Shared<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.0.lock().map_err(|_| std::io::Error::other("stream lock poisoned"))?.read(buf)
+    }
+}
+
+/// A reader that keeps a copy of what it reads.
+struct Tee<'d> {
+    inner: Shared<'d>,
+    copy: std::sync::Arc<Mutex<Vec<u8>>>,
+}
+
+impl Read for Tee<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let (Ok(mut c), Some(got)) = (self.copy.lock(), buf.get(..n)) {
+            c.extend_from_slice(got);
+        }
+        Ok(n)
+    }
 }
 
 /// Read the attr section and each attr's ids.
@@ -464,13 +530,23 @@ fn read_attrs(data: &[u8], h: &FileHeader, diagnostics: &mut Vec<String>) -> Res
     Ok(EventList::new(events))
 }
 
-/// Learn events, names and features from the leading user records of a pipe stream.
-fn prescan_pipe(data: &[u8], endian: Endian, events: &mut EventList, features: &mut Vec<(u32, Vec<u8>)>) {
-    let inputs = vec![Input::Slice { data, at: PIPE_HEADER_SIZE as usize, end: data.len(), file: 0 }];
+/// How far into a stream [`PerfFile::from_reader`] reads ahead for its header records (what it
+/// reads is kept to be replayed): past this, the records learn the rest as they come.
+const STREAM_PRESCAN_MAX: u64 = 64 << 20;
+
+/// Learn events, names and features from the leading user records of a pipe stream (those that
+/// start before `limit`).
+fn prescan_pipe(
+    inputs: Vec<Input<'_>>,
+    endian: Endian,
+    limit: u64,
+    events: &mut EventList,
+    features: &mut Vec<(u32, Vec<u8>)>,
+) {
     let mut frames = Frames::new(inputs, endian, DEFAULT_MAX_DECOMPRESSED);
     frames.yield_compressed = true;
     while let Some(Ok(frame)) = frames.next_frame() {
-        if frame.header.type_ < rt::USER_START || frame.header.type_ == rt::FINISHED_INIT {
+        if frame.header.type_ < rt::USER_START || frame.header.type_ == rt::FINISHED_INIT || frame.pos.offset > limit {
             break;
         }
         let empty = EventList::default();

@@ -393,7 +393,8 @@ fn feature_name(b: u32) -> String {
 
 impl HeaderInfo {
     /// The summary of an opened file. For a pipe stream (`PerfFile::from_reader`) this reads the
-    /// leading user records of the stream, so its records cannot be read afterwards.
+    /// leading user records of the stream and keeps what it read for the records to come (the
+    /// stream's records can still be read once, from the start).
     pub fn new(file: &PerfFile<'_>) -> HeaderInfo {
         let captured_on = file.path().and_then(|p| {
             let p = if file.header().format == Format::Directory { p.join("data") } else { p.to_path_buf() };
@@ -405,7 +406,7 @@ impl HeaderInfo {
         });
         let h = file.header();
         if h.format == Format::Pipe && file.bytes().len() as u64 <= PIPE_HEADER_SIZE && file.path().is_none() {
-            let (sections, events) = read_stream_start(file);
+            let (sections, events) = file.peek_stream(read_stream_start);
             let owned: Vec<FeatureSection<'_>> = sections
                 .iter()
                 .map(|(b, d)| FeatureSection { bit: *b, data: d, pos: crate::Position::default() })

@@ -56,10 +56,11 @@ fn a_sample_whose_id_matches_no_event_is_reported_not_given_to_event_0() {
 }
 
 #[test]
-fn pipe_streams_learn_their_events_from_header_attr_records() {
+fn pipe_streams_know_their_events_up_front_and_replay_them() {
     let bytes = std::fs::read(common::repo().join("testdata/pipe.data")).unwrap();
     let file = PerfFile::from_reader(std::io::Cursor::new(bytes.clone())).unwrap();
-    assert!(file.events().is_empty(), "a stream's events arrive in-band");
+    // Its leading header records are read ahead (and replayed to the records): events known.
+    assert_eq!(file.events().first().map(|e| e.display_name()).as_deref(), Some("cpu-clock"));
     let mut recs = file.records(Order::File).unwrap();
     let mut samples = 0;
     while let Some(r) = recs.next_record() {
@@ -73,6 +74,7 @@ fn pipe_streams_learn_their_events_from_header_attr_records() {
     // The same bytes as a slice are pre-scanned: events are known up front.
     let f2 = PerfFile::from_bytes(&bytes).unwrap();
     assert_eq!(f2.events().len(), recs.events().len());
+    assert_eq!(file.events().len(), f2.events().len());
     // A stream is read once.
     drop(recs);
     assert!(file.records(Order::File).is_err());
