@@ -9,6 +9,7 @@ use perfdata_core::record::CpuMode;
 use perfdata_core::{Order, PerfFile, RecordKind, Result};
 use perfdata_symbolize::rbtree::RbTree;
 use std::cmp::Ordering;
+use std::collections::HashMap;
 use std::fmt::Write;
 use std::rc::Rc;
 
@@ -179,7 +180,45 @@ fn dso_cmp(l: &Key, r: &Key) -> Ordering {
         (None, None) => Ordering::Equal,
         (None, _) => Ordering::Less,
         (_, None) => Ordering::Greater,
-        (Some(a), Some(b)) => b.as_bytes().cmp(a.as_bytes()),
+        (Some(a), Some(b)) => names_cmp(b, a),
+    }
+}
+
+/// `strcmp(a, b)`; one string (the interned names of [`Names`]) is equal without a look.
+fn names_cmp(a: &Rc<str>, b: &Rc<str>) -> Ordering {
+    if Rc::ptr_eq(a, b) {
+        Ordering::Equal
+    } else {
+        a.as_bytes().cmp(b.as_bytes())
+    }
+}
+
+/// The comms and shared objects of the entries, one `Rc` per name: most comparisons of
+/// [`entry_cmp`] are between equal names, which are then told equal by pointer.
+#[derive(Default)]
+struct Names {
+    /// A thread's comm as last seen.
+    comms: HashMap<u32, Rc<str>>,
+    /// Short names by the symbolizer's dso name (kept, so that its address stays its own).
+    dsos: HashMap<usize, (Rc<str>, Option<Rc<str>>)>,
+}
+
+impl Names {
+    fn comm(&mut self, tid: u32, comm: String) -> Rc<str> {
+        match self.comms.get(&tid) {
+            Some(c) if **c == *comm => c.clone(),
+            _ => {
+                let c: Rc<str> = comm.into();
+                self.comms.insert(tid, c.clone());
+                c
+            }
+        }
+    }
+
+    fn dso(&mut self, dso: &Rc<str>) -> Option<Rc<str>> {
+        let (_, short) =
+            self.dsos.entry(Rc::as_ptr(dso).cast::<u8>() as usize).or_insert_with(|| (dso.clone(), short_dso(dso)));
+        short.clone()
     }
 }
 
@@ -225,7 +264,10 @@ fn sym_cmp(l: &Key, r: &Key) -> Ordering {
 fn entry_cmp(sort: &[SortKey], l: &Key, r: &Key) -> Ordering {
     for k in sort {
         let o = match k {
-            SortKey::Comm => r.comm.as_deref().map(str::as_bytes).cmp(&l.comm.as_deref().map(str::as_bytes)),
+            SortKey::Comm => match (&r.comm, &l.comm) {
+                (Some(a), Some(b)) => names_cmp(a, b),
+                (a, b) => a.is_some().cmp(&b.is_some()),
+            },
             SortKey::Pid => sign(i64::from((r.tid.unwrap_or(0) as i32).wrapping_sub(l.tid.unwrap_or(0) as i32))),
             SortKey::Cpu => sign(i64::from(r.cpu.unwrap_or(0).wrapping_sub(l.cpu.unwrap_or(0)))),
             SortKey::Dso => dso_cmp(l, r),
@@ -340,6 +382,7 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<(Vec<ReportRow>, 
     let mut folder = StackFolder::new(file, &opts.fold);
     let has = |k: SortKey| opts.sort.contains(&k);
     let mut hist = Hist { sort: &opts.sort, tree: RbTree::default() };
+    let mut names = Names::default();
     let mut total = 0u64;
     let mut chain: Vec<ChainEntry> = Vec::new();
     // The entries a sample has added to (perf's `he_cache`: a function counts once per sample).
@@ -373,10 +416,10 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<(Vec<ReportRow>, 
             None => Sym::Addr(folder.map_ip(pid, kernel, ip)),
         };
         let base = Key {
-            comm: has(SortKey::Comm).then(|| folder.comm(tid).into()),
+            comm: has(SortKey::Comm).then(|| names.comm(tid, folder.comm(tid))),
             tid: has(SortKey::Pid).then_some(tid),
             cpu: has(SortKey::Cpu).then(|| s.cpu().map_or(-1, |c| c as i32)),
-            dso: short_dso(&f.dso),
+            dso: names.dso(&f.dso),
             sym,
         };
         let i = hist.entry(base.clone(), kernel);
@@ -398,7 +441,7 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<(Vec<ReportRow>, 
         // as it was), the sample's for the first.
         let mut level = kernel;
         for c in chain.iter().rev() {
-            let dso = short_dso(&c.dso);
+            let dso = names.dso(&c.dso);
             let sym = c.symbol.as_deref().map_or(Sym::Addr(c.addr), |n| named(n, c.start, c.end, c.inlined));
             if c.symbol.is_some() || dso.is_some() {
                 level = c.kernel;
