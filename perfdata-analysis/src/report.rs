@@ -112,6 +112,11 @@ pub struct ReportRow {
     /// `sym`: the symbol (`name (inlined)` for an inlined function), or the address perf prints
     /// for an unresolved one (the sample's ip map-relative, a callchain entry's as it is).
     pub symbol: Option<String>,
+    /// How wide this row makes perf's `Command` column: the length of the last comm of the
+    /// thread whose sample made the row (perf sizes the column by each entry's thread as it is
+    /// when the table is laid out, then cuts longer comms to that width; [`report_text`] does
+    /// the same).
+    pub comm_width: usize,
 }
 
 /// A symbol as perf's histogram compares it (`_sort__sym_cmp`): named, with the addresses of the
@@ -150,6 +155,8 @@ struct Acc {
     children: u64,
     /// The `[k]`/`[.]` level of the first entry of the group.
     kernel: bool,
+    /// The thread of the sample that made the entry.
+    tid: u32,
 }
 
 /// perf's short name of a shared object; `None` for `[unknown]` (no map).
@@ -312,11 +319,11 @@ struct Hist<'a> {
 
 impl Hist<'_> {
     /// The entry equal to `key`, added (with the level `kernel`) if the search finds none.
-    fn entry(&mut self, key: Key, kernel: bool) -> usize {
+    fn entry(&mut self, key: Key, kernel: bool, tid: u32) -> usize {
         let sort = self.sort;
         let found = self
             .tree
-            .insert_by(|(k, _)| dir(entry_cmp(sort, k, &key)), || (key.clone(), Acc { kernel, ..Acc::default() }));
+            .insert_by(|(k, _)| dir(entry_cmp(sort, k, &key)), || (key.clone(), Acc { kernel, tid, ..Acc::default() }));
         found.unwrap_or_else(|i| i)
     }
 
@@ -422,7 +429,7 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<(Vec<ReportRow>, 
             dso: names.dso(&f.dso),
             sym,
         };
-        let i = hist.entry(base.clone(), kernel);
+        let i = hist.entry(base.clone(), kernel, tid);
         if let Some(e) = hist.acc(i) {
             e.samples += 1;
             e.period = e.period.saturating_add(period);
@@ -450,7 +457,7 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<(Vec<ReportRow>, 
             if seen.iter().any(|&j| hist.key(j).is_some_and(|k| entry_cmp(&opts.sort, k, &key).is_eq())) {
                 continue;
             }
-            let i = hist.entry(key, level);
+            let i = hist.entry(key, level, tid);
             if let Some(e) = hist.acc(i) {
                 e.children = e.children.saturating_add(period);
             }
@@ -483,6 +490,7 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<(Vec<ReportRow>, 
                 Sym::Addr(0) => format!("{:016x}", 0),
                 Sym::Addr(a) => format!("{a:#018x}"),
             }),
+            comm_width: folder.comm(a.tid).len(),
         })
         .collect();
     Ok((rows, total))
@@ -492,11 +500,34 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<(Vec<ReportRow>, 
 /// value); `samples`: the `Samples` column (`-n`).
 pub fn report_text(rows: &[ReportRow], sort: &[SortKey], samples: bool) -> String {
     let children = rows.first().is_some_and(|r| r.children.is_some());
-    let cells: Vec<Vec<String>> = rows.iter().map(|r| sort.iter().map(|k| cell(r, *k)).collect()).collect();
+    // perf's Command column: as wide as the rows' threads' comms are now ([`ReportRow::comm_width`]),
+    // each comm cut to that width.
+    let comm_width = rows.iter().map(|r| r.comm_width).max().unwrap_or(0).max(SortKey::Comm.header().len());
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            sort.iter()
+                .map(|k| match (k, cell(r, *k)) {
+                    (SortKey::Comm, mut c) => {
+                        let mut end = comm_width.min(c.len());
+                        while !c.is_char_boundary(end) {
+                            end -= 1;
+                        }
+                        c.truncate(end);
+                        c
+                    }
+                    (_, c) => c,
+                })
+                .collect()
+        })
+        .collect();
     let widths: Vec<usize> = sort
         .iter()
         .enumerate()
-        .map(|(i, k)| cells.iter().filter_map(|c| c.get(i)).map(|c| c.len()).max().unwrap_or(0).max(k.header().len()))
+        .map(|(i, k)| match k {
+            SortKey::Comm => comm_width,
+            _ => cells.iter().filter_map(|c| c.get(i)).map(|c| c.len()).max().unwrap_or(0).max(k.header().len()),
+        })
         .collect();
     let mut o = String::new();
     let mut head = String::from(if children { "# Children      Self" } else { "# Overhead" });

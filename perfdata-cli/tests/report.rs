@@ -110,6 +110,23 @@ fn children_equal_perf_report() {
     }
 }
 
+/// perf sizes the Command column by each entry's thread's comm when it lays the table out (the
+/// thread's last comm) and cuts longer comms to that width: comm-width.data's thread ran as
+/// `a-very-long-com`, then exec'd `sleep`, so its rows say `a-very-` (F.report[-children]-sort-KEYS).
+#[test]
+fn comm_column_is_cut_as_perf_cuts_it() {
+    for keys in ["comm", "comm,dso"] {
+        for children in [false, true] {
+            let args: &[&str] = if children { &["--children", "--sort", keys] } else { &["--sort", keys] };
+            let stored = if children { "report-children-sort" } else { "report-sort" };
+            let ours = ours("comm-width.data", args);
+            let perf = perf(&format!("comm-width.data.{stored}-{keys}"));
+            assert!(perf.iter().any(|r| r.contains(" a-very- ") || r.ends_with(" a-very-")), "{perf:?}");
+            assert_eq!(ours, perf, "{keys} children {children}");
+        }
+    }
+}
+
 /// perf report's filters: `--time` drops samples before they count (percentages of the rest);
 /// `--comms` and `--pid` hide the other threads' samples, percentages of all of them (perf's
 /// default `--percentage absolute`), and one `--comms` leaves out the Command column.
