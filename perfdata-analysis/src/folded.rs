@@ -762,8 +762,8 @@ struct SampleItem {
 /// Two samples with equal keys fold to the same stack as long as the kernel's symbols stay the
 /// same (perf loads some lazily; the folding thread checks that): so the reader makes the keys
 /// and finds the repeats within a batch, the folding thread numbers the batch's distinct keys
-/// ([`KeyNumbers`]; the reader is the busier thread) and folds each number once and then only
-/// counts it.
+/// ([`KeyNumbers`]: there, timed per thread, the work balanced the two best) and folds each
+/// number once and then only counts it.
 struct RawKeys {
     state: ahash::RandomState,
     /// This batch's keys (handed on with the batch).
@@ -803,7 +803,7 @@ const RAW_KEY_SLOTS: usize = 2 * BATCH_ITEMS;
 /// Bits of a [`RawKeys`] slot that hold a tag of the hash; the others an item index + 1.
 const RAW_KEY_TAG_BITS: u32 = 32 - (BATCH_ITEMS + 1).next_power_of_two().trailing_zeros();
 
-/// How many keys ahead [`RawKeys::number`] brings in a key's slot (and half that its entry).
+/// How many keys ahead [`KeyNumbers::number`] brings in a key's slot (and half that its entry).
 const RAW_KEY_AHEAD: usize = 8;
 
 impl RawKeys {

@@ -148,7 +148,7 @@ impl Key {
     }
 }
 
-#[derive(Default)]
+#[derive(Clone, Copy, Default)]
 struct Acc {
     samples: u64,
     period: u64,
@@ -346,7 +346,7 @@ impl Hist<'_> {
         let mut entries: Vec<(Key, Acc)> = if sort.contains(&SortKey::Comm) {
             let mut collapsed: RbTree<(Key, Acc)> = RbTree::default();
             for (key, acc) in order.into_iter().filter_map(&mut take) {
-                match collapsed.insert_by(|(k, _)| dir(entry_cmp(sort, k, &key)), || (key.clone(), Acc { ..acc })) {
+                match collapsed.insert_by(|(k, _)| dir(entry_cmp(sort, k, &key)), || (key.clone(), acc)) {
                     Ok(_) => {}
                     Err(i) => {
                         if let Some((_, a)) = collapsed.get_mut(i) {
@@ -508,14 +508,7 @@ pub fn report_text(rows: &[ReportRow], sort: &[SortKey], samples: bool) -> Strin
         .map(|r| {
             sort.iter()
                 .map(|k| match (k, cell(r, *k)) {
-                    (SortKey::Comm, mut c) => {
-                        let mut end = comm_width.min(c.len());
-                        while !c.is_char_boundary(end) {
-                            end -= 1;
-                        }
-                        c.truncate(end);
-                        c
-                    }
+                    (SortKey::Comm, c) => crate::sched::timehist::truncate(c, comm_width),
                     (_, c) => c,
                 })
                 .collect()

@@ -308,9 +308,10 @@ pub fn wakeup_latency(a: &WakeupLatencyArgs) -> CliResult {
     use perfdata_analysis::latency::wakeup::{wakeup_latency_each, TaskSummary, WakeupOptions};
     let f = crate::open(&a.file)?;
     let opts = WakeupOptions { preempted: !a.no_preempted };
-    let mut sink = crate::out::Out::new(a.output.as_ref())?;
     let mut out = String::new();
-    let diagnostics = match a.format {
+    // The output is opened once the histogram is made (no file for a recording that has no
+    // sched events), or before the CSV rows, which are written as they come.
+    let (mut sink, diagnostics) = match a.format {
         WakeupFormat::Hist => {
             let (div, label) = if a.msecs { (1_000_000, "msecs") } else { (1000, "usecs") };
             let mut h = Log2Hist::new();
@@ -339,11 +340,12 @@ pub fn wakeup_latency(a: &WakeupLatencyArgs) -> CliResult {
                     micros3(t.max_ns)
                 );
             }
-            diagnostics
+            (crate::out::Out::new(a.output.as_ref())?, diagnostics)
         }
         WakeupFormat::Csv => {
+            let mut sink = crate::out::Out::new(a.output.as_ref())?;
             out.push_str("tid,comm,cpu,wake_ns,run_ns,delay_ns,preempted\n");
-            wakeup_latency_each(&f, &opts, |e| {
+            let diagnostics = wakeup_latency_each(&f, &opts, |e| {
                 let _ = writeln!(
                     out,
                     "{},{},{},{},{},{},{}",
@@ -356,7 +358,8 @@ pub fn wakeup_latency(a: &WakeupLatencyArgs) -> CliResult {
                     e.preempted
                 );
                 sink.spill(&mut out);
-            })?
+            })?;
+            (sink, diagnostics)
         }
     };
     sink.put(&out);

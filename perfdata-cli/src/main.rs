@@ -173,9 +173,17 @@ fn spooled(path: &str) -> std::io::Result<(String, Option<Spool>)> {
     if path != "-" {
         return Ok((path.to_string(), None));
     }
-    let tmp = std::env::temp_dir().join(format!("perfdata-stdin-{}.data", std::process::id()));
+    // A new file (never one that exists, nor a link someone put there: create_new is O_EXCL).
+    let mut n = 0u32;
+    let (tmp, mut out) = loop {
+        let tmp = std::env::temp_dir().join(format!("perfdata-stdin-{}-{n}.data", std::process::id()));
+        match std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            Ok(f) => break (tmp, f),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 100 => n += 1,
+            Err(e) => return Err(e),
+        }
+    };
     let spool = Spool(tmp.clone());
-    let mut out = std::fs::File::create(&tmp)?;
     std::io::copy(&mut std::io::stdin().lock(), &mut out)?;
     Ok((tmp.display().to_string(), Some(spool)))
 }

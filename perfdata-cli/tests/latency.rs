@@ -162,6 +162,13 @@ fn wakeup_latency_histogram_counts_the_csv_rows() {
     }
     let (rc, _, err) = perfdata(&["wakeup-latency", testdata("block.data").to_str().unwrap()], None);
     assert_eq!((rc, err.as_str()), (1, "perfdata: no sched:sched_switch event in this file\n"));
+    // The histogram's output file is made only once there is a histogram.
+    let path = std::env::temp_dir().join(format!("perfdata-wakeup-test-{}.txt", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let (rc, _, _) =
+        perfdata(&["wakeup-latency", "-o", path.to_str().unwrap(), testdata("block.data").to_str().unwrap()], None);
+    assert_eq!(rc, 1);
+    assert!(!path.exists(), "{path:?} was made for a file without sched events");
     // The name for it, under `sched`: the same output.
     let (rc, sched, _) = perfdata(&["sched", "wakeup-latency", p], None);
     assert_eq!((rc, sched), (0, out));

@@ -722,7 +722,8 @@ fn push_int(o: &mut String, v: i32) {
     push_uint(o, u64::from(v.unsigned_abs()), 0);
 }
 
-fn truncate(mut s: String, n: usize) -> String {
+/// `s` cut to at most `n` bytes, at a character boundary (what perf's `%.*s` does to ASCII).
+pub(crate) fn truncate(mut s: String, n: usize) -> String {
     if s.len() > n {
         let mut cut = n;
         while !s.is_char_boundary(cut) {
