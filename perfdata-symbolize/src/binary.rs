@@ -9,13 +9,30 @@ use object::{Object, ObjectSection, ObjectSegment};
 use super::elf::ElfSymbols;
 
 /// The bytes of a binary: mapped, or (for an empty or unmappable file) owned.
-enum Bytes {
+pub(crate) enum Bytes {
     Mapped(memmap2::Mmap),
     Owned(Vec<u8>),
 }
 
+/// The bytes of the file at `path`, mapped (a regular file with bytes) or read (others: procfs
+/// files say they are empty); `None` if it cannot be read.
+/// The map is populated: the whole file is read (a kallsyms file), in one call rather than a page
+/// fault per few pages.
+pub(crate) fn file_bytes(path: &Path) -> Option<Bytes> {
+    let file = std::fs::File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if meta.is_file() && meta.len() > 0 {
+        // SAFETY: a read-only map of a file nothing here writes (one truncated underneath us would
+        // be a SIGBUS, as for perf's own maps).
+        if let Ok(m) = unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
+            return Some(Bytes::Mapped(m));
+        }
+    }
+    std::fs::read(path).ok().map(Bytes::Owned)
+}
+
 impl Bytes {
-    fn as_slice(&self) -> &[u8] {
+    pub(crate) fn as_slice(&self) -> &[u8] {
         match self {
             Bytes::Mapped(m) => m,
             Bytes::Owned(v) => v,

@@ -45,59 +45,86 @@ impl Kallsyms {
 /// another space; the name runs to the end of the line (at most `KSYM_NAME_LEN + 1` bytes, the
 /// rest of a longer line then parses as a line of its own). A line that does not fit is skipped
 /// to its end, and a line that is empty (or starts with no hex digit) takes the next line with it.
-fn lines(text: &[u8]) -> Vec<(u64, u8, &[u8])> {
-    let mut out = Vec::new();
+/// Each name comes with whether it holds a `[` (a module symbol's, see [`parse`]) or a tab.
+fn lines(bytes: &[u8]) -> impl Iterator<Item = Line<'_>> {
     let mut i = 0;
-    let to_eol = |i: &mut usize| {
-        while let Some(&c) = text.get(*i) {
-            *i += 1;
-            if c == b'\n' {
-                break;
-            }
-        }
-    };
-    while i < text.len() {
-        let mut addr = 0u64;
-        let mut digits = 0;
-        let after = loop {
-            let Some(&c) = text.get(i) else { break None };
-            i += 1;
-            match (c as char).to_digit(16) {
-                Some(d) => {
-                    addr = (addr << 4) | u64::from(d);
-                    digits += 1;
+    // Past the next newline (or to the end).
+    let to_eol =
+        move |i: usize| bytes.get(i..).and_then(|rest| memchr::memchr(b'\n', rest)).map_or(bytes.len(), |n| i + n + 1);
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            let mut addr = 0u64;
+            let mut digits = 0;
+            let after = loop {
+                let Some(&c) = bytes.get(i) else { break None };
+                i += 1;
+                match (c as char).to_digit(16) {
+                    Some(d) => {
+                        addr = (addr << 4) | u64::from(d);
+                        digits += 1;
+                    }
+                    // perf's io__get_hex: no digit at all is an error (the character is used up).
+                    None if digits == 0 => break None,
+                    None => break Some(c),
                 }
-                // perf's io__get_hex: no digit at all is an error (the character is used up).
-                None if digits == 0 => break None,
-                None => break Some(c),
+            };
+            if after != Some(b' ') {
+                i = to_eol(i);
+                continue;
             }
-        };
-        if after != Some(b' ') {
-            to_eol(&mut i);
-            continue;
-        }
-        let ty = text.get(i).copied().unwrap_or(0);
-        i += 1;
-        let sep = text.get(i).copied();
-        i += 1;
-        if sep != Some(b' ') {
-            to_eol(&mut i);
-            continue;
-        }
-        let start = i.min(text.len());
-        while i < text.len() && i - start < KSYM_NAME_LEN + 1 {
-            if text.get(i) == Some(&b'\n') {
-                break;
+            let ty = bytes.get(i).copied().unwrap_or(0);
+            let sep = bytes.get(i + 1).copied();
+            i += 2;
+            if sep != Some(b' ') {
+                i = to_eol(i);
+                continue;
             }
-            i += 1;
+            let start = i.min(bytes.len());
+            let limit = start.saturating_add(KSYM_NAME_LEN + 1).min(bytes.len());
+            let window = bytes.get(start..limit).unwrap_or(&[]);
+            // One pass to the line's end, noting a `[` and the first tab on the way.
+            let (mut end, mut module, mut tab) = (limit, false, None);
+            for n in memchr::memchr3_iter(b'\n', b'[', b'\t', window) {
+                match window.get(n) {
+                    Some(b'\n') => {
+                        end = start + n;
+                        break;
+                    }
+                    Some(b'[') => module = true,
+                    _ => {
+                        tab.get_or_insert(n);
+                    }
+                }
+            }
+            let raw = bytes.get(start..end).unwrap_or(&[]);
+            let name = std::str::from_utf8(raw).map_err(|_| raw);
+            i = if bytes.get(end) == Some(&b'\n') { end + 1 } else { end };
+            return Some(Line { addr, ty, name, module, tab: tab.is_some() });
         }
-        let name = text.get(start..i).unwrap_or(&[]);
-        if text.get(i) == Some(&b'\n') {
-            i += 1;
-        }
-        out.push((addr, ty, name));
-    }
-    out
+        None
+    })
+}
+
+/// A line of a kallsyms file ([`lines`]).
+struct Line<'a> {
+    addr: u64,
+    ty: u8,
+    /// `Err` (its bytes) when not UTF-8 (or cut inside a character).
+    name: std::result::Result<&'a str, &'a [u8]>,
+    /// The name holds a `[`.
+    module: bool,
+    /// The name holds a tab (a module symbol's `name\t[module]`).
+    tab: bool,
+}
+
+/// A symbol of a kallsyms file before it is kept ([`parse`]).
+struct Candidate<'a> {
+    start: u64,
+    end: u64,
+    name: std::borrow::Cow<'a, str>,
+    binding: Binding,
+    module: bool,
+    tab: bool,
 }
 
 /// Parse a kallsyms text like perf 6.1's `__dso__load_kallsyms`. Only text, weak, data and bss
@@ -107,10 +134,19 @@ fn lines(text: &[u8]) -> Vec<(u64, u8, &[u8])> {
 /// page after its page, as does the very last one. Of symbols at one address, perf's best one
 /// stays. Nothing is demangled (perf demangles no kernel symbol by default).
 pub fn parse(text: &str) -> Kallsyms {
-    let lines = lines(text.as_bytes());
-    let mut syms: Vec<Sym> = Vec::with_capacity(lines.len());
-    for (start, ty, name) in lines {
-        if !matches!(ty.to_ascii_uppercase(), b'T' | b'W' | b'D' | b'B') || name.first() == Some(&b'$') {
+    parse_bytes(text.as_bytes())
+}
+
+/// [`parse`] of a file's bytes, which need not be UTF-8 (perf reads C strings): a name that is
+/// not is kept lossily (`U+FFFD` for each bad sequence).
+pub fn parse_bytes(text: &[u8]) -> Kallsyms {
+    let mut syms: Vec<Candidate<'_>> = Vec::with_capacity(text.len() / 40);
+    for Line { addr: start, ty, name, module, tab } in lines(text) {
+        let first = match name {
+            Ok(n) => n.as_bytes().first(),
+            Err(b) => b.first(),
+        };
+        if !matches!(ty.to_ascii_uppercase(), b'T' | b'W' | b'D' | b'B') || first == Some(&b'$') {
             continue;
         }
         let binding = if ty == b'W' {
@@ -120,42 +156,53 @@ pub fn parse(text: &str) -> Kallsyms {
         } else {
             Binding::Local
         };
-        syms.push(Sym { start, end: start, name: String::from_utf8_lossy(name).into_owned(), binding });
+        // Lossy (`U+FFFD` for each bad sequence) when not UTF-8.
+        let name = name.map_or_else(String::from_utf8_lossy, std::borrow::Cow::Borrowed);
+        syms.push(Candidate { start, end: start, name, binding, module, tab });
     }
     // perf's tree: by start, equal starts in file order. Then the ends (from the last symbol
     // back, each seeing the next one's start), then one symbol per start — all in place.
     syms.sort_by_key(|s| s.start);
     let mut next: Option<(u64, bool)> = None;
     for s in syms.iter_mut().rev() {
-        let module = s.name.contains('[');
         if s.end == s.start {
             s.end = match next {
-                Some((_, m)) if m != module => roundup(s.end.saturating_add(4096)),
+                Some((_, m)) if m != s.module => roundup(s.end.saturating_add(4096)),
                 Some((start, _)) => start,
                 None => roundup(s.start).saturating_add(4096),
             };
         }
-        next = Some((s.start, module));
+        next = Some((s.start, s.module));
     }
-    super::keep_best(&mut syms, super::Stored::AsIs);
+    // symbols__fixup_duplicate (super::keep_best), without making a String of the symbols it drops.
+    syms.dedup_by(|s, last| {
+        if last.start != s.start {
+            return false;
+        }
+        let (pa, pb) = ((last.end > last.start, last.binding, &*last.name), (s.end > s.start, s.binding, &*s.name));
+        if !super::better_parts(pa, pb, super::Stored::AsIs) {
+            std::mem::swap(last, s);
+        }
+        true
+    });
+    let mut kernel: Vec<Sym> = Vec::with_capacity(syms.len());
     let mut modules: Vec<ModuleSym> = Vec::new();
     // The module of the symbol before, if that was a module symbol.
     let mut prev_module: Option<String> = None;
-    syms.retain_mut(|s| {
-        let Some((name, module)) = s.name.split_once('\t') else {
+    for s in &syms {
+        let Some((name, module)) = s.tab.then(|| s.name.split_once('\t')).flatten() else {
             prev_module = None;
-            return true;
+            kernel.push(Sym { start: s.start, end: s.end, name: s.name.as_ref().to_owned(), binding: s.binding });
+            continue;
         };
         let run_start = prev_module.as_deref() != Some(module);
         if run_start {
-            prev_module = Some(module.to_string());
+            prev_module = Some(module.to_owned());
         }
-        let module = prev_module.clone().unwrap_or_default();
         let sym = Sym { start: s.start, end: s.end, name: format!("{name}\0{module}"), binding: s.binding };
-        modules.push(ModuleSym { module, sym, run_start });
-        false
-    });
-    Kallsyms { kernel: SymbolTable::new(syms), modules }
+        modules.push(ModuleSym { module: module.to_owned(), sym, run_start });
+    }
+    Kallsyms { kernel: SymbolTable::new(kernel), modules }
 }
 
 /// `roundup(addr, 4096)`.
@@ -215,5 +262,29 @@ mod tests {
         let long = format!("ffff0000 T {}\n", "x".repeat(600));
         let k = super::parse(&long);
         assert_eq!(k.kernel.iter().map(|s| s.name.len()).collect::<Vec<_>>(), [513]);
+    }
+
+    /// A name cut at perf's length inside a character is kept as its bytes (lossily), and the
+    /// line's rest is read as a line of its own; a `[` without a tab makes a symbol end as a
+    /// module symbol's neighbour does, and a tab without a `[` still splits a module symbol off.
+    #[test]
+    fn cut_characters_brackets_and_tabs() {
+        // 512 ASCII bytes, then `é` (2 bytes): byte 513 is its first half.
+        let text =
+            format!("ffff0000 T {}é\nffff1000 T arr[2]\nffff1010 T next\nffff2000 t odd\tname\n", "x".repeat(512));
+        let k = super::parse(&text);
+        let kernel: Vec<(String, u64, u64)> = k.kernel.iter().map(|s| (s.name.clone(), s.start, s.end)).collect();
+        assert_eq!(
+            kernel,
+            [
+                (format!("{}\u{fffd}", "x".repeat(512)), 0xffff0000, 0xffff1000),
+                // `arr[2]` reads as a module symbol's name: it ends a page past its page, not at
+                // the start of the kernel symbol after it, as the one before it does.
+                ("arr[2]".into(), 0xffff1000, 0xffff2000),
+                ("next".into(), 0xffff1010, 0xffff2000),
+            ]
+        );
+        // The cut's other half (`\xa9`) is a line with no address: skipped.
+        assert_eq!(names(&k), [("odd\0name".into(), 0xffff2000, 0xffff3000, true)]);
     }
 }

@@ -32,6 +32,7 @@ pub use demangle::demangle;
 pub use inline::InlineFrame;
 pub use srcline::SrcLine;
 
+use binary::file_bytes;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -109,15 +110,20 @@ fn keep_best(syms: &mut Vec<Sym>, stored: Stored) {
 
 /// perf's `choose_best_symbol`: true if `a` beats `b`.
 fn better(a: &Sym, b: &Sym, stored: Stored) -> bool {
-    let (la, lb) = (a.end > a.start, b.end > b.start);
+    better_parts((a.end > a.start, a.binding, &a.name), (b.end > b.start, b.binding, &b.name), stored)
+}
+
+/// [`better`] of two symbols' (has a size, binding, stored name).
+fn better_parts(a: (bool, Binding, &str), b: (bool, Binding, &str), stored: Stored) -> bool {
+    let ((la, ba, a), (lb, bb, b)) = (a, b);
     if la != lb {
         return la;
     }
-    let (wa, wb) = (a.binding == Binding::Weak, b.binding == Binding::Weak);
+    let (wa, wb) = (ba == Binding::Weak, bb == Binding::Weak);
     if wa != wb {
         return wb;
     }
-    let (ga, gb) = (a.binding == Binding::Global, b.binding == Binding::Global);
+    let (ga, gb) = (ba == Binding::Global, bb == Binding::Global);
     if ga != gb {
         return ga;
     }
@@ -126,8 +132,8 @@ fn better(a: &Sym, b: &Sym, stored: Stored) -> bool {
     // address (mangled names of equal length) it keeps the longer demangled one. Demangled only
     // here, for the rare symbols that share an address and tie on everything before.
     let (na, nb) = match stored {
-        Stored::Demangled => (demangle(c_name(&a.name)).into(), demangle(c_name(&b.name)).into()),
-        Stored::AsIs => (std::borrow::Cow::Borrowed(c_name(&a.name)), std::borrow::Cow::Borrowed(c_name(&b.name))),
+        Stored::Demangled => (demangle(c_name(a)).into(), demangle(c_name(b)).into()),
+        Stored::AsIs => (std::borrow::Cow::Borrowed(c_name(a)), std::borrow::Cow::Borrowed(c_name(b))),
     };
     let (ua, ub) = (underscores(&na), underscores(&nb));
     if ua != ub {
@@ -457,18 +463,16 @@ impl Symbolizer {
 
     fn load_kernel(&self) -> Option<kallsyms::Kallsyms> {
         let text = if let Some(p) = &self.opts.kallsyms {
-            std::fs::read_to_string(p).ok()
+            file_bytes(p)
         } else {
             let bid = self.kernel_build_id.as_deref().map(hex);
             let cached = match (&bid, self.buildid_dir()) {
-                (Some(b), Some(dir)) => {
-                    std::fs::read_to_string(dir.join("[kernel.kallsyms]").join(b).join("kallsyms")).ok()
-                }
+                (Some(b), Some(dir)) => file_bytes(&dir.join("[kernel.kallsyms]").join(b).join("kallsyms")),
                 _ => None,
             };
             cached.or_else(|| self.running_kallsyms(bid.as_deref()))
         };
-        text.map(|t| kallsyms::parse(&t))
+        text.map(|t| kallsyms::parse_bytes(t.as_slice()))
     }
 
     /// The running kernel's kallsyms when it is the recorded kernel: the same build id, or, for a
@@ -476,7 +480,7 @@ impl Symbolizer {
     /// perf 6.1 reads the running kernel's symbols for such a recording whatever kernel it was
     /// made on, which names every kernel frame wrongly after a kernel update; those stay
     /// unresolved here (`--kallsyms` names them).
-    fn running_kallsyms(&self, bid: Option<&str>) -> Option<String> {
+    fn running_kallsyms(&self, bid: Option<&str>) -> Option<binary::Bytes> {
         let same = match bid {
             Some(bid) => {
                 let notes = std::fs::read(&self.host.notes).ok()?;
@@ -487,7 +491,7 @@ impl Symbolizer {
                 self.kernel_release.as_deref().is_some_and(|r| !r.is_empty() && r == running.trim_end())
             }
         };
-        same.then(|| std::fs::read_to_string(&self.host.kallsyms).ok()).flatten()
+        same.then(|| file_bytes(&self.host.kallsyms)).flatten()
     }
 
     fn load_elf(&mut self, map: &Map) -> Source {
