@@ -21,6 +21,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod gzip;
 pub mod proto;
 
 use crate::arena::{bump, prefetch, word64, ArenaTable};
@@ -420,50 +421,38 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
     };
     let locations = std::mem::take(&mut t.location);
     let io = |source| perfdata_core::Error::Io { what: "the gzip stream of the pprof profile".into(), source };
-    // The profile is compressed on a second thread while this one encodes it (the reading
-    // thread is done by now), in chunks of 64 KiB.
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(8);
-    std::thread::scope(|scope| {
-        let zipper = scope.spawn(move || -> std::io::Result<Vec<u8>> {
-            // gzip's fastest level, as Go's runtime/pprof writes its profiles (level 6 made files a
-            // quarter smaller and took twice as long).
-            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-            for chunk in rx {
-                std::io::Write::write_all(&mut gz, &chunk)?;
-            }
-            gz.finish()
-        });
-        let labels = SampleLabels { kept: &kept, comm_ids, event_ids, keys };
-        let sent = write_profile([before, after], locations, &samples, &labels, &tx);
-        drop(tx);
-        let gzipped = zipper.join().unwrap_or_else(|_| Err(std::io::Error::other("the gzip thread panicked")));
-        // A failed send means the zipper stopped: its error tells why.
-        let _ = sent;
-        gzipped.map(|gzipped| Pprof { gzipped, samples: n, diagnostics }).map_err(io)
-    })
+    let labels = SampleLabels { kept: &kept, comm_ids, event_ids, keys };
+    // Compressed on other threads while this one encodes the profile (the reading thread is
+    // done by now). A failed send means compressing stopped: its error is returned.
+    let gzipped = gzip::gzip_parallel(|out| {
+        let _ = write_profile([before, after], locations, &samples, &labels, out);
+    });
+    gzipped.map(|gzipped| Pprof { gzipped, samples: n, diagnostics }).map_err(io)
 }
 
 /// Encode the profile's fields before its locations, the `locations` (encoded), the fields after
 /// (all but the samples), then the samples of `samples` one by one (a message's
 /// repeated fields may come in any order and in several runs: no Vec of a hundred thousand
 /// `Sample`s, each with three allocations, and prost's sizing pass over them), sending the bytes
-/// to `tx` in chunks. `Err` when the receiver is gone.
+/// to `out` in segments. `Err` when compressing stopped.
 fn write_profile(
     [before, after]: [proto::Profile; 2],
     locations: Vec<u8>,
     samples: &ArenaTable<4>,
     labels: &SampleLabels<'_>,
-    tx: &std::sync::mpsc::SyncSender<Vec<u8>>,
+    out: &mut gzip::Segments,
 ) -> std::result::Result<(), std::sync::mpsc::SendError<Vec<u8>>> {
     let SampleLabels { kept, comm_ids, event_ids, keys } = labels;
-    const CHUNK: usize = 1 << 16;
-    tx.send(before.encode_to_vec())?;
-    tx.send(locations)?;
-    tx.send(after.encode_to_vec())?;
+    // The unit of parallel compression (gzip_parallel).
+    const CHUNK: usize = 1 << 19;
+    out.send(before.encode_to_vec())?;
+    out.send(locations)?;
+    out.send(after.encode_to_vec())?;
     drop(after);
     let mut buf = Vec::with_capacity(CHUNK + 1024);
     let multi = kept.len() > 1;
-    let mut sample = proto::Sample::default();
+    let mut value: Vec<i64> = Vec::with_capacity(1 + kept.len());
+    let mut label: Vec<proto::Label> = Vec::with_capacity(5);
     // Deterministic output: samples in the order they first appear in the file.
     for (_, key, payload) in samples.iter() {
         let (count, period) = (word64(payload, 0), word64(payload, 2));
@@ -475,30 +464,28 @@ fn write_profile(
         let column = kept.binary_search(&event).unwrap_or(0);
         let count = i64::try_from(count).unwrap_or(i64::MAX);
         let period = i64::try_from(period).unwrap_or(i64::MAX);
-        sample.value.clear();
-        sample.value.push(count);
-        sample.value.extend((0..kept.len()).map(|i| if i == column { period } else { 0 }));
+        value.clear();
+        value.push(count);
+        value.extend((0..kept.len()).map(|i| if i == column { period } else { 0 }));
         let str_label = |key: i64, s: i64| proto::Label { key, str: s, num: 0, num_unit: 0 };
         // Numeric labels have their key for unit, as pprof infers for a label without one: it
         // drops a label whose `num` and `num_unit` are both 0 (proto3 cannot tell 0 from
         // absent), which cpu 0 and pid 0 would otherwise be.
         let num_label = |key: i64, n: u32| proto::Label { key, str: 0, num: i64::from(n), num_unit: key };
-        sample.label.clear();
-        sample.label.push(str_label(keys[0], comm_ids.get(comm as usize).copied().unwrap_or(0)));
+        label.clear();
+        label.push(str_label(keys[0], comm_ids.get(comm as usize).copied().unwrap_or(0)));
         if multi {
-            sample.label.push(str_label(keys[1], event_ids.get(column).copied().unwrap_or(0)));
+            label.push(str_label(keys[1], event_ids.get(column).copied().unwrap_or(0)));
         }
-        sample.label.push(num_label(keys[2], pid));
-        sample.label.push(num_label(keys[3], tid));
+        label.push(num_label(keys[2], pid));
+        label.push(num_label(keys[3], tid));
         if has_cpu == 1 {
-            sample.label.push(num_label(keys[4], cpu));
+            label.push(num_label(keys[4], cpu));
         }
-        sample.location_id.clear();
-        sample.location_id.extend(locations.iter().map(|&l| u64::from(l) + 1));
-        prost::encoding::message::encode(2, &sample, &mut buf);
+        proto::put_sample(&mut buf, locations, &value, &label);
         if buf.len() >= CHUNK {
-            tx.send(std::mem::replace(&mut buf, Vec::with_capacity(CHUNK + 1024)))?;
+            out.send(std::mem::replace(&mut buf, Vec::with_capacity(CHUNK + 1024)))?;
         }
     }
-    tx.send(buf)
+    out.send(buf)
 }
