@@ -1391,7 +1391,7 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
     }
     let mut f = Folder::new(file, opts);
     let mut table = Stacks(StackTable::default());
-    let diagnostics = drive(file, opts, &mut f, &mut table)?;
+    let (diagnostics, _) = drive(file, opts, &mut f, &mut table)?;
     Ok(table.0.into_folded(&f.labels, diagnostics, true))
 }
 
@@ -1427,14 +1427,26 @@ pub(crate) trait SampleSink {
     fn dropped(&mut self);
 }
 
+/// What a fold leaves to free once it is done: its symbols, threads, frame caches and key
+/// numbers, a few milliseconds of freeing (a hundred thousand symbol names, tables of tens of
+/// MB) that [`fold_sites`] leaves to its caller, to do when it would otherwise wait.
+pub(crate) struct Leftovers {
+    _sym: Symbolizer,
+    _machine: Machine,
+    _labels: Labels,
+    _frames: FastMap<FrameKey, FrameLabels>,
+    _numbers: Option<KeyNumbers>,
+}
+
 /// Fold the samples of `file` as [`folded`] does, but hand each kept sample to `sink` with the
-/// locations `sites` made of its frames (the pprof export). Returns the diagnostics.
+/// locations `sites` made of its frames (the pprof export). Returns the diagnostics, and what
+/// is left to free.
 pub(crate) fn fold_sites(
     file: &PerfFile,
     opts: &FoldedOptions,
     sites: &mut dyn Sites,
     sink: &mut dyn SampleSink,
-) -> Result<Vec<String>> {
+) -> Result<(Vec<String>, Leftovers)> {
     /// [`fold_sites`]'s [`Sink`].
     struct Known<'s>(&'s mut dyn SampleSink);
     impl Sink<'_> for Known<'_> {
@@ -1471,7 +1483,9 @@ pub(crate) fn fold_sites(
     }
     let mut f = Folder::new(file, opts);
     f.sites = Some(SiteStack { sites, stack: Vec::new(), comm: std::rc::Rc::from("") });
-    drive(file, opts, &mut f, &mut Known(sink))
+    let (diagnostics, numbers) = drive(file, opts, &mut f, &mut Known(sink))?;
+    let Folder { sym, machine, labels, frames, .. } = f;
+    Ok((diagnostics, Leftovers { _sym: sym, _machine: machine, _labels: labels, _frames: frames, _numbers: numbers }))
 }
 
 /// How many items ahead [`drive`] shows its sink the samples ([`Sink::ahead`]).
@@ -1504,7 +1518,7 @@ fn drive<'o>(
     opts: &'o FoldedOptions,
     f: &mut Folder<'o>,
     sink: &mut dyn Sink<'o>,
-) -> Result<Vec<String>> {
+) -> Result<(Vec<String>, Option<KeyNumbers>)> {
     // perf script has printed a sample.
     let mut printed = false;
     let mut stack: Vec<u32> = Vec::new();
@@ -1515,7 +1529,7 @@ fn drive<'o>(
     // kernel's symbols load here rather than wait with two batches ready.
     let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Batch>>(if raw_keys { 8 } else { 2 });
     let (spent_tx, spent_rx) = std::sync::mpsc::sync_channel::<Batch>(2);
-    std::thread::scope(|scope| -> Result<Vec<String>> {
+    let diagnostics = std::thread::scope(|scope| -> Result<Vec<String>> {
         let reader = scope.spawn(move || read_items(file, opts, &tx, &spent_rx, raw_keys));
         // While the reader fills its first batch: the kernel's symbols.
         f.preload_kernel(file);
@@ -1556,7 +1570,8 @@ fn drive<'o>(
             let _ = spent_tx.try_send(batch);
         }
         Ok(reader.join().unwrap_or_default())
-    })
+    })?;
+    Ok((diagnostics, numbers))
 }
 
 /// A stack folded by [`StackFolder::stack`], to weigh with [`StackFolder::add`].

@@ -376,12 +376,13 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
     // A sample's raw key has fewer words than its record, and its folded key no more than its raw
     // key: the distinct ones fit in the file's size.
     let mut counter = Counter::new(file.bytes().len() / 4);
-    let diagnostics = fold_sites(file, &fold, &mut t, &mut counter)?;
+    let (diagnostics, leftovers) = fold_sites(file, &fold, &mut t, &mut counter)?;
     if counter.full {
         return Err(crate::folded::too_many());
     }
     counter.merge();
     let (samples, comm_table) = (counter.samples, counter.comms);
+    let spent = (leftovers, counter.fates, counter.counts);
     // The events kept, in the file's order: a value column each.
     let events = file.events();
     let mut kept: Vec<u32> = samples.iter().filter_map(|(_, k, _)| k.get(4).copied()).collect();
@@ -424,8 +425,14 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
     let labels = SampleLabels { kept: &kept, comm_ids, event_ids, keys };
     // Compressed on other threads while this one encodes the profile (the reading thread is
     // done by now). A failed send means compressing stopped: its error is returned.
+    // The folder's leftovers, the numbering tables and the samples' table are freed when the
+    // encoding is done and the compressing threads still have segments queued: not on their own
+    // before the encoding starts, nor after compressing ends (~7 ms on the bench file).
+    let spent = (spent, t.locations, t.functions, t.mappings);
     let gzipped = gzip::gzip_parallel(|out| {
         let _ = write_profile([before, after], locations, &samples, &labels, out);
+        drop(spent);
+        drop(samples);
     });
     gzipped.map(|gzipped| Pprof { gzipped, samples: n, diagnostics }).map_err(io)
 }
