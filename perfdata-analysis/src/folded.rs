@@ -787,6 +787,8 @@ struct BatchKeys {
     /// the batch, else the index of that first sample (`u32::MAX` in `start`); machine items
     /// have length 0.
     items: Vec<(u64, u32, u32)>,
+    /// The items that are their key's first sample in the batch, in order.
+    firsts: Vec<u32>,
 }
 
 /// The numbers of the distinct raw keys so far (on the folding thread).
@@ -882,12 +884,14 @@ impl RawKeys {
         let tag = (hash as u32) >> index_bits << index_bits;
         if index + 1 >= 1 << index_bits {
             // Past the batch's size (thread and map changes are not counted there): not in the table.
+            self.batch.firsts.push(index as u32);
             self.batch.items.push((hash, start as u32, len as u32));
             return None;
         }
         while let Some(slot) = self.slots.get_mut(i) {
             if *slot == 0 {
                 *slot = tag | (index as u32 + 1);
+                self.batch.firsts.push(index as u32);
                 self.batch.items.push((hash, start as u32, len as u32));
                 return None;
             }
@@ -916,6 +920,7 @@ impl RawKeys {
         std::mem::swap(&mut self.batch, out);
         self.batch.keys.clear();
         self.batch.items.clear();
+        self.batch.firsts.clear();
         self.slots.fill(0);
     }
 }
@@ -931,9 +936,8 @@ impl KeyNumbers {
     fn number(&mut self, raw: &BatchKeys, items: &mut [Item]) -> Option<()> {
         self.ids.clear();
         self.ids.resize(raw.items.len(), u32::MAX);
-        let firsts: Vec<usize> =
-            raw.items.iter().enumerate().filter(|(_, &(_, s, l))| l > 0 && s != u32::MAX).map(|(i, _)| i).collect();
-        let hash = |k: usize| firsts.get(k).and_then(|&i| raw.items.get(i)).map(|&(h, ..)| h);
+        let firsts = &raw.firsts;
+        let hash = |k: usize| firsts.get(k).and_then(|&i| raw.items.get(i as usize)).map(|&(h, ..)| h);
         for k in 0..RAW_KEY_AHEAD.min(firsts.len()) {
             if let Some(h) = hash(k) {
                 self.all.prefetch_slot(h);
@@ -946,6 +950,7 @@ impl KeyNumbers {
             if let Some(h) = hash(k + RAW_KEY_AHEAD / 2) {
                 self.all.prefetch_entry(h);
             }
+            let i = i as usize;
             let Some(&(h, s, l)) = raw.items.get(i) else { continue };
             let key = raw.keys.get(s as usize..(s + l) as usize).unwrap_or(&[]);
             let id = match self.all.find(h, key) {
@@ -1566,6 +1571,7 @@ fn drive<'o>(
             batch.ips.clear();
             batch.raw.keys.clear();
             batch.raw.items.clear();
+            batch.raw.firsts.clear();
             // Back to the reader, unless it has enough (or has finished).
             let _ = spent_tx.try_send(batch);
         }
