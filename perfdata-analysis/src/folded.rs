@@ -733,25 +733,58 @@ impl DwarfUnwind {
     }
 }
 
-/// A sample that passed the filters the reader can apply.
+/// A sample that passed the filters the reader can apply: 56 bytes (a batch holds 16 K of them,
+/// written by the reader and read by the folding thread), its optional fields flagged in `flags`.
 struct SampleItem {
     pid: u32,
     tid: u32,
-    /// The sample's cpumode is kernel.
-    kernel: bool,
-    /// The sample's ip, which perf resolves before its callchain.
-    ip: Option<u64>,
+    /// The sample's ip, which perf resolves before its callchain (0 without one).
+    ip: u64,
     weight: u64,
-    /// Its callchain is `Batch::ips[start..start + len]`; `None`: no callchain.
-    chain: Option<(u32, u32)>,
+    /// Its callchain is `Batch::ips[chain_at..chain_at + chain_len]` (with [`HAS_CHAIN`]).
+    chain_at: u32,
+    chain_len: u32,
     /// The user frames unwound from its stack dump (`--call-graph dwarf`), in `Batch::ips`
     /// after the callchain: addresses, never context markers.
     unwound: u32,
-    cpu: Option<u32>,
+    cpu: u32,
     /// Index of its event in `PerfFile::events`.
-    event: usize,
-    /// The number of its raw key, when the reader makes them ([`RawKeys`]).
-    key: Option<u32>,
+    event: u32,
+    /// The number of its raw key, when the reader makes them ([`RawKeys`]); `u32::MAX`: none.
+    key: u32,
+    /// [`KERNEL`], [`HAS_IP`], [`HAS_CHAIN`], [`HAS_CPU`].
+    flags: u8,
+}
+
+/// [`SampleItem::flags`]: the sample's cpumode is kernel.
+const KERNEL: u8 = 1;
+/// … it has an ip.
+const HAS_IP: u8 = 2;
+/// … it has a callchain.
+const HAS_CHAIN: u8 = 4;
+/// … it has a cpu.
+const HAS_CPU: u8 = 8;
+
+impl SampleItem {
+    fn kernel(&self) -> bool {
+        self.flags & KERNEL != 0
+    }
+
+    fn ip(&self) -> Option<u64> {
+        (self.flags & HAS_IP != 0).then_some(self.ip)
+    }
+
+    fn chain(&self) -> Option<(u32, u32)> {
+        (self.flags & HAS_CHAIN != 0).then_some((self.chain_at, self.chain_len))
+    }
+
+    fn cpu(&self) -> Option<u32> {
+        (self.flags & HAS_CPU != 0).then_some(self.cpu)
+    }
+
+    fn key(&self) -> Option<u32> {
+        (self.key != u32::MAX).then_some(self.key)
+    }
 }
 
 /// The raw keys of the samples (the pprof export, [`RawKeys`]): a sample's thread, cpu, event,
@@ -971,7 +1004,7 @@ impl KeyNumbers {
                 Some(&(_, u32::MAX, first)) => self.ids.get(first as usize),
                 _ => self.ids.get(i),
             };
-            s.key = id.copied().filter(|&id| id != u32::MAX);
+            s.key = id.copied().unwrap_or(u32::MAX);
         }
         Some(())
     }
@@ -997,7 +1030,7 @@ struct Batch {
 impl Batch {
     /// The callchain of sample `s` and the user frames unwound after it (`None`: no callchain).
     fn chain(&self, s: &SampleItem) -> Option<(&[u64], &[u64])> {
-        s.chain.map(|(start, len)| {
+        s.chain().map(|(start, len)| {
             let (start, len) = (start as usize, len as usize);
             let user = start.saturating_add(len);
             (
@@ -1123,20 +1156,26 @@ fn read_items(
                 if let Some((start, _)) = chain {
                     batch.ips.truncate(start as usize);
                 }
-                (chain, unwound) = (first.chain, first.unwound);
+                (chain, unwound) = (first.chain(), first.unwound);
             }
         }
+        let flags = if kernel { KERNEL } else { 0 }
+            | if s.ip().is_some() { HAS_IP } else { 0 }
+            | if chain.is_some() { HAS_CHAIN } else { 0 }
+            | if cpu.is_some() { HAS_CPU } else { 0 };
+        let (chain_at, chain_len) = chain.unwrap_or((0, 0));
         batch.items.push(Item::Sample(SampleItem {
             pid,
             tid,
-            kernel,
-            ip: s.ip(),
+            ip: s.ip().unwrap_or(0),
             weight,
-            chain,
+            chain_at,
+            chain_len,
             unwound,
-            cpu,
-            event: idx,
-            key: None,
+            cpu: cpu.unwrap_or(0),
+            event: u32::try_from(idx).unwrap_or(u32::MAX),
+            key: u32::MAX,
+            flags,
         }));
         let full = batch.items.len() >= max_items || batch.ips.len() >= BATCH_IPS;
         if full {
@@ -1460,13 +1499,13 @@ pub(crate) fn fold_sites(
         }
 
         fn ahead(&mut self, item: &SampleItem) {
-            if let Some(key) = item.key {
+            if let Some(key) = item.key() {
                 self.0.ahead(key);
             }
         }
 
         fn known(&mut self, f: &mut Folder<'_>, item: &SampleItem) -> bool {
-            item.key.is_some_and(|key| self.0.known(key, item.weight, f.kernel_gen))
+            item.key().is_some_and(|key| self.0.known(key, item.weight, f.kernel_gen))
         }
 
         fn dropped(&mut self) {
@@ -1478,8 +1517,8 @@ pub(crate) fn fold_sites(
             self.0.add(&SiteSample {
                 pid: item.pid,
                 tid: item.tid,
-                cpu: item.cpu,
-                event: item.event,
+                cpu: item.cpu(),
+                event: item.event as usize,
                 weight: item.weight,
                 comm: &s.comm,
                 locations: &s.stack,
@@ -1560,7 +1599,7 @@ fn drive<'o>(
                     continue;
                 }
                 let chain = batch.chain(s);
-                if f.fold_sample(s.pid, s.tid, s.kernel, s.ip, chain, &mut printed, &mut stack) {
+                if f.fold_sample(s.pid, s.tid, s.kernel(), s.ip(), chain, &mut printed, &mut stack) {
                     sink.each(f, s, &stack);
                 } else {
                     sink.dropped();
