@@ -294,6 +294,8 @@ pub fn symbols(data: &[u8]) {
             addrs.extend([a, a.wrapping_add(1), a.wrapping_sub(1)]);
         }
     }
+    // The bytes as a kallsyms file (names need not be UTF-8), then as text.
+    look_up(&kallsyms::parse_bytes(data).kernel, &addrs);
     let ks = kallsyms::parse(&text);
     look_up(&ks.kernel, &addrs);
     let _ = ks.kernel_extent();
