@@ -1028,6 +1028,22 @@ struct Batch {
 }
 
 impl Batch {
+    /// An empty batch with room for `items` items (and their callchains and keys, up to
+    /// [`BATCH_IPS`] addresses), so that filling it moves nothing: growing from empty copied
+    /// each of the first batches' vectors several times.
+    fn with_capacity(items: usize, raw_keys: bool) -> Batch {
+        let raw = if raw_keys {
+            BatchKeys {
+                keys: Vec::with_capacity(BATCH_IPS * 2),
+                items: Vec::with_capacity(items),
+                firsts: Vec::with_capacity(items),
+            }
+        } else {
+            BatchKeys::default()
+        };
+        Batch { items: Vec::with_capacity(items), ips: Vec::with_capacity(BATCH_IPS), raw }
+    }
+
     /// The callchain of sample `s` and the user frames unwound after it (`None`: no callchain).
     fn chain(&self, s: &SampleItem) -> Option<(&[u64], &[u64])> {
         s.chain().map(|(start, len)| {
@@ -1072,11 +1088,11 @@ fn read_items(
     let mut raw = raw_keys.then(RawKeys::new);
     let pl = opts.compat == Compat::StackcollapsePl;
     let mut first_event: Option<usize> = None;
-    let mut batch = Batch::default();
     // `--call-graph dwarf`: the user stack is unwound here, where the record's stack dump is at
     // hand, against this thread's own copy of the maps and binaries.
     let mut dwarf = DwarfUnwind::for_file(file, opts);
     let max_items = if dwarf.is_some() { BATCH_ITEMS_UNWOUND } else { BATCH_ITEMS };
+    let mut batch = Batch::with_capacity(max_items, raw_keys);
     let mut jit = JitInjector::new(file.events(), &opts.symbolize);
     let ranges = match time_ranges(file, opts) {
         Ok(r) => r,
@@ -1182,7 +1198,13 @@ fn read_items(
             if let Some(k) = &mut raw {
                 k.take(&mut batch.raw);
             }
-            if tx.send(Ok(std::mem::replace(&mut batch, spent.try_recv().unwrap_or_default()))).is_err() {
+            if tx
+                .send(Ok(std::mem::replace(
+                    &mut batch,
+                    spent.try_recv().unwrap_or_else(|_| Batch::with_capacity(max_items, raw_keys)),
+                )))
+                .is_err()
+            {
                 return jit.diagnostics().to_vec();
             }
         }
