@@ -25,8 +25,9 @@ pub(super) struct Segments {
 }
 
 impl Segments {
-    /// Send the next segment (a few hundred KiB to a few MiB: the unit of parallelism). `Err`
-    /// when compressing has stopped (on an error, which [`gzip_parallel`] returns).
+    /// Send the next segment (a few hundred KiB to a few MiB: the unit of parallelism). The
+    /// compressing threads take every segment until the producer is done, also after an error
+    /// (which [`gzip_parallel`] then returns); `Err` only if none is left to take them.
     pub(super) fn send(&mut self, segment: Vec<u8>) -> Result<(), std::sync::mpsc::SendError<Vec<u8>>> {
         let i = self.next;
         self.next += 1;
@@ -69,22 +70,29 @@ where
     })
 }
 
-/// Deflate segments from `queue` until it closes: (index, deflated bytes, CRC) each. On an
-/// error the queue is left (the producer's sends then fail once the other workers stop too).
+/// Deflate segments from `queue` until it closes: (index, deflated bytes, CRC) each. After an
+/// error the rest of the queue is drained unread (so the producer never blocks on a queue no
+/// thread empties) and the error returned.
 fn compress_segments(queue: &Mutex<Receiver<(usize, Vec<u8>)>>) -> std::io::Result<Vec<(usize, Vec<u8>, Crc)>> {
     let mut done = Vec::new();
+    let mut failed: Option<std::io::Error> = None;
     let mut c = Compress::new(Compression::fast(), false);
     loop {
-        let next = match queue.lock() {
-            Ok(q) => q.recv(),
-            Err(_) => return Err(std::io::Error::other("a gzip thread panicked")),
-        };
-        let Ok((i, segment)) = next else { return Ok(done) };
+        // A lock poisoned by a panicking worker still guards a usable receiver: drain on.
+        let next = queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner).recv();
+        let Ok((i, segment)) = next else { break };
+        if failed.is_some() {
+            continue;
+        }
         let mut crc = Crc::new();
         crc.update(&segment);
         c.reset();
-        done.push((i, deflate_segment(&mut c, &segment)?, crc));
+        match deflate_segment(&mut c, &segment) {
+            Ok(bytes) => done.push((i, bytes, crc)),
+            Err(e) => failed = Some(e),
+        }
     }
+    failed.map_or(Ok(done), Err)
 }
 
 /// Raw deflate of `data` by `c` (fresh), ending in a sync flush: byte-aligned and not final.

@@ -424,7 +424,7 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
     let io = |source| perfdata_core::Error::Io { what: "the gzip stream of the pprof profile".into(), source };
     let labels = SampleLabels { kept: &kept, comm_ids, event_ids, keys };
     // Compressed on other threads while this one encodes the profile (the reading thread is
-    // done by now). A failed send means compressing stopped: its error is returned.
+    // done by now). A compression error is returned once all is sent.
     // The folder's leftovers, the numbering tables and the samples' table are freed when the
     // encoding is done and the compressing threads still have segments queued: not on their own
     // before the encoding starts, nor after compressing ends (~7 ms on the bench file).
@@ -441,7 +441,7 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
 /// (all but the samples), then the samples of `samples` one by one (a message's
 /// repeated fields may come in any order and in several runs: no Vec of a hundred thousand
 /// `Sample`s, each with three allocations, and prost's sizing pass over them), sending the bytes
-/// to `out` in segments. `Err` when compressing stopped.
+/// to `out` in segments. `Err` when no thread is left to compress them.
 fn write_profile(
     [before, after]: [proto::Profile; 2],
     locations: Vec<u8>,
