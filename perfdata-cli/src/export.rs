@@ -94,7 +94,7 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         Format::Speedscope | Format::ChromeTrace => crate::spooled(file)?,
         _ => (file.clone(), None),
     };
-    let (name, file) = (if file == "-" { "stdin" } else { file.as_str() }, &spooled);
+    let (name, file) = (crate::shown(file), &spooled);
     let doc = match a.format {
         Format::Parquet => return parquet(a, file),
         Format::Speedscope => {

@@ -126,7 +126,7 @@ fn block_latency(a: &BlockLatencyArgs) -> CliResult {
             title: format!(
                 "Block I/O latency ({}) — {}",
                 if a.queued { "insert → complete" } else { "issue → complete" },
-                if a.file == "-" { "stdin" } else { &a.file }
+                crate::shown(&a.file)
             ),
             column_ns: a.column_ms.filter(|m| m.is_finite() && *m > 0.0).map(|m| (m * 1e6) as u64),
             ..Default::default()

@@ -165,7 +165,15 @@ enum Cmd {
     },
 }
 
-/// Open a recording (`-`: stdin) and show the progress of reading it.
+/// How a command names its input in titles and progress: `stdin` for `-`.
+fn shown(path: &str) -> &str {
+    if path == "-" {
+        "stdin"
+    } else {
+        path
+    }
+}
+
 /// For a command that reads its input more than once: `-` (stdin, a stream read once) is first
 /// copied to a temporary file, deleted when the guard drops; a path is used as it is. Memory stays
 /// bounded (the copy goes to disk).
@@ -197,9 +205,10 @@ impl Drop for Spool {
     }
 }
 
+/// Open a recording (`-`: stdin) and show the progress of reading it.
 fn open(path: &str) -> perfdata_core::Result<PerfFile<'static>> {
     let file = if path == "-" { PerfFile::from_reader(std::io::stdin())? } else { PerfFile::open(path)? };
-    progress::watch(file.progress(), if path == "-" { "stdin" } else { path });
+    progress::watch(file.progress(), shown(path));
     Ok(file)
 }
 

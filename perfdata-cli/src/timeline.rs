@@ -12,7 +12,7 @@ pub fn run(
     time: Option<TimeRange>,
     width: u32,
 ) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let title = format!("Scheduler timeline: {}", if file == "-" { "stdin" } else { file });
+    let title = format!("Scheduler timeline: {}", crate::shown(file));
     // The timeline reads the recording twice (its time span, then the lanes).
     let (path, _spool) = crate::spooled(file)?;
     let f = crate::open(&path)?;

@@ -14,10 +14,9 @@ pub(crate) enum Bytes {
     Owned(Vec<u8>),
 }
 
-/// The bytes of the file at `path`, mapped (a regular file with bytes) or read (others: procfs
-/// files say they are empty); `None` if it cannot be read.
-/// The map is populated: the whole file is read (a kallsyms file), in one call rather than a page
-/// fault per few pages.
+/// The bytes of a file read whole (a kallsyms file) at `path`: a regular file with bytes is
+/// mapped and populated (one call, not a page fault per few pages), others are read (procfs files
+/// say they are empty); `None` if it cannot be read.
 pub(crate) fn file_bytes(path: &Path) -> Option<Bytes> {
     let file = std::fs::File::open(path).ok()?;
     let meta = file.metadata().ok()?;

@@ -127,6 +127,16 @@ struct Candidate<'a> {
     tab: bool,
 }
 
+impl super::Ranked for Candidate<'_> {
+    fn start(&self) -> u64 {
+        self.start
+    }
+
+    fn rank(&self) -> (bool, Binding, &str) {
+        (self.end > self.start, self.binding, &self.name)
+    }
+}
+
 /// Parse a kallsyms text like perf 6.1's `__dso__load_kallsyms`. Only text, weak, data and bss
 /// symbols (`T W D B`, either case) are kept, and none whose name starts with `$`; `W` is weak,
 /// other capitals global, the rest local. Every symbol ends where the next one starts, except that
@@ -174,17 +184,8 @@ pub fn parse_bytes(text: &[u8]) -> Kallsyms {
         }
         next = Some((s.start, s.module));
     }
-    // symbols__fixup_duplicate (super::keep_best), without making a String of the symbols it drops.
-    syms.dedup_by(|s, last| {
-        if last.start != s.start {
-            return false;
-        }
-        let (pa, pb) = ((last.end > last.start, last.binding, &*last.name), (s.end > s.start, s.binding, &*s.name));
-        if !super::better_parts(pa, pb, super::Stored::AsIs) {
-            std::mem::swap(last, s);
-        }
-        true
-    });
+    // symbols__fixup_duplicate, before any String is made for the symbols it drops.
+    super::keep_best(&mut syms, super::Stored::AsIs);
     let mut kernel: Vec<Sym> = Vec::with_capacity(syms.len());
     let mut modules: Vec<ModuleSym> = Vec::new();
     // The module of the symbol before, if that was a module symbol.

@@ -94,14 +94,32 @@ enum Stored {
     AsIs,
 }
 
+/// What perf's `choose_best_symbol` looks at: a [`Sym`], or a kallsyms line not yet made one.
+trait Ranked {
+    /// The first address.
+    fn start(&self) -> u64;
+    /// Has a size (end past start), binding, stored name.
+    fn rank(&self) -> (bool, Binding, &str);
+}
+
+impl Ranked for Sym {
+    fn start(&self) -> u64 {
+        self.start
+    }
+
+    fn rank(&self) -> (bool, Binding, &str) {
+        (self.end > self.start, self.binding, &self.name)
+    }
+}
+
 /// perf's `symbols__fixup_duplicate` over symbols sorted by start: of neighbours with one start,
 /// the better one (`choose_best_symbol`) stays, in place.
-fn keep_best(syms: &mut Vec<Sym>, stored: Stored) {
+fn keep_best<T: Ranked>(syms: &mut Vec<T>, stored: Stored) {
     syms.dedup_by(|s, last| {
-        if last.start != s.start {
+        if last.start() != s.start() {
             return false;
         }
-        if !better(last, s, stored) {
+        if !better(&*last, &*s, stored) {
             std::mem::swap(last, s);
         }
         true
@@ -109,13 +127,8 @@ fn keep_best(syms: &mut Vec<Sym>, stored: Stored) {
 }
 
 /// perf's `choose_best_symbol`: true if `a` beats `b`.
-fn better(a: &Sym, b: &Sym, stored: Stored) -> bool {
-    better_parts((a.end > a.start, a.binding, &a.name), (b.end > b.start, b.binding, &b.name), stored)
-}
-
-/// [`better`] of two symbols' (has a size, binding, stored name).
-fn better_parts(a: (bool, Binding, &str), b: (bool, Binding, &str), stored: Stored) -> bool {
-    let ((la, ba, a), (lb, bb, b)) = (a, b);
+fn better<T: Ranked>(a: &T, b: &T, stored: Stored) -> bool {
+    let ((la, ba, a), (lb, bb, b)) = (a.rank(), b.rank());
     if la != lb {
         return la;
     }
