@@ -49,7 +49,38 @@ pub fn file(data: &[u8]) {
     if let Ok(f) = PerfFile::from_bytes(data) {
         drive(&f);
         drive_folded(&f);
+        ordered_par_agrees(&f);
     }
+}
+
+/// Every record's (offset, type, time) and the diagnostics, in time order, the same whether read
+/// on this thread or in 64-byte chunks on worker threads (`PerfFile::ordered_par`).
+fn ordered_par_agrees(f: &PerfFile<'_>) {
+    use perfdata_core::{Extract, ParExtract, Parallel, ReadOptions, RecordRef};
+    struct Key;
+    impl Extract<(u64, u32, Option<u64>)> for Key {
+        fn extract(&mut self, r: &RecordRef<'_>) -> Option<(u64, u32, Option<u64>)> {
+            Some((r.pos().offset, r.type_(), r.time()))
+        }
+    }
+    impl ParExtract<(u64, u32, Option<u64>)> for Key {
+        type Part = ();
+        fn fork(&self) -> Self {
+            Key
+        }
+        fn take_part(&mut self) {}
+        fn join_part(&mut self, _: ()) {}
+    }
+    let opts = ReadOptions { window_records: 256, ..Default::default() };
+    let read = |o: &mut perfdata_core::Ordered<'_, (u64, u32, Option<u64>), Key>| {
+        let v: Vec<_> = o.by_ref().take(200_000).map(|r| r.map_err(|e| e.to_string())).collect();
+        (v, o.diagnostics(), o.stats())
+    };
+    let Ok(mut one) = f.ordered(opts, Key) else { return };
+    let want = read(&mut one);
+    let par = Parallel { threads: 2, chunk_bytes: 64, min_bytes: 0 };
+    let Ok(got) = f.ordered_par(opts, par, Key, read) else { panic!("ordered_par fails where ordered does not") };
+    assert_eq!(want, got, "ordered_par differs from ordered");
 }
 
 /// `pipe`: the bytes as a pipe stream after a pipe header, from a slice and through `Read` (the

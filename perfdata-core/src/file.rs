@@ -305,6 +305,35 @@ impl<'d> PerfFile<'d> {
         Some((d, Position::at(s.offset)))
     }
 
+    /// The data section's byte range `(start, end)` and byte order when its records can be read
+    /// in chunks on several threads ([`PerfFile::ordered_par`]): a file (not a pipe or a
+    /// directory) whose data is not compressed. The end is where [`PerfFile::records_with`] stops.
+    pub(crate) fn chunkable_data(&self) -> Option<(usize, usize, Endian)> {
+        let h = &self.header;
+        if h.format != Format::File || !self.extra.is_empty() || self.compression().is_some() {
+            return None;
+        }
+        let len = self.bytes().len();
+        let start = usize::try_from(h.data.offset).ok()?;
+        let end = if h.data.size == 0 {
+            len
+        } else {
+            h.data.end().and_then(|e| usize::try_from(e).ok()).unwrap_or(usize::MAX).min(len)
+        };
+        (start < end).then_some((start, end, h.endian))
+    }
+
+    /// What reading says of a data section that ends past the end of the file.
+    pub(crate) fn truncated_data_note(&self) -> Option<String> {
+        let (h, len) = (&self.header, self.bytes().len());
+        (h.format == Format::File && h.data.end().is_some_and(|e| e > len as u64)).then(|| {
+            format!(
+                "data section ends at {} but the file has only {len} bytes: reading what is there",
+                h.data.end().unwrap_or(0)
+            )
+        })
+    }
+
     /// The COMPRESSED feature, if present.
     pub fn compression(&self) -> Option<feature::Compressed> {
         let (d, pos) = self.feature_data(feat::COMPRESSED)?;
@@ -357,7 +386,13 @@ impl<'d> PerfFile<'d> {
     }
 
     /// Iterate records with options.
-    pub fn records_with(&self, mut opts: ReadOptions) -> Result<Records<'_>> {
+    pub fn records_with(&self, opts: ReadOptions) -> Result<Records<'_>> {
+        self.records_from(opts, None)
+    }
+
+    /// [`PerfFile::records_with`], from offset `at` of a file's data section instead of its start
+    /// when given (a record boundary: a chunk of [`PerfFile::ordered_par`]).
+    pub(crate) fn records_from(&self, mut opts: ReadOptions, at: Option<usize>) -> Result<Records<'_>> {
         // Directory data has no round markers and its files each span the whole recording: perf
         // merges them with one final flush. Until a k-way merge lands, give the window room for it.
         if self.header.format == Format::Directory {
@@ -392,7 +427,7 @@ impl<'d> PerfFile<'d> {
                 }
             }
             Format::File | Format::Directory => {
-                let start = usize::try_from(h.data.offset).unwrap_or(usize::MAX);
+                let start = at.unwrap_or_else(|| usize::try_from(h.data.offset).unwrap_or(usize::MAX));
                 // data.size 0 (killed recording): read to the end of the file.
                 let end = if h.data.size == 0 {
                     data.len()
@@ -418,14 +453,10 @@ impl<'d> PerfFile<'d> {
             _ => None,
         }));
         let mut recs = Records::new(frames, slices, events, &self.store, h.endian, opts)
-            .with_maps(maps)
+            .with_maps(maps, at.unwrap_or(0))
             .with_progress(self.progress.clone());
-        if h.format == Format::File && h.data.end().is_some_and(|e| e > data.len() as u64) {
-            recs.note(format!(
-                "data section ends at {} but the file has only {} bytes: reading what is there",
-                h.data.end().unwrap_or(0),
-                data.len()
-            ));
+        if let Some(note) = self.truncated_data_note().filter(|_| at.is_none()) {
+            recs.note(note);
         }
         Ok(recs)
     }

@@ -81,7 +81,7 @@ pub use header::{FileHeader, Format, Section};
 pub use info::HeaderInfo;
 pub use reader::Endian;
 pub use record::{Record, RecordHeader, RecordKind};
-pub use records::ordered::{Extract, Ordered, RecordRef};
+pub use records::ordered::{Extract, Ordered, ParExtract, Parallel, RecordRef};
 pub use records::{Order, Progress, ReadOptions, Records};
 pub use sample::Sample;
 pub use typed::{SampleRecord, Samples, TracepointSample, TracepointSamples};

@@ -224,13 +224,7 @@ impl<'f> Records<'f> {
 
     /// What went wrong while reading so far: framing errors, truncation, dropped data.
     pub fn diagnostics(&self) -> Vec<String> {
-        let mut d = self.frames.diagnostics.clone();
-        d.extend(self.errors.iter().cloned());
-        let unknown = self.unknown_ids.get();
-        if unknown > 0 {
-            d.push(format!("{unknown} records carried an id that matches no event"));
-        }
-        d
+        self.diagnostics_parts().list()
     }
 
     /// Counters of what happened while reading so far.
@@ -713,9 +707,14 @@ fn frame_time_of(frame: &Frame<'_>, ev: &Event, endian: Endian) -> Option<u64> {
 const RELEASE_STEP: usize = 16 << 20;
 
 impl<'f> Records<'f> {
-    /// Attach the memory maps of the inputs so pages already read can be dropped from memory.
-    pub(crate) fn with_maps(mut self, maps: Vec<Option<&'f memmap2::Mmap>>) -> Self {
+    /// Attach the memory maps of the inputs so pages already read can be dropped from memory
+    /// (those of the main file from `from` on: a chunk reader leaves the pages before its chunk to
+    /// the reader of that chunk).
+    pub(crate) fn with_maps(mut self, maps: Vec<Option<&'f memmap2::Mmap>>, from: usize) -> Self {
         self.released = vec![0; maps.len()];
+        if let Some(r) = self.released.first_mut() {
+            *r = from.saturating_add(4095) & !4095;
+        }
         self.maps = maps;
         self
     }
@@ -756,6 +755,26 @@ impl<'f> Records<'f> {
         }
     }
 
+    /// Drop the resident pages of the main file from `from` (rounded up to a page) up to `to`:
+    /// a chunk reader at the end of its chunk, for the bytes it read or searched for the chunk's
+    /// start (not read again by anyone).
+    pub(crate) fn release_range(&mut self, from: usize, to: usize) {
+        if let Some(r) = self.released.first_mut() {
+            *r = from.saturating_add(4095) & !4095;
+        }
+        self.release_pages(0, to.saturating_add(RELEASE_STEP));
+    }
+
+    /// What went wrong while reading, in parts to be put together over the chunks of a parallel
+    /// read: the framing's diagnostics, the errors, and the count of unknown ids.
+    pub(crate) fn diagnostics_parts(&self) -> Diagnostics {
+        Diagnostics {
+            framing: self.frames.diagnostics.clone(),
+            errors: self.errors.clone(),
+            unknown_ids: self.unknown_ids.get(),
+        }
+    }
+
     /// The underlying frame reader.
     pub fn into_frames(self) -> Frames<'f> {
         self.frames
@@ -763,6 +782,34 @@ impl<'f> Records<'f> {
 
     pub(crate) fn note(&mut self, msg: String) {
         self.errors.push(msg);
+    }
+}
+
+/// [`Records::diagnostics`] in parts.
+#[derive(Default)]
+pub(crate) struct Diagnostics {
+    pub(crate) framing: Vec<String>,
+    pub(crate) errors: Vec<String>,
+    pub(crate) unknown_ids: u64,
+}
+
+impl Diagnostics {
+    /// Add what the reading of the next chunk said.
+    pub(crate) fn extend(&mut self, more: Diagnostics) {
+        self.framing.extend(more.framing);
+        self.errors.extend(more.errors);
+        self.unknown_ids = self.unknown_ids.saturating_add(more.unknown_ids);
+    }
+
+    /// As [`Records::diagnostics`] lists them: the framing's, then the errors, then the count of
+    /// unknown ids.
+    pub(crate) fn list(self) -> Vec<String> {
+        let mut d = self.framing;
+        d.extend(self.errors);
+        if self.unknown_ids > 0 {
+            d.push(format!("{} records carried an id that matches no event", self.unknown_ids));
+        }
+        d
     }
 }
 
