@@ -10,7 +10,7 @@
 
 use super::tp::{has_event, Loc, PerEvent, TpSource};
 use super::{Error, ShortStr};
-use perfdata_core::{Extract, PerfFile, ReadOptions, RecordRef};
+use perfdata_core::{Extract, ParExtract, Parallel, PerfFile, ReadOptions, RecordRef};
 use std::collections::HashMap;
 
 /// Which event starts an I/O.
@@ -217,6 +217,7 @@ impl BlockEvent {
 }
 
 /// Takes the block events out of the records (in file order).
+#[derive(Clone)]
 struct Extractor {
     tps: TpSource,
     fields: PerEvent<BlockFields>,
@@ -264,6 +265,23 @@ impl Extract<BlockEvent> for Extractor {
     }
 }
 
+impl ParExtract<BlockEvent> for Extractor {
+    type Part = Vec<String>;
+
+    fn fork(&self) -> Self {
+        Extractor { errors: Vec::new(), ..self.clone() }
+    }
+
+    fn take_part(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.errors)
+    }
+
+    fn join_part(&mut self, errors: Vec<String>) {
+        let room = (MAX_ERRORS + 1).saturating_sub(self.errors.len());
+        self.errors.extend(errors.into_iter().take(room));
+    }
+}
+
 /// An open request.
 #[derive(Clone, Copy)]
 struct Open {
@@ -288,112 +306,124 @@ struct Open {
 pub fn block_latency_each(
     file: &PerfFile,
     opts: &BlockOptions,
+    each: impl FnMut(&BlockIo),
+) -> Result<BlockCounts, Error> {
+    block_latency_par(file, opts, Parallel::default(), each)
+}
+
+/// [`block_latency_each`] with the records read by worker threads as `par` says.
+pub(crate) fn block_latency_par(
+    file: &PerfFile,
+    opts: &BlockOptions,
+    par: Parallel,
     mut each: impl FnMut(&BlockIo),
 ) -> Result<BlockCounts, Error> {
-    // The block samples' fields are taken out in file order, while each record is in the cache,
-    // and only those small values are put in time order (not the records).
+    // The block samples' fields are taken out in file order (by worker threads, a chunk of the
+    // file each, on large files), while each record is in the cache, and only those small values
+    // are put in time order (not the records).
     let extract = Extractor { tps: TpSource::new(file), fields: PerEvent::new(), errors: Vec::new() };
-    let mut recs = file.ordered(ReadOptions::default(), extract)?;
-    let mut open: HashMap<(u32, u64), Open, ahash::RandomState> = HashMap::default();
-    // Insert times by key, for the queue time of issue-started I/Os.
-    let mut inserts: HashMap<(u32, u64), u64, ahash::RandomState> = HashMap::default();
-    let mut counts = BlockCounts::default();
-    while let Some(item) = recs.next() {
-        // After a bad record the reader still delivers what it had queued for time order.
-        let e = match item {
-            Ok(e) => e,
-            Err(e) => {
-                counts.diagnostics.push(e.to_string());
-                continue;
+    file.ordered_par(ReadOptions::default(), par, extract, |recs| {
+        let mut open: HashMap<(u32, u64), Open, ahash::RandomState> = HashMap::default();
+        // Insert times by key, for the queue time of issue-started I/Os.
+        let mut inserts: HashMap<(u32, u64), u64, ahash::RandomState> = HashMap::default();
+        let mut counts = BlockCounts::default();
+        while let Some(item) = recs.next() {
+            // After a bad record the reader still delivers what it had queued for time order.
+            let e = match item {
+                Ok(e) => e,
+                Err(e) => {
+                    counts.diagnostics.push(e.to_string());
+                    continue;
+                }
+            };
+            if recs.extractor().errors.len() > MAX_ERRORS {
+                break;
             }
+            let (key, time) = ((e.dev, e.sector), e.time);
+            match (e.kind, opts.start) {
+                (Kind::Insert, Start::Issue) => {
+                    inserts.insert(key, time);
+                }
+                (Kind::Issue, Start::Issue) | (Kind::Insert, Start::Insert) => {
+                    counts.starts += 1;
+                    let mut o = e.open();
+                    if matches!(e.kind, Kind::Issue) {
+                        o.insert_ns = inserts.remove(&key);
+                    }
+                    if open.insert(key, o).is_some() {
+                        counts.overwritten_starts += 1;
+                    }
+                }
+                (Kind::Issue, Start::Insert) => {
+                    if let Some(o) = open.get_mut(&key) {
+                        *o = Open { start_ns: o.start_ns, insert_ns: o.insert_ns, ..e.open() };
+                    }
+                }
+                (Kind::Complete, _) => {
+                    counts.completes += 1;
+                    let Some(o) = open.remove(&key) else {
+                        counts.unmatched_completes += 1;
+                        continue;
+                    };
+                    let Some(latency_ns) = time.checked_sub(o.start_ns) else {
+                        counts.unmatched_completes += 1;
+                        continue;
+                    };
+                    counts.paired += 1;
+                    let io = BlockIo {
+                        dev_major: e.dev >> 20,
+                        dev_minor: e.dev & 0xfffff,
+                        sector: e.sector,
+                        nr_sector: o.nr_sector,
+                        bytes: o.bytes,
+                        rwbs: o.rwbs,
+                        comm: o.comm,
+                        pid: o.pid,
+                        tid: o.tid,
+                        cpu: o.cpu,
+                        start_ns: o.start_ns,
+                        complete_ns: time,
+                        latency_ns,
+                        queue_ns: o.issue_ns.zip(o.insert_ns).and_then(|(i, q)| i.checked_sub(q)),
+                        error: e.error,
+                    };
+                    if opts.filter.matches(&io) {
+                        each(&io);
+                    } else {
+                        counts.filtered += 1;
+                    }
+                }
+            }
+        }
+        let extract = recs.extractor();
+        counts.diagnostics.extend(extract.errors.iter().cloned());
+        let late = recs.stats().out_of_order;
+        if late > 0 {
+            counts.diagnostics.push(format!(
+                "{late} block events came after a later one (the recording's rounds exceed the ordering window): \
+                     their pairing may differ from perf's"
+            ));
+        }
+        counts.unmatched_starts = open.len() as u64;
+        for d in recs.diagnostics() {
+            if !counts.diagnostics.contains(&d) {
+                counts.diagnostics.push(d);
+            }
+        }
+        let tp = extract.tps.get();
+        let events = recs.events();
+        if !has_event(events, tp, "block", "block_rq_complete") {
+            return Err(Error::Missing("no block:block_rq_complete event in this file".into()));
+        }
+        let start = match opts.start {
+            Start::Issue => "block_rq_issue",
+            Start::Insert => "block_rq_insert",
         };
-        if recs.extractor().errors.len() > MAX_ERRORS {
-            break;
+        if !has_event(events, tp, "block", start) {
+            return Err(Error::Missing(format!("no block:{start} event in this file")));
         }
-        let (key, time) = ((e.dev, e.sector), e.time);
-        match (e.kind, opts.start) {
-            (Kind::Insert, Start::Issue) => {
-                inserts.insert(key, time);
-            }
-            (Kind::Issue, Start::Issue) | (Kind::Insert, Start::Insert) => {
-                counts.starts += 1;
-                let mut o = e.open();
-                if matches!(e.kind, Kind::Issue) {
-                    o.insert_ns = inserts.remove(&key);
-                }
-                if open.insert(key, o).is_some() {
-                    counts.overwritten_starts += 1;
-                }
-            }
-            (Kind::Issue, Start::Insert) => {
-                if let Some(o) = open.get_mut(&key) {
-                    *o = Open { start_ns: o.start_ns, insert_ns: o.insert_ns, ..e.open() };
-                }
-            }
-            (Kind::Complete, _) => {
-                counts.completes += 1;
-                let Some(o) = open.remove(&key) else {
-                    counts.unmatched_completes += 1;
-                    continue;
-                };
-                let Some(latency_ns) = time.checked_sub(o.start_ns) else {
-                    counts.unmatched_completes += 1;
-                    continue;
-                };
-                counts.paired += 1;
-                let io = BlockIo {
-                    dev_major: e.dev >> 20,
-                    dev_minor: e.dev & 0xfffff,
-                    sector: e.sector,
-                    nr_sector: o.nr_sector,
-                    bytes: o.bytes,
-                    rwbs: o.rwbs,
-                    comm: o.comm,
-                    pid: o.pid,
-                    tid: o.tid,
-                    cpu: o.cpu,
-                    start_ns: o.start_ns,
-                    complete_ns: time,
-                    latency_ns,
-                    queue_ns: o.issue_ns.zip(o.insert_ns).and_then(|(i, q)| i.checked_sub(q)),
-                    error: e.error,
-                };
-                if opts.filter.matches(&io) {
-                    each(&io);
-                } else {
-                    counts.filtered += 1;
-                }
-            }
-        }
-    }
-    let extract = recs.extractor();
-    counts.diagnostics.extend(extract.errors.iter().cloned());
-    let late = recs.stats().out_of_order;
-    if late > 0 {
-        counts.diagnostics.push(format!(
-            "{late} block events came after a later one (the recording's rounds exceed the ordering window): \
-             their pairing may differ from perf's"
-        ));
-    }
-    counts.unmatched_starts = open.len() as u64;
-    for d in recs.diagnostics() {
-        if !counts.diagnostics.contains(&d) {
-            counts.diagnostics.push(d);
-        }
-    }
-    let tp = extract.tps.get();
-    let events = recs.events();
-    if !has_event(events, tp, "block", "block_rq_complete") {
-        return Err(Error::Missing("no block:block_rq_complete event in this file".into()));
-    }
-    let start = match opts.start {
-        Start::Issue => "block_rq_issue",
-        Start::Insert => "block_rq_insert",
-    };
-    if !has_event(events, tp, "block", start) {
-        return Err(Error::Missing(format!("no block:{start} event in this file")));
-    }
-    Ok(counts)
+        Ok(counts)
+    })?
 }
 
 /// Shell-style glob over bytes: `*` matches any run, `?` one byte, anything else itself.
@@ -426,7 +456,28 @@ pub fn glob(pattern: &[u8], text: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::glob;
+    use super::*;
+
+    #[test]
+    fn chunks_read_in_parallel_pair_what_one_thread_pairs() {
+        // Chunks of 256 bytes: nearly every round of the recordings is a chunk of its own.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata");
+        for name in ["block.data", "blockrw.data"] {
+            let file = PerfFile::open(dir.join(name)).unwrap();
+            for start in [Start::Issue, Start::Insert] {
+                let opts = BlockOptions { start, ..Default::default() };
+                let run = |par: Parallel| {
+                    let mut ios = Vec::new();
+                    let counts = block_latency_par(&file, &opts, par, |io| ios.push(*io)).unwrap();
+                    (ios, counts)
+                };
+                let one = run(Parallel { threads: 1, ..Default::default() });
+                let par = run(Parallel { threads: 2, chunk_bytes: 256, min_bytes: 0 });
+                assert!(one.0.len() > 40, "{name} {start:?}: {} I/Os", one.0.len());
+                assert_eq!(one, par, "{name}");
+            }
+        }
+    }
 
     #[test]
     fn globs() {

@@ -54,19 +54,21 @@ impl Loc {
 
 /// The tracing data known so far while reading: a file's from the start, a pipe's from its
 /// `HEADER_TRACING_DATA` record on. Unreadable tracing data counts as none.
+#[derive(Clone)]
 pub(crate) struct TpSource {
-    tp: Option<Tracepoints>,
+    /// Shared by the copies of an extractor that read chunks of a file on several threads.
+    tp: Option<std::sync::Arc<Tracepoints>>,
 }
 
 impl TpSource {
     pub(crate) fn new(f: &PerfFile<'_>) -> TpSource {
-        TpSource { tp: Tracepoints::from_file(f).ok().flatten() }
+        TpSource { tp: Tracepoints::from_file(f).ok().flatten().map(std::sync::Arc::new) }
     }
 
     /// Pick up a pipe's tracing data; true when it became known with this record.
     pub(crate) fn observe(&mut self, r: &Record<'_>) -> bool {
         if let (RecordKind::HeaderTracingData(t), None) = (&r.kind, &self.tp) {
-            self.tp = Tracepoints::from_record(t, r.pos).ok();
+            self.tp = Tracepoints::from_record(t, r.pos).ok().map(std::sync::Arc::new);
             return self.tp.is_some();
         }
         false
@@ -82,7 +84,7 @@ impl TpSource {
     }
 
     pub(crate) fn get(&self) -> Option<&Tracepoints> {
-        self.tp.as_ref()
+        self.tp.as_deref()
     }
 }
 
@@ -91,6 +93,7 @@ const MAX_CACHED_EVENTS: usize = 4096;
 
 /// A per-event cache of what `resolve` made of an event's format (`None`: not an event the
 /// analysis reads).
+#[derive(Clone)]
 pub(crate) struct PerEvent<R> {
     slots: Vec<Option<Option<R>>>,
     /// The last resolution of an event past the cache.

@@ -7,7 +7,7 @@ use crate::latency::tp::{has_event, Loc, PerEvent, TpSource};
 use crate::latency::Error;
 use crate::latency::ShortStr;
 use perfdata_core::process::{Machine, MachineEvent};
-use perfdata_core::{Extract, PerfFile, ReadOptions, RecordKind, RecordRef};
+use perfdata_core::{Extract, ParExtract, Parallel, PerfFile, ReadOptions, RecordKind, RecordRef};
 
 /// One sched tracepoint sample, its fields read by name.
 #[derive(Clone, Copy, Debug)]
@@ -98,8 +98,13 @@ pub(crate) const SWITCH: &str = "sched_switch";
 /// The sched samples' fields (and the thread-table records) are taken out of the records in file
 /// order, while each record is in the cache; only those small values are put in time order.
 pub(crate) fn drive(file: &PerfFile, h: &mut impl Handler) -> Result<StreamInfo, Error> {
+    drive_par(file, Parallel::default(), h)
+}
+
+/// [`drive`] with the records read by worker threads as `par` says.
+pub(crate) fn drive_par(file: &PerfFile, par: Parallel, h: &mut impl Handler) -> Result<StreamInfo, Error> {
     let mut info = StreamInfo { machine: Machine::new(), ..Default::default() };
-    let extract = Extractor {
+    let mut extract = Extractor {
         tps: TpSource::new(file),
         fields: PerEvent::new(),
         tables: Vec::new(),
@@ -107,62 +112,71 @@ pub(crate) fn drive(file: &PerfFile, h: &mut impl Handler) -> Result<StreamInfo,
         records: 0,
         errors: Vec::new(),
     };
-    let mut recs = file.ordered(ReadOptions { window_records: WINDOW, ..Default::default() }, extract)?;
-    let default_states = TaskStates::default();
-    while let Some(item) = recs.next() {
-        let item = match item {
-            Ok(item) => item,
-            // A framing error ends the reading; what was queued for time order still comes.
-            Err(e) => {
-                info.diagnostics.push(e.to_string());
-                continue;
+    // Every event resolved before the reading starts: the copies that read chunks on other
+    // threads then number the state tables alike.
+    for ev in file.events() {
+        let tables = &mut extract.tables;
+        extract.fields.get_ref(ev, extract.tps.get(), |fmt| resolve(fmt, tables));
+    }
+    extract.waking = Some(has_event(file.events(), extract.tps.get(), "sched", "sched_waking"));
+    let opts = ReadOptions { window_records: WINDOW, ..Default::default() };
+    file.ordered_par(opts, par, extract, |recs| {
+        let default_states = TaskStates::default();
+        while let Some(item) = recs.next() {
+            let item = match item {
+                Ok(item) => item,
+                // A framing error ends the reading; what was queued for time order still comes.
+                Err(e) => {
+                    info.diagnostics.push(e.to_string());
+                    continue;
+                }
+            };
+            if recs.extractor().errors.len() > MAX_ERRORS {
+                break;
             }
-        };
-        if recs.extractor().errors.len() > MAX_ERRORS {
-            break;
-        }
-        match item {
-            Item::Sched { at, ev, states } => {
-                let states = recs.extractor().tables.get(usize::from(states)).unwrap_or(&default_states);
-                info.has_waking |= at.has_waking;
-                h.event(&at, ev.as_ev(), &info.machine, states);
-            }
-            Item::Thread(e) => {
-                // What the handler hears of it, once the thread table took it.
-                let tell = match *e {
-                    MachineEvent::Fork { tid, ptid, .. } => Some((tid, Some(ptid))),
-                    MachineEvent::Comm { tid, .. } => Some((tid, None)),
-                    _ => None,
-                };
-                info.machine.apply(*e);
-                match tell {
-                    Some((tid, Some(ptid))) => h.fork(tid, ptid),
-                    Some((tid, None)) => h.comm(tid),
-                    None => {}
+            match item {
+                Item::Sched { at, ev, states } => {
+                    let states = recs.extractor().tables.get(usize::from(states)).unwrap_or(&default_states);
+                    info.has_waking |= at.has_waking;
+                    h.event(&at, ev.as_ev(), &info.machine, states);
+                }
+                Item::Thread(e) => {
+                    // What the handler hears of it, once the thread table took it.
+                    let tell = match *e {
+                        MachineEvent::Fork { tid, ptid, .. } => Some((tid, Some(ptid))),
+                        MachineEvent::Comm { tid, .. } => Some((tid, None)),
+                        _ => None,
+                    };
+                    info.machine.apply(*e);
+                    match tell {
+                        Some((tid, Some(ptid))) => h.fork(tid, ptid),
+                        Some((tid, None)) => h.comm(tid),
+                        None => {}
+                    }
+                }
+                Item::Lost(lost) => {
+                    info.lost_events = info.lost_events.saturating_add(lost);
+                    info.lost_chunks += 1;
+                    h.lost(lost);
                 }
             }
-            Item::Lost(lost) => {
-                info.lost_events = info.lost_events.saturating_add(lost);
-                info.lost_chunks += 1;
-                h.lost(lost);
-            }
         }
-    }
-    let extract = recs.extractor();
-    info.records = extract.records;
-    info.diagnostics.extend(extract.errors.iter().cloned());
-    info.diagnostics.extend(recs.diagnostics());
-    let mut seen = std::collections::HashSet::new();
-    info.diagnostics.retain(|d| seen.insert(d.clone()));
-    if !has_event(recs.events(), extract.tps.get(), "sched", SWITCH) {
-        let why = if extract.tps.get().is_none() { " (the file has no tracing data)" } else { "" };
-        return Err(Error::Missing(format!(
-            "no sched:sched_switch event in this file{why}: record it with `perf sched record` \
-             (or perf record -e sched:sched_switch -e sched:sched_waking -e sched:sched_wakeup_new \
-             -e sched:sched_migrate_task -e sched:sched_stat_runtime -a)"
-        )));
-    }
-    Ok(info)
+        let extract = recs.extractor();
+        info.records = extract.records;
+        info.diagnostics.extend(extract.errors.iter().cloned());
+        info.diagnostics.extend(recs.diagnostics());
+        let mut seen = std::collections::HashSet::new();
+        info.diagnostics.retain(|d| seen.insert(d.clone()));
+        if !has_event(recs.events(), extract.tps.get(), "sched", SWITCH) {
+            let why = if extract.tps.get().is_none() { " (the file has no tracing data)" } else { "" };
+            return Err(Error::Missing(format!(
+                "no sched:sched_switch event in this file{why}: record it with `perf sched record` \
+                     (or perf record -e sched:sched_switch -e sched:sched_waking -e sched:sched_wakeup_new \
+                     -e sched:sched_migrate_task -e sched:sched_stat_runtime -a)"
+            )));
+        }
+        Ok(info)
+    })?
 }
 
 /// Most diagnostics collected before the stream gives up on a damaged file.
@@ -200,6 +214,7 @@ enum Item {
 }
 
 /// Takes the sched events out of the records (in file order).
+#[derive(Clone)]
 struct Extractor {
     tps: TpSource,
     fields: PerEvent<Fields>,
@@ -249,6 +264,25 @@ impl Extractor {
             }
         };
         Some(Item::Sched { at, ev, states: u16::try_from(states).unwrap_or(u16::MAX) })
+    }
+}
+
+impl ParExtract<Item> for Extractor {
+    /// Records read, and the errors.
+    type Part = (u64, Vec<String>);
+
+    fn fork(&self) -> Self {
+        Extractor { records: 0, errors: Vec::new(), ..self.clone() }
+    }
+
+    fn take_part(&mut self) -> (u64, Vec<String>) {
+        (std::mem::take(&mut self.records), std::mem::take(&mut self.errors))
+    }
+
+    fn join_part(&mut self, (records, errors): (u64, Vec<String>)) {
+        self.records = self.records.saturating_add(records);
+        let room = (MAX_ERRORS + 1).saturating_sub(self.errors.len());
+        self.errors.extend(errors.into_iter().take(room));
     }
 }
 
@@ -419,6 +453,44 @@ fn pad_with(o: &mut String, c: char, n: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every event a stream tells, as text.
+    #[derive(Default)]
+    struct Log(Vec<String>);
+
+    impl Handler for Log {
+        fn event(&mut self, at: &At, ev: Ev<'_>, machine: &Machine, states: &TaskStates) {
+            let comm = machine.comm(at.tid);
+            self.0.push(format!("{at:?} {ev:?} {comm:?} {:?}", states));
+        }
+        fn comm(&mut self, tid: u32) {
+            self.0.push(format!("comm {tid}"));
+        }
+        fn fork(&mut self, tid: u32, ptid: u32) {
+            self.0.push(format!("fork {tid} {ptid}"));
+        }
+        fn lost(&mut self, lost: u64) {
+            self.0.push(format!("lost {lost}"));
+        }
+    }
+
+    #[test]
+    fn chunks_read_in_parallel_tell_what_one_thread_tells() {
+        // Chunks of 256 bytes: nearly every round of the recordings is a chunk of its own.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata");
+        for name in ["sched.data", "sched-mix.data", "offcpu.data"] {
+            let file = PerfFile::open(dir.join(name)).unwrap();
+            let run = |par: Parallel| {
+                let mut log = Log::default();
+                let info = drive_par(&file, par, &mut log).unwrap();
+                (log.0, info.records, info.lost_events, info.has_waking, info.diagnostics)
+            };
+            let one = run(Parallel { threads: 1, ..Default::default() });
+            let par = run(Parallel { threads: 2, chunk_bytes: 256, min_bytes: 0 });
+            assert!(one.0.len() > 100, "{name}: {} events", one.0.len());
+            assert_eq!(one, par, "{name}");
+        }
+    }
 
     #[test]
     fn formats_like_printf() {
