@@ -11,7 +11,7 @@
 
 use super::tp::{has_event, Loc, PerEvent, TpSource};
 use super::{Error, ShortStr};
-use perfdata_core::{Order, PerfFile, RecordKind};
+use perfdata_core::{Extract, ParExtract, Parallel, PerfFile, ReadOptions, RecordRef};
 use std::collections::{BTreeMap, HashMap};
 
 /// What counts as becoming runnable.
@@ -131,96 +131,180 @@ pub fn wakeup_latency(file: &PerfFile, opts: &WakeupOptions) -> Result<Vec<Wakeu
 pub fn wakeup_latency_each(
     file: &PerfFile,
     opts: &WakeupOptions,
-    mut each: impl FnMut(&WakeupLatency),
+    each: impl FnMut(&WakeupLatency),
 ) -> Result<Vec<String>, Error> {
-    let mut tps = TpSource::new(file);
-    let mut fields: PerEvent<Fields> = PerEvent::new();
-    // tid → (runnable since, from a preemption)
-    let mut ready: HashMap<u32, (u64, bool), ahash::RandomState> = HashMap::default();
-    let mut has_waking: Option<bool> = None;
-    let endian = file.endian();
-    let mut recs = file.records(Order::Time)?;
-    let mut diagnostics = Vec::new();
-    while let Some(rec) = recs.next_record() {
-        // After a bad record the reader still delivers what it had queued for time order.
-        let r = match rec {
-            Ok(r) => r,
+    wakeup_latency_par(file, opts, Parallel::default(), each)
+}
+
+/// Most sample errors collected before the reading gives up on a damaged file.
+const MAX_ERRORS: usize = 1000;
+
+/// One sched sample, its fields read by name: what the waits need, in time order.
+#[derive(Clone, Copy)]
+enum Item {
+    Wake { tid: u32, is_wakeup: bool, time: u64 },
+    Switch { prev: u32, state: u64, next: u32, comm: ShortStr, time: u64, cpu: u32 },
+}
+
+/// Takes the wakeups and switches out of the records (in file order).
+#[derive(Clone)]
+struct Extractor {
+    tps: TpSource,
+    fields: PerEvent<Fields>,
+    /// Samples that could not be decoded.
+    errors: Vec<String>,
+}
+
+impl Extract<Item> for Extractor {
+    fn extract(&mut self, r: &RecordRef<'_>) -> Option<Item> {
+        if self.tps.observe_ref(r) {
+            self.fields.clear();
+        }
+        let ev = r.event()?;
+        let s = match r.sample()? {
+            Ok(s) => s,
             Err(e) => {
-                diagnostics.push(e.to_string());
-                if diagnostics.len() > 1000 {
-                    break;
+                if self.errors.len() <= MAX_ERRORS {
+                    self.errors.push(e.to_string());
                 }
-                continue;
+                return None;
             }
         };
-        if tps.observe(&r) {
-            fields.clear();
-            has_waking = None;
-        }
-        let (RecordKind::Sample(s), Some(ev)) = (&r.kind, r.event) else { continue };
-        let Some(f) = fields.get(ev, tps.get(), resolve) else { continue };
-        let (Some(raw), Some(time)) = (s.raw(), s.time()) else { continue };
-        match f {
-            Fields::Wake { pid, is_wakeup } => {
-                if is_wakeup
-                    && *has_waking
-                        .get_or_insert_with(|| has_event(&r.events.events, tps.get(), "sched", "sched_waking"))
-                {
+        let f = *self.fields.get_ref(ev, self.tps.get(), resolve)?;
+        let (raw, time, endian) = (s.raw()?, s.time()?, r.endian());
+        Some(match f {
+            Fields::Wake { pid, is_wakeup } => Item::Wake { tid: pid.uint(raw, endian)? as u32, is_wakeup, time },
+            Fields::Switch { prev_pid, prev_state, next_pid, next_comm } => Item::Switch {
+                prev: prev_pid.uint(raw, endian)? as u32,
+                state: prev_state.uint(raw, endian)?,
+                next: next_pid.uint(raw, endian)? as u32,
+                comm: ShortStr::new(next_comm.bytes(raw).unwrap_or(&[])),
+                time,
+                cpu: s.cpu().unwrap_or(0),
+            },
+        })
+    }
+}
+
+impl ParExtract<Item> for Extractor {
+    type Part = Vec<String>;
+
+    fn fork(&self) -> Self {
+        Extractor { errors: Vec::new(), ..self.clone() }
+    }
+
+    fn take_part(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.errors)
+    }
+
+    fn join_part(&mut self, errors: Vec<String>) {
+        let room = (MAX_ERRORS + 1).saturating_sub(self.errors.len());
+        self.errors.extend(errors.into_iter().take(room));
+    }
+}
+
+/// [`wakeup_latency_each`] with the records read by worker threads as `par` says.
+pub(crate) fn wakeup_latency_par(
+    file: &PerfFile,
+    opts: &WakeupOptions,
+    par: Parallel,
+    mut each: impl FnMut(&WakeupLatency),
+) -> Result<Vec<String>, Error> {
+    // The samples' fields are taken out in file order (by worker threads, a chunk of the file
+    // each, on large files) and only those small values are put in time order.
+    let extract = Extractor { tps: TpSource::new(file), fields: PerEvent::new(), errors: Vec::new() };
+    file.ordered_par(ReadOptions::default(), par, extract, |recs| {
+        // tid → (runnable since, from a preemption)
+        let mut ready: HashMap<u32, (u64, bool), ahash::RandomState> = HashMap::default();
+        let mut has_waking: Option<bool> = None;
+        let mut diagnostics = Vec::new();
+        while let Some(item) = recs.next() {
+            // After a bad record the reader still delivers what it had queued for time order.
+            let item = match item {
+                Ok(item) => item,
+                Err(e) => {
+                    diagnostics.push(e.to_string());
                     continue;
                 }
-                let Some(tid) = pid.uint(raw, endian) else { continue };
-                ready.entry(tid as u32).or_insert((time, false));
+            };
+            if recs.extractor().errors.len() > MAX_ERRORS {
+                break;
             }
-            Fields::Switch { prev_pid, prev_state, next_pid, next_comm } => {
-                let (Some(prev), Some(state), Some(next)) =
-                    (prev_pid.uint(raw, endian), prev_state.uint(raw, endian), next_pid.uint(raw, endian))
-                else {
-                    continue;
+            match item {
+                Item::Wake { tid, is_wakeup, time } => {
+                    if is_wakeup
+                        && *has_waking.get_or_insert_with(|| {
+                            has_event(recs.events(), recs.extractor().tps.get(), "sched", "sched_waking")
+                        })
+                    {
+                        continue;
+                    }
+                    ready.entry(tid).or_insert((time, false));
+                }
+                Item::Switch { prev, state, next, comm, time, cpu } => {
+                    if prev != 0 {
+                        // R (0) or R+ (TASK_REPORT_MAX, 0x100): still runnable.
+                        if opts.preempted && state & 0xff == 0 {
+                            ready.insert(prev, (time, true));
+                        } else {
+                            ready.remove(&prev);
+                        }
+                    }
+                    if next == 0 {
+                        continue;
+                    }
+                    if let Some((wake_ns, preempted)) = ready.remove(&next) {
+                        if let Some(delay_ns) = time.checked_sub(wake_ns) {
+                            each(&WakeupLatency { tid: next, comm, wake_ns, run_ns: time, delay_ns, cpu, preempted });
+                        }
+                    }
+                }
+            }
+        }
+        let tp = recs.extractor().tps.get();
+        let events = recs.events();
+        if !has_event(events, tp, "sched", "sched_switch") {
+            return Err(Error::Missing("no sched:sched_switch event in this file".into()));
+        }
+        if !opts.preempted
+            && !["sched_waking", "sched_wakeup", "sched_wakeup_new"].iter().any(|n| has_event(events, tp, "sched", n))
+        {
+            return Err(Error::Missing(
+                "no sched:sched_waking, sched:sched_wakeup or sched:sched_wakeup_new event in this file".into(),
+            ));
+        }
+        diagnostics.extend(recs.extractor().errors.iter().cloned());
+        for d in recs.diagnostics() {
+            if !diagnostics.contains(&d) {
+                diagnostics.push(d);
+            }
+        }
+        Ok(diagnostics)
+    })?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_read_in_parallel_give_the_waits_one_thread_gives() {
+        // Chunks of 256 bytes: nearly every round of the recordings is a chunk of its own.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata");
+        for name in ["sched.data", "sched-mix.data"] {
+            let file = PerfFile::open(dir.join(name)).unwrap();
+            for preempted in [true, false] {
+                let opts = WakeupOptions { preempted };
+                let run = |par: Parallel| {
+                    let mut waits = Vec::new();
+                    let diagnostics = wakeup_latency_par(&file, &opts, par, |w| waits.push(*w)).unwrap();
+                    (waits, diagnostics)
                 };
-                let (prev, next) = (prev as u32, next as u32);
-                if prev != 0 {
-                    // R (0) or R+ (TASK_REPORT_MAX, 0x100): still runnable.
-                    if opts.preempted && state & 0xff == 0 {
-                        ready.insert(prev, (time, true));
-                    } else {
-                        ready.remove(&prev);
-                    }
-                }
-                if next == 0 {
-                    continue;
-                }
-                if let Some((wake_ns, preempted)) = ready.remove(&next) {
-                    if let Some(delay_ns) = time.checked_sub(wake_ns) {
-                        each(&WakeupLatency {
-                            tid: next,
-                            comm: ShortStr::new(next_comm.bytes(raw).unwrap_or(&[])),
-                            wake_ns,
-                            run_ns: time,
-                            delay_ns,
-                            cpu: s.cpu().unwrap_or(0),
-                            preempted,
-                        });
-                    }
-                }
+                let one = run(Parallel { threads: 1, ..Default::default() });
+                let par = run(Parallel { threads: 2, chunk_bytes: 256, min_bytes: 0 });
+                assert!(one.0.len() > 5, "{name}: {} waits", one.0.len());
+                assert_eq!(one, par, "{name} (preempted: {preempted})");
             }
         }
     }
-    let tp = tps.get();
-    let events = recs.events();
-    if !has_event(events, tp, "sched", "sched_switch") {
-        return Err(Error::Missing("no sched:sched_switch event in this file".into()));
-    }
-    if !opts.preempted
-        && !["sched_waking", "sched_wakeup", "sched_wakeup_new"].iter().any(|n| has_event(events, tp, "sched", n))
-    {
-        return Err(Error::Missing(
-            "no sched:sched_waking, sched:sched_wakeup or sched:sched_wakeup_new event in this file".into(),
-        ));
-    }
-    for d in recs.diagnostics() {
-        if !diagnostics.contains(&d) {
-            diagnostics.push(d);
-        }
-    }
-    Ok(diagnostics)
 }
