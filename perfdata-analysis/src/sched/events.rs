@@ -103,7 +103,6 @@ pub(crate) fn drive(file: &PerfFile, h: &mut impl Handler) -> Result<StreamInfo,
 
 /// [`drive`] with the records read by worker threads as `par` says.
 pub(crate) fn drive_par(file: &PerfFile, par: Parallel, h: &mut impl Handler) -> Result<StreamInfo, Error> {
-    let mut info = StreamInfo { machine: Machine::new(), ..Default::default() };
     let mut extract = Extractor {
         tps: TpSource::new(file),
         fields: PerEvent::new(),
@@ -120,7 +119,9 @@ pub(crate) fn drive_par(file: &PerfFile, par: Parallel, h: &mut impl Handler) ->
     }
     extract.waking = Some(has_event(file.events(), extract.tps.get(), "sched", "sched_waking"));
     let opts = ReadOptions { window_records: WINDOW, ..Default::default() };
-    file.ordered_par(opts, par, extract, |recs| {
+    // A `move` closure: the analysis state lives in it, not behind captured references.
+    file.ordered_par(opts, par, extract, move |recs| {
+        let mut info = StreamInfo { machine: Machine::new(), ..Default::default() };
         let default_states = TaskStates::default();
         while let Some(item) = recs.next() {
             let item = match item {
