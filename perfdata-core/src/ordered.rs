@@ -921,7 +921,7 @@ impl<'d> crate::PerfFile<'d> {
         let window = opts.window_records.max(2);
         std::thread::scope(|scope| {
             let reopen: &dyn Reopen<'_> = &file_at;
-            let (mut rx, mut spent) = (Vec::new(), Vec::new());
+            let (mut rx, mut spent, mut workers) = (Vec::new(), Vec::new(), Vec::new());
             for w in 0..plan.threads {
                 let (tx, chunk_rx) = std::sync::mpsc::sync_channel(1);
                 // A worker's step queues, reused: they stay allocated and mapped.
@@ -945,7 +945,9 @@ impl<'d> crate::PerfFile<'d> {
                 };
                 // A thread the system refuses leaves its chunks unread: the reading falls back to
                 // this thread at the first of them.
-                let _ = std::thread::Builder::new().name("perfdata-read".into()).spawn_scoped(scope, work);
+                if let Ok(h) = std::thread::Builder::new().name("perfdata-read".into()).spawn_scoped(scope, work) {
+                    workers.push(h);
+                }
                 rx.push(chunk_rx);
                 spent.push(spent_tx);
             }
@@ -966,8 +968,14 @@ impl<'d> crate::PerfFile<'d> {
             };
             let mut ordered = Ordered::with_source(Source::Par(p), window, extract);
             let r = f(&mut ordered);
-            // Dropping the receivers stops the workers (each at the end of its chunk).
+            // Dropping the receivers stops the workers (each at the end of its chunk). Joined
+            // here, not by the scope: the scope waits for their closures, a join for the threads
+            // to be gone (with their thread-local data). A worker that panicked was already
+            // replaced by reading on this thread.
             drop(ordered);
+            for w in workers {
+                let _ = w.join();
+            }
             Ok(r)
         })
     }
