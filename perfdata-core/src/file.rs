@@ -387,12 +387,18 @@ impl<'d> PerfFile<'d> {
 
     /// Iterate records with options.
     pub fn records_with(&self, opts: ReadOptions) -> Result<Records<'_>> {
-        self.records_from(opts, None)
+        self.records_from(opts, None, None)
     }
 
     /// [`PerfFile::records_with`], from offset `at` of a file's data section instead of its start
-    /// when given (a record boundary: a chunk of [`PerfFile::ordered_par`]).
-    pub(crate) fn records_from(&self, mut opts: ReadOptions, at: Option<usize>) -> Result<Records<'_>> {
+    /// when given (a record boundary: a chunk of [`PerfFile::ordered_par`]), and up to offset
+    /// `limit` at most.
+    pub(crate) fn records_from(
+        &self,
+        mut opts: ReadOptions,
+        at: Option<usize>,
+        limit: Option<usize>,
+    ) -> Result<Records<'_>> {
         // Directory data has no round markers and its files each span the whole recording: perf
         // merges them with one final flush. Until a k-way merge lands, give the window room for it.
         if self.header.format == Format::Directory {
@@ -434,6 +440,7 @@ impl<'d> PerfFile<'d> {
                 } else {
                     h.data.end().and_then(|e| usize::try_from(e).ok()).unwrap_or(usize::MAX).min(data.len())
                 };
+                let end = limit.map_or(end, |l| l.min(end));
                 inputs.push(Input::Slice { data, at: start, end, file: 0 });
                 for (_, b) in &self.extra {
                     let bytes = b.bytes();

@@ -420,7 +420,7 @@ impl<'f, T, E: Extract<T>> Ordered<'f, T, E> {
                 Next::End => return None,
                 Next::Error(e) => self.pending_error = Some(e),
                 Next::Fallback(at) => {
-                    match p.reopen.reopen(at) {
+                    match p.reopen.reopen(at, None) {
                         Ok(recs) => p.fallback = Some(recs),
                         Err(e) => {
                             self.eof = true;
@@ -602,11 +602,15 @@ pub struct Parallel {
     pub chunk_bytes: usize,
     /// Data sections smaller than this are read on the calling thread.
     pub min_bytes: usize,
+    /// Most bytes a chunk reads looking for the round marker that ends it: past them (rounds far
+    /// apart, or none at all) it gives up and the calling thread reads on, its memory bounded by
+    /// the ordering window, instead of one chunk holding the values of much of the file.
+    pub max_chunk_bytes: usize,
 }
 
 impl Default for Parallel {
     fn default() -> Self {
-        Parallel { threads: 0, chunk_bytes: 8 << 20, min_bytes: 32 << 20 }
+        Parallel { threads: 0, chunk_bytes: 8 << 20, min_bytes: 32 << 20, max_chunk_bytes: 32 << 20 }
     }
 }
 
@@ -620,6 +624,8 @@ struct Plan {
     start: usize,
     end: usize,
     chunk: usize,
+    /// [`Parallel::max_chunk_bytes`].
+    max_chunk: usize,
     chunks: usize,
     threads: usize,
     /// A FINISHED_ROUND record's 8 bytes in the file's byte order.
@@ -650,7 +656,8 @@ impl Plan {
 /// Reopens the file's records at a record boundary (a chunk's first record, or where a parallel
 /// read falls back to one thread).
 pub(crate) trait Reopen<'f>: Sync {
-    fn reopen(&self, at: usize) -> Result<Records<'f>>;
+    /// The records from `at`, up to `limit` at most.
+    fn reopen(&self, at: usize, limit: Option<usize>) -> Result<Records<'f>>;
 }
 
 struct FileAt<'a, 'd> {
@@ -659,8 +666,8 @@ struct FileAt<'a, 'd> {
 }
 
 impl<'f, 'a: 'f, 'd> Reopen<'f> for FileAt<'a, 'd> {
-    fn reopen(&self, at: usize) -> Result<Records<'f>> {
-        self.file.records_from(self.opts, Some(at))
+    fn reopen(&self, at: usize, limit: Option<usize>) -> Result<Records<'f>> {
+        self.file.records_from(self.opts, Some(at), limit)
     }
 }
 
@@ -678,7 +685,8 @@ struct Chunk<'f, T, E> {
     diagnostics: Diagnostics,
     /// The framing error that ended it.
     error: Option<crate::Error>,
-    /// It met compressed records (read on one thread instead).
+    /// It met compressed records or records that change what later ones mean, or found no round
+    /// marker to end it in [`Parallel::max_chunk_bytes`] (read on one thread instead).
     unsupported: bool,
 }
 
@@ -797,7 +805,10 @@ where
         return chunk;
     };
     let stop_at = if k.saturating_add(1) < plan.chunks { next } else { usize::MAX };
-    let mut recs = match reopen.reopen(start) {
+    // Rounds far apart (or none at all) would make one chunk hold the values of much of the file:
+    // its reading ends at `limit`, and a chunk that got there without finding its end gives up.
+    let limit = start.saturating_add(plan.max_chunk);
+    let mut recs = match reopen.reopen(start, Some(limit)) {
         Ok(recs) => recs,
         Err(e) => {
             chunk.error = Some(e);
@@ -806,6 +817,7 @@ where
         }
     };
     let mut max = 0u64;
+    let mut stopped = false;
     while let Some(step) = read_step(&mut recs, ex, stop_at) {
         match step {
             Err(e) => {
@@ -814,6 +826,7 @@ where
             }
             Ok(Step::Stop(at)) => {
                 chunk.stop = usize::try_from(at).unwrap_or(usize::MAX);
+                stopped = true;
                 break;
             }
             Ok(Step::Value(ts, v)) => {
@@ -834,6 +847,11 @@ where
             }
         }
     }
+    if !stopped && limit < plan.end {
+        // Cut short at the limit (an error there is the cut record's): read again on one thread.
+        chunk.unsupported = true;
+        chunk.error = None;
+    }
     if max > 0 {
         steps.push_back(Step::Timed(max));
     }
@@ -841,7 +859,7 @@ where
     chunk.unsupported |= recs.frames.decompressed_block().1 > 0;
     // From the nominal start: the bytes searched for the marker, which the reader of the chunk
     // before may have released already.
-    recs.release_range(nominal, chunk.stop);
+    recs.release_range(nominal, chunk.stop.min(limit));
     chunk.diagnostics = recs.diagnostics_parts();
     let part = ex.take_part();
     chunk.join = Some(Box::new(move |e: &mut E| e.join_part(part)));
@@ -856,8 +874,9 @@ impl<'d> crate::PerfFile<'d> {
     /// chunks in flight (two per worker) besides the ordering window.
     ///
     /// Chunks start at round markers (FINISHED_ROUND); each is checked to start where the one
-    /// before it stopped, and where one does not (the marker's bytes were inside a record) or
-    /// the data is compressed, reading goes on in this thread. Pipes, directories, compressed
+    /// before it stopped, and where one does not (the marker's bytes were inside a record), finds
+    /// no marker to end it within [`Parallel::max_chunk_bytes`], or meets compressed data, reading
+    /// goes on in this thread. Pipes, directories, compressed
     /// data and data sections below [`Parallel::min_bytes`] are read in this thread throughout.
     ///
     /// ```no_run
@@ -914,7 +933,15 @@ impl<'d> crate::PerfFile<'d> {
         };
         marker[..4].copy_from_slice(&ty);
         marker[6..].copy_from_slice(&size);
-        let plan = Plan { start, end, chunk, chunks, threads: threads.min(chunks), marker: u64::from_ne_bytes(marker) };
+        let plan = Plan {
+            start,
+            end,
+            chunk,
+            max_chunk: par.max_chunk_bytes,
+            chunks,
+            threads: threads.min(chunks),
+            marker: u64::from_ne_bytes(marker),
+        };
         let opts = crate::ReadOptions { order: crate::Order::File, ..opts };
         let file_at = FileAt { file: self, opts };
         let data = self.bytes();

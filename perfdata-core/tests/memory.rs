@@ -145,3 +145,54 @@ fn ordered_extraction_memory_does_not_grow_with_the_file_even_with_a_straggler()
         assert!(peak_large <= peak_small + (64 << 10), "peak grew with the file: {peak_small} -> {peak_large}");
     }
 }
+
+/// Times of every value, kept in the extractor for a parallel read.
+struct Times;
+
+impl perfdata_core::Extract<u64> for Times {
+    fn extract(&mut self, r: &perfdata_core::RecordRef<'_>) -> Option<u64> {
+        r.time()
+    }
+}
+
+impl perfdata_core::ParExtract<u64> for Times {
+    type Part = ();
+    fn fork(&self) -> Self {
+        Times
+    }
+    fn take_part(&mut self) {}
+    fn join_part(&mut self, _: ()) {}
+}
+
+#[test]
+fn parallel_extraction_memory_does_not_grow_with_a_file_without_round_markers() {
+    // No round marker: no chunk but the first can start, and the first would take the whole file's
+    // values before handing them over; it gives up after a few chunks' bytes instead and the
+    // calling thread reads on with its bounded window.
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let par = perfdata_core::Parallel { threads: 2, chunk_bytes: 64 << 10, min_bytes: 0, max_chunk_bytes: 256 << 10 };
+    let peak = |data: &[u8]| {
+        let file = PerfFile::from_bytes(data).unwrap();
+        let before = CURRENT.load(Relaxed);
+        PEAK.store(before, Relaxed);
+        let opts = ReadOptions { window_records: 4096, ..Default::default() };
+        let (n, parallel) = file
+            .ordered_par(opts, par, Times, |ordered| {
+                let (mut n, mut last) = (0usize, 0u64);
+                for t in ordered.by_ref() {
+                    let t = t.unwrap();
+                    assert!(t >= last, "delivered out of order: {t} after {last}");
+                    (n, last) = (n + 1, t);
+                }
+                (n, ordered.is_parallel())
+            })
+            .unwrap();
+        (PEAK.load(Relaxed) - before, n, parallel)
+    };
+    let (peak_small, n_small, _) = peak(&synthetic(20_000));
+    let (peak_large, n_large, parallel) = peak(&synthetic(300_000));
+    assert_eq!((n_small, n_large), (20_000, 300_000));
+    assert!(peak_large < 2 << 20, "peak heap {peak_large} bytes");
+    assert!(peak_large <= peak_small + (64 << 10), "peak grew with the file: {peak_small} -> {peak_large}");
+    assert!(!parallel, "a file without round markers cannot be read in chunks");
+}

@@ -84,10 +84,20 @@ fn check_bytes(bytes: &[u8], what: &str) -> (usize, usize) {
     let Ok(file) = PerfFile::from_bytes(bytes) else { return (0, 0) };
     for window in [1 << 16, 64] {
         let Some(want) = read(&file, window, None) else { continue };
-        for (threads, chunk_bytes) in [(2, 64), (3, 4096), (2, 1 << 20)] {
-            let par = Parallel { threads, chunk_bytes, min_bytes: 0 };
+        // 64-byte chunks: nearly every round is a chunk; 4 KiB chunks that give up past 8 KiB:
+        // reads that fall back midway (rounds farther apart than that).
+        for (threads, chunk_bytes, max_chunk_bytes) in
+            [(2, 64, usize::MAX), (3, 4096, usize::MAX), (2, 4096, 8192), (2, 1 << 20, usize::MAX)]
+        {
+            let par = Parallel { threads, chunk_bytes, min_bytes: 0, max_chunk_bytes };
             let got = read(&file, window, Some(par)).expect("ordered_par fails where ordered does not");
-            same(&want, &got, &format!("{what} (window {window}, {threads} threads, {chunk_bytes}-byte chunks)"));
+            same(
+                &want,
+                &got,
+                &format!(
+                    "{what} (window {window}, {threads} threads, {chunk_bytes}-byte chunks up to {max_chunk_bytes})"
+                ),
+            );
             runs += 1;
             parallel += usize::from(got.4);
         }
@@ -111,7 +121,7 @@ fn parallel_extraction_equals_extraction_on_every_testdata_file() {
         parallel += p;
     }
     eprintln!("testdata: {runs} runs, {parallel} parallel");
-    assert!(runs >= 150, "only {runs} parallel reads compared");
+    assert!(runs >= 200, "only {runs} parallel reads compared");
     // Most files have round markers: their reads stay parallel to the end.
     assert!(parallel * 2 > runs, "only {parallel} of {runs} reads stayed parallel");
 }
@@ -126,7 +136,7 @@ fn parallel_extraction_equals_extraction_on_the_shared_corpus() {
     }
     if common::shared_corpus().is_some() {
         eprintln!("corpus: {runs} runs, {parallel} parallel");
-        assert!(runs >= 200, "only {runs} parallel reads compared");
+        assert!(runs >= 300, "only {runs} parallel reads compared");
         assert!(parallel > 0, "no read stayed parallel");
     }
 }
@@ -151,7 +161,9 @@ fn a_round_marker_inside_a_record_makes_the_read_fall_back_to_one_thread() {
     bytes[at..at + 8].copy_from_slice(&[68, 0, 0, 0, 0, 0, 8, 0]);
     let file = PerfFile::from_bytes(&bytes).unwrap();
     let want = read(&file, 1 << 16, None).unwrap();
-    let got = read(&file, 1 << 16, Some(Parallel { threads: 2, chunk_bytes: 64, min_bytes: 0 })).unwrap();
+    let got =
+        read(&file, 1 << 16, Some(Parallel { threads: 2, chunk_bytes: 64, min_bytes: 0, max_chunk_bytes: usize::MAX }))
+            .unwrap();
     same(&want, &got, "sched.data with a marker inside a sample");
     assert!(!got.4, "the read did not fall back to one thread");
     // Unchanged, the same file is read in parallel to the end.

@@ -472,7 +472,7 @@ mod tests {
                     (ios, counts)
                 };
                 let one = run(Parallel { threads: 1, ..Default::default() });
-                let par = run(Parallel { threads: 2, chunk_bytes: 256, min_bytes: 0 });
+                let par = run(Parallel { threads: 2, chunk_bytes: 256, min_bytes: 0, max_chunk_bytes: usize::MAX });
                 assert!(one.0.len() > 40, "{name} {start:?}: {} I/Os", one.0.len());
                 assert_eq!(one, par, "{name}");
             }

@@ -487,7 +487,7 @@ mod tests {
                 (log.0, info.records, info.lost_events, info.has_waking, info.diagnostics)
             };
             let one = run(Parallel { threads: 1, ..Default::default() });
-            let par = run(Parallel { threads: 2, chunk_bytes: 256, min_bytes: 0 });
+            let par = run(Parallel { threads: 2, chunk_bytes: 256, min_bytes: 0, max_chunk_bytes: usize::MAX });
             assert!(one.0.len() > 100, "{name}: {} events", one.0.len());
             assert_eq!(one, par, "{name}");
         }
