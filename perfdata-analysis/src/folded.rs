@@ -1599,44 +1599,52 @@ fn drive<'o>(
         let reader = scope.spawn(move || read_items(file, opts, &tx, &spent_rx, raw_keys));
         // While the reader fills its first batch: the kernel's symbols.
         f.preload_kernel(file);
-        for batch in rx {
-            let mut batch = batch?;
-            if numbers.as_mut().is_some_and(|n| n.number(&batch.raw, &mut batch.items).is_none()) {
-                return Err(too_many());
-            }
-            let mut items = std::mem::take(&mut batch.items);
-            for i in 0..items.len() {
-                if let Some(Item::Sample(s)) = items.get(i + SINK_AHEAD) {
-                    sink.ahead(s);
+        // `rx` goes with the closure, also on an error: the reader then stops at its next batch.
+        let folded = (|| -> Result<()> {
+            for batch in rx {
+                let mut batch = batch?;
+                if numbers.as_mut().is_some_and(|n| n.number(&batch.raw, &mut batch.items).is_none()) {
+                    return Err(too_many());
                 }
-                let s = match items.get_mut(i) {
-                    Some(Item::Machine(e)) => {
-                        f.machine_event(std::mem::replace(e, MachineEvent::Exit { tid: 0 }));
+                let mut items = std::mem::take(&mut batch.items);
+                for i in 0..items.len() {
+                    if let Some(Item::Sample(s)) = items.get(i + SINK_AHEAD) {
+                        sink.ahead(s);
+                    }
+                    let s = match items.get_mut(i) {
+                        Some(Item::Machine(e)) => {
+                            f.machine_event(std::mem::replace(e, MachineEvent::Exit { tid: 0 }));
+                            continue;
+                        }
+                        Some(Item::Sample(s)) => s,
+                        None => continue,
+                    };
+                    if sink.known(f, s) {
                         continue;
                     }
-                    Some(Item::Sample(s)) => s,
-                    None => continue,
-                };
-                if sink.known(f, s) {
-                    continue;
+                    let chain = batch.chain(s);
+                    if f.fold_sample(s.pid, s.tid, s.kernel(), s.ip(), chain, &mut printed, &mut stack) {
+                        sink.each(f, s, &stack);
+                    } else {
+                        sink.dropped();
+                    }
                 }
-                let chain = batch.chain(s);
-                if f.fold_sample(s.pid, s.tid, s.kernel(), s.ip(), chain, &mut printed, &mut stack) {
-                    sink.each(f, s, &stack);
-                } else {
-                    sink.dropped();
-                }
+                items.clear();
+                batch.items = items;
+                batch.ips.clear();
+                batch.raw.keys.clear();
+                batch.raw.items.clear();
+                batch.raw.firsts.clear();
+                // Back to the reader, unless it has enough (or has finished).
+                let _ = spent_tx.try_send(batch);
             }
-            items.clear();
-            batch.items = items;
-            batch.ips.clear();
-            batch.raw.keys.clear();
-            batch.raw.items.clear();
-            batch.raw.firsts.clear();
-            // Back to the reader, unless it has enough (or has finished).
-            let _ = spent_tx.try_send(batch);
-        }
-        Ok(reader.join().unwrap_or_default())
+            Ok(())
+        })();
+        // Joined on every path, not left to the scope: the scope waits for the reader's closure,
+        // a join for its thread to be gone, thread-local data and all (LeakSanitizer's check
+        // after each fuzz input saw a thread's thread-local destructor list still allocated).
+        let diagnostics = reader.join().unwrap_or_default();
+        folded.map(|()| diagnostics)
     })?;
     Ok((diagnostics, numbers))
 }

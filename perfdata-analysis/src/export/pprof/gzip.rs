@@ -49,9 +49,15 @@ where
         let mut segments = Segments { tx, next: 0 };
         produce(&mut segments);
         drop(segments);
+        // Every worker joined before an error is returned (not left to the scope, which waits
+        // for their closures but not for the threads to be gone).
+        let joined: Vec<_> = workers
+            .into_iter()
+            .map(|w| w.join().unwrap_or_else(|_| Err(std::io::Error::other("a gzip thread panicked"))))
+            .collect();
         let mut parts: Vec<(usize, Vec<u8>, Crc)> = Vec::new();
-        for w in workers {
-            parts.extend(w.join().unwrap_or_else(|_| Err(std::io::Error::other("a gzip thread panicked")))?);
+        for w in joined {
+            parts.extend(w?);
         }
         parts.sort_unstable_by_key(|p| p.0);
         let compressed: usize = parts.iter().map(|p| p.1.len()).sum();
