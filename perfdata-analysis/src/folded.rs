@@ -332,7 +332,7 @@ fn is_jit_module(dso: &str) -> bool {
 /// Interned frame and root labels.
 #[derive(Default)]
 struct Labels {
-    ids: HashMap<String, u32>,
+    ids: FastMap<String, u32>,
     names: Vec<String>,
 }
 
