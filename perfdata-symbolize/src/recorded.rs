@@ -84,6 +84,9 @@ impl RecordedDso {
 #[derive(Debug, Default)]
 pub struct RecordedSymbols {
     dsos: HashMap<String, Rc<RecordedDso>>,
+    /// The symbol map files (`perf-PID.map`, [`dso_type::SYMBOL_MAP_FILE`]) by pid: looked up
+    /// for every address no map holds, which should not cost a formatted path each.
+    symbol_maps: HashMap<u32, Rc<RecordedDso>>,
 }
 
 impl RecordedSymbols {
@@ -94,7 +97,12 @@ impl RecordedSymbols {
         for f in files {
             dsos.entry(f.path.to_string()).or_insert_with(|| Rc::new(RecordedDso::new(f)));
         }
-        RecordedSymbols { dsos }
+        let symbol_maps = dsos
+            .iter()
+            .filter(|(_, d)| d.file_type == dso_type::SYMBOL_MAP_FILE)
+            .filter_map(|(path, d)| Some((symbol_map_pid(path)?, d.clone())))
+            .collect();
+        RecordedSymbols { dsos, symbol_maps }
     }
 
     /// True when no DSO is recorded.
@@ -111,9 +119,8 @@ impl RecordedSymbols {
     /// symbol map file (`perf-PID.map`, simpleperf's DSO_SYMBOL_MAP_FILE, absolute addresses), as
     /// simpleperf names JIT code it read from such a file. Its dso name with it.
     pub fn find_unmapped(&self, pid: u32, addr: u64) -> Option<(String, Rc<str>)> {
-        let path = format!("perf-{pid}.map");
-        let d = self.dsos.get(&path).filter(|d| d.file_type == dso_type::SYMBOL_MAP_FILE)?;
-        Some((path, d.find(addr)?.clone()))
+        let symbol = self.symbol_maps.get(&pid)?.find(addr)?.clone();
+        Some((format!("perf-{pid}.map"), symbol))
     }
 
     /// The recorded symbol of `addr` in `map` (whose file name is the DSO path).
@@ -121,6 +128,14 @@ impl RecordedSymbols {
         let d = self.dsos.get(&map.filename)?;
         d.find(d.vaddr(map, addr)).cloned()
     }
+}
+
+/// The pid of a symbol map file's path, when it is exactly `perf-PID.map` as
+/// [`RecordedSymbols::find_unmapped`] names it (decimal, no sign or leading zero).
+fn symbol_map_pid(path: &str) -> Option<u32> {
+    let digits = path.strip_prefix("perf-")?.strip_suffix(".map")?;
+    let pid: u32 = digits.parse().ok()?;
+    (pid.to_string() == digits).then_some(pid)
 }
 
 #[cfg(test)]
@@ -170,5 +185,35 @@ mod tests {
         assert_eq!(d.vaddr(&m, 0x70_0000_0110), 0x3d110);
         let k = RecordedDso::new(&file(dso_type::KERNEL, 0, None));
         assert_eq!(k.vaddr(&m, 0x3d101), 0x3d101);
+    }
+
+    /// An address no map holds finds its symbol in `perf-PID.map` of its process only: a symbol
+    /// map file of exactly that name (first entry of a path listed twice), not another type's.
+    #[test]
+    fn unmapped_addresses_in_the_process_symbol_map() {
+        let named = |path: &'static str, file_type: u32, name: &'static str| SimpleperfFile {
+            path: Cow::Borrowed(path),
+            symbols: vec![SimpleperfSymbol { vaddr: 0x1000, len: 0x10, name: Cow::Borrowed(name) }],
+            ..file(file_type, 0, None)
+        };
+        let r = RecordedSymbols::new(&[
+            named("perf-1234.map", dso_type::SYMBOL_MAP_FILE, "jitted"),
+            named("perf-1234.map", dso_type::SYMBOL_MAP_FILE, "second entry"),
+            named("perf-077.map", dso_type::SYMBOL_MAP_FILE, "leading zero"),
+            named("perf-5.map", dso_type::ELF_FILE, "an elf"),
+            named("perf-4294967296.map", dso_type::SYMBOL_MAP_FILE, "too large"),
+            named("/tmp/perf-9.map", dso_type::SYMBOL_MAP_FILE, "a directory"),
+        ]);
+        let found = |pid, addr| r.find_unmapped(pid, addr).map(|(p, s)| (p, s.to_string()));
+        assert_eq!(found(1234, 0x1008), Some(("perf-1234.map".into(), "jitted".into())));
+        assert_eq!(found(1234, 0x1010), None);
+        assert_eq!(found(77, 0x1008), None);
+        assert_eq!(found(5, 0x1008), None);
+        assert_eq!(found(0, 0x1008), None);
+        assert_eq!(found(9, 0x1008), None);
+        assert_eq!(symbol_map_pid("perf-0.map"), Some(0));
+        assert_eq!(symbol_map_pid("perf-4294967295.map"), Some(u32::MAX));
+        assert_eq!(symbol_map_pid("perf-+1.map"), None);
+        assert_eq!(symbol_map_pid("perf-.map"), None);
     }
 }
