@@ -234,26 +234,54 @@ fn symbolizer(file: &PerfFile, opts: &FoldedOptions) -> Symbolizer {
 
 /// inferno's `tidy_generic`: `;` → `:`, and the argument list cut at the first `(` at bracket depth
 /// 0 that does not open a Go method (`pkg.(*T).m`) or `(anonymous namespace)`.
+#[cfg(test)]
 fn tidy_generic(name: &str) -> String {
-    let s = name.replace(';', ":");
+    let mut s = String::new();
+    tidy_generic_into(name, &mut s);
+    s
+}
+
+/// [`tidy_generic`] of `name` into `out` (emptied first).
+fn tidy_generic_into(name: &str, out: &mut String) {
+    // `;` becomes `:`, which changes no position the scan looks at.
     let mut depth = 0i64;
     let mut after_dot = None;
-    for (i, c) in s.char_indices() {
+    let mut end = name.len();
+    // Bytes, not chars: every byte looked at is ASCII, which no byte of a longer UTF-8 sequence is.
+    for (i, &c) in name.as_bytes().iter().enumerate() {
         match c {
-            '<' | '{' | '[' => depth += 1,
-            '>' | '}' | ']' | ')' => depth -= 1,
-            '(' => {
-                let anonymous = s.get(i..).is_some_and(|r| r.starts_with("(anonymous namespace)"));
+            b'<' | b'{' | b'[' => depth += 1,
+            b'>' | b'}' | b']' | b')' => depth -= 1,
+            b'(' => {
+                let anonymous = name.as_bytes().get(i..).is_some_and(|r| r.starts_with(b"(anonymous namespace)"));
                 if depth == 0 && after_dot != Some(i) && !anonymous {
-                    return s.get(..i).unwrap_or(&s).to_string();
+                    end = i;
+                    break;
                 }
                 depth += 1;
             }
-            '.' => after_dot = Some(i + 1),
+            b'.' => after_dot = Some(i + 1),
             _ => {}
         }
     }
-    s
+    semicolons_to_colons(name.get(..end).unwrap_or(name), out);
+}
+
+/// `name` with each `;` (the folded format's separator) written as `:`, into `out` (emptied first).
+fn semicolons_to_colons(name: &str, out: &mut String) {
+    out.clear();
+    if !name.as_bytes().contains(&b';') {
+        out.push_str(name);
+        return;
+    }
+    let mut pieces = name.split(';');
+    if let Some(first) = pieces.next() {
+        out.push_str(first);
+    }
+    for piece in pieces {
+        out.push(':');
+        out.push_str(piece);
+    }
 }
 
 /// inferno's `fix_partially_demangled_rust_symbol`: a name still ending in a legacy Rust hash
@@ -337,13 +365,14 @@ struct Labels {
 }
 
 impl Labels {
-    fn id(&mut self, s: String) -> u32 {
-        if let Some(&i) = self.ids.get(&s) {
+    /// The id of label `s` (copied only when new).
+    fn id(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.ids.get(s) {
             return i;
         }
         let i = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
-        self.names.push(s.clone());
-        self.ids.insert(s, i);
+        self.names.push(s.to_owned());
+        self.ids.insert(s.to_owned(), i);
         i
     }
 }
@@ -403,6 +432,8 @@ struct Folder<'o> {
     /// Scratch for [`Folder::resolve`], and the empty inline/source-line lists it hands out
     /// (an empty `Rc<[T]>` is still an allocation; unknown and garbage addresses make most misses).
     scratch: Vec<u32>,
+    /// Scratch for a label being made ([`Folder::named_frame`]).
+    label: String,
     no_inlines: std::rc::Rc<[perfdata_symbolize::InlineFrame]>,
     no_lines: std::rc::Rc<[SrcLine]>,
     /// The pprof export's locations, when it folds ([`fold_sites`]).
@@ -453,7 +484,7 @@ impl Folder<'_> {
             Root::CommPidTid => label.push_str(&format!("-{pid}/{tid}")),
             Root::Comm | Root::None => {}
         }
-        let id = self.labels.id(label);
+        let id = self.labels.id(&label);
         let java = comm.starts_with("java");
         let comm: std::rc::Rc<str> = comm.into();
         self.roots.insert((pid, tid), (id, comm.clone(), java));
@@ -539,9 +570,17 @@ impl Folder<'_> {
         let n = if pl { n.split('\0').next().unwrap_or(n) } else { n };
         let fixed = if pl { fix_partially_demangled_rust(n) } else { None };
         let n = fixed.as_deref().unwrap_or(n);
-        let pieces: Vec<&str> = if pl { n.split("->").collect() } else { vec![n] };
-        for (i, piece) in pieces.iter().enumerate() {
-            let mut s = if o.tidy_generic { tidy_generic(piece) } else { piece.replace(';', ":") };
+        // One buffer for every label made here: a label is copied only when it is new (most
+        // addresses resolve to a function some other address already named).
+        let mut s = std::mem::take(&mut self.label);
+        let (mut java_pieces, mut whole) = (n.split("->"), std::iter::once(n));
+        let pieces: &mut dyn Iterator<Item = &str> = if pl { &mut java_pieces } else { &mut whole };
+        for (i, piece) in pieces.enumerate() {
+            if o.tidy_generic {
+                tidy_generic_into(piece, &mut s);
+            } else {
+                semicolons_to_colons(piece, &mut s);
+            }
             if o.tidy_java {
                 s = if pl { tidy_java_pl(s, comm_is_java) } else { tidy_java_py(&s) };
             }
@@ -560,8 +599,9 @@ impl Folder<'_> {
             if i == 0 {
                 append_srcline(&mut s, line);
             }
-            out.push(self.labels.id(s));
+            out.push(self.labels.id(&s));
         }
+        self.label = s;
     }
 
     /// Symbolize and format one frame, cache its labels.
@@ -609,11 +649,13 @@ impl Folder<'_> {
                     (Unknown::Address, m) => format!("[{} <{pc:x}>]", m.unwrap_or("unknown")),
                 };
                 if o.tidy_generic {
-                    s = tidy_generic(&s);
+                    let mut tidy = std::mem::take(&mut self.label);
+                    tidy_generic_into(&s, &mut tidy);
+                    self.label = std::mem::replace(&mut s, tidy);
                 }
                 annotate(o, pl, dso, &mut s);
                 append_srcline(&mut s, line.as_ref());
-                out.push(self.labels.id(s));
+                out.push(self.labels.id(&s));
             }
         }
         if self.frames.len() >= FRAME_CACHE_MAX {
@@ -1236,6 +1278,7 @@ impl<'o> Folder<'o> {
             user_gen: 0,
             roots: FastMap::default(),
             scratch: Vec::new(),
+            label: String::new(),
             no_inlines: std::rc::Rc::from(Vec::new()),
             no_lines: std::rc::Rc::from(Vec::new()),
             sites: None,
