@@ -47,6 +47,9 @@ impl Kallsyms {
 /// to its end, and a line that is empty (or starts with no hex digit) takes the next line with it.
 /// Each name comes with whether it holds a `[` (a module symbol's, see [`parse`]) or a tab.
 fn lines(bytes: &[u8]) -> impl Iterator<Item = Line<'_>> {
+    // A text valid as a whole (a real kallsyms file is ASCII) has valid names wherever they are
+    // cut at character boundaries: checked once here, not per name.
+    let whole = std::str::from_utf8(bytes).ok();
     let mut i = 0;
     // Past the next newline (or to the end).
     let to_eol =
@@ -58,7 +61,13 @@ fn lines(bytes: &[u8]) -> impl Iterator<Item = Line<'_>> {
             let after = loop {
                 let Some(&c) = bytes.get(i) else { break None };
                 i += 1;
-                match (c as char).to_digit(16) {
+                let digit = match c {
+                    b'0'..=b'9' => Some(c - b'0'),
+                    b'a'..=b'f' => Some(c - b'a' + 10),
+                    b'A'..=b'F' => Some(c - b'A' + 10),
+                    _ => None,
+                };
+                match digit {
                     Some(d) => {
                         addr = (addr << 4) | u64::from(d);
                         digits += 1;
@@ -97,7 +106,10 @@ fn lines(bytes: &[u8]) -> impl Iterator<Item = Line<'_>> {
                 }
             }
             let raw = bytes.get(start..end).unwrap_or(&[]);
-            let name = std::str::from_utf8(raw).map_err(|_| raw);
+            let name = match whole.and_then(|t| t.get(start..end)) {
+                Some(n) => Ok(n),
+                None => std::str::from_utf8(raw).map_err(|_| raw),
+            };
             i = if bytes.get(end) == Some(&b'\n') { end + 1 } else { end };
             return Some(Line { addr, ty, name, module, tab: tab.is_some() });
         }
