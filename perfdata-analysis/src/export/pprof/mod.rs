@@ -86,8 +86,6 @@ struct Tables {
     /// The locations, encoded as the profile's field 4 one after the other (no `Location` with
     /// its `Line`s kept per location).
     location: Vec<u8>,
-    /// Scratch: a location being encoded.
-    scratch: proto::Location,
     state: ahash::RandomState,
     /// Scratch: a key of `locations`.
     key: Vec<u32>,
@@ -176,11 +174,13 @@ impl Sites for Tables {
             Ok(at) => self.locations.payload(at).and_then(|p| p.first().copied()).unwrap_or(u32::MAX),
             Err(slot) => {
                 let i = u32::try_from(self.locations.entries).unwrap_or(u32::MAX);
-                let loc = &mut self.scratch;
-                (loc.id, loc.mapping_id, loc.address) = (u64::from(i) + 1, mapping_id, f.addr);
-                loc.line.clear();
-                loc.line.extend(key.iter().skip(3).map(|&id| proto::Line { function_id: u64::from(id), line: 0 }));
-                prost::encoding::message::encode(4, &*loc, &mut self.location);
+                proto::put_location(
+                    &mut self.location,
+                    u64::from(i) + 1,
+                    mapping_id,
+                    f.addr,
+                    key.get(3..).unwrap_or(&[]),
+                );
                 self.locations.insert(hash, &key, [i], slot);
                 i
             }
@@ -369,7 +369,6 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
         label_function: Vec::new(),
         locations: ArenaTable::default(),
         location: Vec::new(),
-        scratch: proto::Location::default(),
         state: ahash::RandomState::new(),
         key: Vec::new(),
     };
