@@ -232,16 +232,9 @@ fn symbolizer(file: &PerfFile, opts: &FoldedOptions) -> Symbolizer {
     sym
 }
 
-/// inferno's `tidy_generic`: `;` → `:`, and the argument list cut at the first `(` at bracket depth
-/// 0 that does not open a Go method (`pkg.(*T).m`) or `(anonymous namespace)`.
-#[cfg(test)]
-fn tidy_generic(name: &str) -> String {
-    let mut s = String::new();
-    tidy_generic_into(name, &mut s);
-    s
-}
-
-/// [`tidy_generic`] of `name` into `out` (emptied first).
+/// inferno's `tidy_generic` of `name`, into `out` (emptied first): `;` → `:`, and the argument
+/// list cut at the first `(` at bracket depth 0 that does not open a Go method (`pkg.(*T).m`) or
+/// `(anonymous namespace)`.
 fn tidy_generic_into(name: &str, out: &mut String) {
     // `;` becomes `:`, which changes no position the scan looks at.
     let mut depth = 0i64;
@@ -270,17 +263,11 @@ fn tidy_generic_into(name: &str, out: &mut String) {
 /// `name` with each `;` (the folded format's separator) written as `:`, into `out` (emptied first).
 fn semicolons_to_colons(name: &str, out: &mut String) {
     out.clear();
-    if !name.as_bytes().contains(&b';') {
+    // Rare: a name with a `;` pays for a copy.
+    if name.as_bytes().contains(&b';') {
+        out.push_str(&name.replace(';', ":"));
+    } else {
         out.push_str(name);
-        return;
-    }
-    let mut pieces = name.split(';');
-    if let Some(first) = pieces.next() {
-        out.push_str(first);
-    }
-    for piece in pieces {
-        out.push(':');
-        out.push_str(piece);
     }
 }
 
@@ -649,6 +636,8 @@ impl Folder<'_> {
                     (Unknown::Address, m) => format!("[{} <{pc:x}>]", m.unwrap_or("unknown")),
                 };
                 if o.tidy_generic {
+                    // Into the label buffer, which keeps `s`'s allocation for the next one (the
+                    // path of most unknown and garbage addresses).
                     let mut tidy = std::mem::take(&mut self.label);
                     tidy_generic_into(&s, &mut tidy);
                     self.label = std::mem::replace(&mut s, tidy);
@@ -1909,6 +1898,12 @@ fn invalidate(f: &mut Folder, event: &MachineEvent) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn tidy_generic(name: &str) -> String {
+        let mut s = String::new();
+        tidy_generic_into(name, &mut s);
+        s
+    }
 
     #[test]
     fn tidy_like_inferno() {

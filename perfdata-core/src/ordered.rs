@@ -639,9 +639,10 @@ impl Plan {
     }
 
     /// The first offset in `[from, to)` on the data section's 8-byte grid where a FINISHED_ROUND
-    /// record's bytes are (a scan bound by memory, not by the compare: ~3 % of a parallel read's
-    /// CPU on the sched bench file, half a round's bytes per chunk): where chunk reading can start (checked against where the previous
-    /// chunk's reading ended, as the bytes could be inside another record).
+    /// record's bytes are: where chunk reading can start (checked against where the previous
+    /// chunk's reading ended, as the bytes could be inside another record). The scan is bound by
+    /// memory, not by the compare: ~3 % of a parallel read's CPU on the sched bench file, half a
+    /// round's bytes per chunk.
     fn marker_in(&self, data: &[u8], from: usize, to: usize) -> Option<usize> {
         let first = from.checked_add((8 - from.checked_sub(self.start)? % 8) % 8)?;
         let lim = self.end.min(to.saturating_add(7));
