@@ -1624,8 +1624,10 @@ fn drive<'o>(
     // A sample's raw key has fewer words than its record: the distinct ones fit in the file's size.
     let mut numbers = raw_keys.then(|| KeyNumbers::new(file.bytes().len() / 4));
     // A reader that makes raw keys has about as much to do as this thread: it reads on while the
-    // kernel's symbols load here rather than wait with two batches ready.
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Batch>>(if raw_keys { 8 } else { 2 });
+    // kernel's symbols load here rather than wait with two batches ready. The kernel's symbols
+    // take 12-15 ms, about 8 batches of reading on the pprof bench file: with room for 8 the
+    // reader still waited ~10 ms for this thread, and it is the thread the export waits for.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Batch>>(if raw_keys { 16 } else { 2 });
     let (spent_tx, spent_rx) = std::sync::mpsc::sync_channel::<Batch>(2);
     let diagnostics = std::thread::scope(|scope| -> Result<Vec<String>> {
         let reader = scope.spawn(move || read_items(file, opts, &tx, &spent_rx, raw_keys));
