@@ -37,18 +37,18 @@ impl Segments {
 
 /// Gzip what `produce` sends, at gzip's fastest level (as Go's runtime/pprof writes its
 /// profiles; level 6 made files a quarter smaller and took twice as long) on [`WORKERS`]
-/// threads while `produce` runs on this one.
+/// threads while `produce` runs on this one. The data ends when `produce` drops its
+/// [`Segments`]: it may go on with other work (freeing what it encoded from) while the last
+/// segments compress.
 pub(super) fn gzip_parallel<F>(produce: F) -> std::io::Result<Vec<u8>>
 where
-    F: FnOnce(&mut Segments),
+    F: FnOnce(Segments),
 {
     let (tx, rx) = sync_channel::<(usize, Vec<u8>)>(2 * WORKERS);
     let queue = Mutex::new(rx);
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..WORKERS).map(|_| scope.spawn(|| compress_segments(&queue))).collect();
-        let mut segments = Segments { tx, next: 0 };
-        produce(&mut segments);
-        drop(segments);
+        produce(Segments { tx, next: 0 });
         // Every worker joined before an error is returned (not left to the scope, which waits
         // for their closures but not for the threads to be gone).
         let joined: Vec<_> = workers
@@ -146,7 +146,7 @@ mod tests {
         let segments: Vec<Vec<u8>> =
             vec![b"profile ".repeat(100_000), Vec::new(), noise(300_000), vec![0; 1], noise(7), b"abc".repeat(1 << 18)];
         let all: Vec<u8> = segments.concat();
-        let gz = super::gzip_parallel(|out| {
+        let gz = super::gzip_parallel(|mut out| {
             for s in &segments {
                 out.send(s.clone()).unwrap();
             }
