@@ -111,7 +111,7 @@ fn lines(bytes: &[u8]) -> impl Iterator<Item = Line<'_>> {
                 None => std::str::from_utf8(raw).map_err(|_| raw),
             };
             i = if bytes.get(end) == Some(&b'\n') { end + 1 } else { end };
-            return Some(Line { addr, ty, name, module, tab: tab.is_some() });
+            return Some(Line { addr, ty, at: start, name, module, tab: tab.is_some() });
         }
         None
     })
@@ -121,6 +121,8 @@ fn lines(bytes: &[u8]) -> impl Iterator<Item = Line<'_>> {
 struct Line<'a> {
     addr: u64,
     ty: u8,
+    /// Where the name starts in the text.
+    at: usize,
     /// `Err` (its bytes) when not UTF-8 (or cut inside a character).
     name: std::result::Result<&'a str, &'a [u8]>,
     /// The name holds a `[`.
@@ -129,24 +131,133 @@ struct Line<'a> {
     tab: bool,
 }
 
-/// A symbol of a kallsyms file before it is kept ([`parse`]).
-struct Candidate<'a> {
+/// A symbol of a kallsyms file whose name stays in the text it was read from ([`Compact`]):
+/// no `String` per symbol. A kernel has over 100 K symbols: for a 122 K-line file, making their
+/// `String`s (and faulting in the fresh memory they took) was 29 M of the 99 M instructions of
+/// reading it, and freeing them 19 M more.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
     start: u64,
     end: u64,
-    name: std::borrow::Cow<'a, str>,
+    /// Where the name is: in the text, or (`LOSSY`) in [`Compact::lossy`].
+    name: usize,
+    /// The name's length in bytes (at most `KSYM_NAME_LEN + 1` bytes of text, each at most 3 as
+    /// `U+FFFD`).
+    len: u16,
     binding: Binding,
-    module: bool,
-    tab: bool,
+    flags: u8,
 }
 
-impl super::Ranked for Candidate<'_> {
-    fn start(&self) -> u64 {
-        self.start
+/// [`Entry::flags`]: the name holds a `[` (a module symbol's, see [`parse`]).
+const MODULE: u8 = 1;
+/// [`Entry::flags`]: the name holds a tab (a module symbol's `name\t[module]`).
+const TAB: u8 = 2;
+/// [`Entry::flags`]: the name was not UTF-8 and is kept lossily in [`Compact::lossy`].
+const LOSSY: u8 = 4;
+
+impl Entry {
+    /// The name, in `text` (the text parsed) or `lossy`.
+    fn name<'t>(&self, text: &'t [u8], lossy: &'t str) -> &'t str {
+        let range = self.name..self.name.saturating_add(usize::from(self.len));
+        if self.flags & LOSSY != 0 {
+            return lossy.get(range).unwrap_or("");
+        }
+        // Checked when the entry was made; checked again here only for the few names asked for.
+        text.get(range).and_then(|b| std::str::from_utf8(b).ok()).unwrap_or("")
     }
 
-    fn rank(&self) -> (bool, Binding, &str) {
-        (self.end > self.start, self.binding, &self.name)
+    fn rank<'t>(&self, text: &'t [u8], lossy: &'t str) -> (bool, Binding, &'t str) {
+        (self.end > self.start, self.binding, self.name(text, lossy))
     }
+}
+
+/// The symbols of a kallsyms text, with the kernel's names left in that text.
+#[derive(Clone, Debug, Default)]
+struct Compact {
+    /// The kernel's own symbols by start, one per start.
+    kernel: Vec<Entry>,
+    /// The names that were not UTF-8, made valid (`U+FFFD` for each bad sequence).
+    lossy: String,
+    /// Module symbols by address.
+    modules: Vec<ModuleSym>,
+}
+
+/// [`parse`]'s work, over the text's bytes: the kernel's symbols are [`Entry`]s naming their
+/// names in `text`.
+fn compact(text: &[u8]) -> Compact {
+    let mut syms: Vec<Entry> = Vec::with_capacity(text.len() / 40);
+    let mut lossy = String::new();
+    for Line { addr: start, ty, at, name, module, tab } in lines(text) {
+        let first = match name {
+            Ok(n) => n.as_bytes().first(),
+            Err(b) => b.first(),
+        };
+        if !matches!(ty.to_ascii_uppercase(), b'T' | b'W' | b'D' | b'B') || first == Some(&b'$') {
+            continue;
+        }
+        let binding = if ty == b'W' {
+            Binding::Weak
+        } else if ty.is_ascii_uppercase() {
+            Binding::Global
+        } else {
+            Binding::Local
+        };
+        let mut flags = if module { MODULE } else { 0 } | if tab { TAB } else { 0 };
+        let (at, len) = match name {
+            Ok(n) => (at, n.len()),
+            Err(raw) => {
+                flags |= LOSSY;
+                let at = lossy.len();
+                lossy.push_str(&String::from_utf8_lossy(raw));
+                (at, lossy.len() - at)
+            }
+        };
+        let len = u16::try_from(len).unwrap_or(u16::MAX);
+        syms.push(Entry { start, end: start, name: at, len, binding, flags });
+    }
+    // perf's tree: by start, equal starts in file order. Then the ends (from the last symbol
+    // back, each seeing the next one's start), then one symbol per start — all in place.
+    syms.sort_by_key(|s| s.start);
+    let mut next: Option<(u64, bool)> = None;
+    for s in syms.iter_mut().rev() {
+        let module = s.flags & MODULE != 0;
+        if s.end == s.start {
+            s.end = match next {
+                Some((_, m)) if m != module => roundup(s.end.saturating_add(4096)),
+                Some((start, _)) => start,
+                None => roundup(s.start).saturating_add(4096),
+            };
+        }
+        next = Some((s.start, module));
+    }
+    // symbols__fixup_duplicate.
+    syms.dedup_by(|s, last| {
+        if last.start != s.start {
+            return false;
+        }
+        if !super::better_ranked(last.rank(text, &lossy), s.rank(text, &lossy), super::Stored::AsIs) {
+            std::mem::swap(last, s);
+        }
+        true
+    });
+    let mut modules: Vec<ModuleSym> = Vec::new();
+    // The module of the symbol before, if that was a module symbol.
+    let mut prev_module: Option<String> = None;
+    syms.retain(|s| {
+        let split = (s.flags & TAB != 0).then(|| s.name(text, &lossy).split_once('\t')).flatten();
+        let Some((name, module)) = split else {
+            prev_module = None;
+            return true;
+        };
+        let run_start = prev_module.as_deref() != Some(module);
+        if run_start {
+            prev_module = Some(module.to_owned());
+        }
+        let sym = Sym { start: s.start, end: s.end, name: format!("{name}\0{module}"), binding: s.binding };
+        modules.push(ModuleSym { module: module.to_owned(), sym, run_start });
+        false
+    });
+    Compact { kernel: syms, lossy, modules }
 }
 
 /// Parse a kallsyms text like perf 6.1's `__dso__load_kallsyms`. Only text, weak, data and bss
@@ -162,60 +273,52 @@ pub fn parse(text: &str) -> Kallsyms {
 /// [`parse`] of a file's bytes, which need not be UTF-8 (perf reads C strings): a name that is
 /// not is kept lossily (`U+FFFD` for each bad sequence).
 pub fn parse_bytes(text: &[u8]) -> Kallsyms {
-    let mut syms: Vec<Candidate<'_>> = Vec::with_capacity(text.len() / 40);
-    for Line { addr: start, ty, name, module, tab } in lines(text) {
-        let first = match name {
-            Ok(n) => n.as_bytes().first(),
-            Err(b) => b.first(),
-        };
-        if !matches!(ty.to_ascii_uppercase(), b'T' | b'W' | b'D' | b'B') || first == Some(&b'$') {
-            continue;
-        }
-        let binding = if ty == b'W' {
-            Binding::Weak
-        } else if ty.is_ascii_uppercase() {
-            Binding::Global
-        } else {
-            Binding::Local
-        };
-        // Lossy (`U+FFFD` for each bad sequence) when not UTF-8.
-        let name = name.map_or_else(String::from_utf8_lossy, std::borrow::Cow::Borrowed);
-        syms.push(Candidate { start, end: start, name, binding, module, tab });
-    }
-    // perf's tree: by start, equal starts in file order. Then the ends (from the last symbol
-    // back, each seeing the next one's start), then one symbol per start — all in place.
-    syms.sort_by_key(|s| s.start);
-    let mut next: Option<(u64, bool)> = None;
-    for s in syms.iter_mut().rev() {
-        if s.end == s.start {
-            s.end = match next {
-                Some((_, m)) if m != s.module => roundup(s.end.saturating_add(4096)),
-                Some((start, _)) => start,
-                None => roundup(s.start).saturating_add(4096),
-            };
-        }
-        next = Some((s.start, s.module));
-    }
-    // symbols__fixup_duplicate, before any String is made for the symbols it drops.
-    super::keep_best(&mut syms, super::Stored::AsIs);
-    let mut kernel: Vec<Sym> = Vec::with_capacity(syms.len());
-    let mut modules: Vec<ModuleSym> = Vec::new();
-    // The module of the symbol before, if that was a module symbol.
-    let mut prev_module: Option<String> = None;
-    for s in &syms {
-        let Some((name, module)) = s.tab.then(|| s.name.split_once('\t')).flatten() else {
-            prev_module = None;
-            kernel.push(Sym { start: s.start, end: s.end, name: s.name.as_ref().to_owned(), binding: s.binding });
-            continue;
-        };
-        let run_start = prev_module.as_deref() != Some(module);
-        if run_start {
-            prev_module = Some(module.to_owned());
-        }
-        let sym = Sym { start: s.start, end: s.end, name: format!("{name}\0{module}"), binding: s.binding };
-        modules.push(ModuleSym { module: module.to_owned(), sym, run_start });
-    }
+    let Compact { kernel, lossy, modules } = compact(text);
+    let kernel = kernel
+        .iter()
+        .map(|s| Sym { start: s.start, end: s.end, name: s.name(text, &lossy).to_owned(), binding: s.binding })
+        .collect();
+    // Already sorted, one per start, with perf's ends: nothing for `SymbolTable::new` to change.
     Kallsyms { kernel: SymbolTable::new(kernel), modules }
+}
+
+/// The kernel's symbols as [`crate::Symbolizer`] keeps them: [`parse_bytes`]'s, with the kernel's
+/// names left in the text they were read from.
+pub(crate) struct KernelSyms {
+    text: crate::binary::Bytes,
+    table: Compact,
+}
+
+impl KernelSyms {
+    /// Parse `text` ([`parse_bytes`]).
+    pub(crate) fn parse(text: crate::binary::Bytes) -> KernelSyms {
+        let table = compact(text.as_slice());
+        KernelSyms { text, table }
+    }
+
+    /// The kernel symbol whose `[start, end)` holds `addr`: name, start, end.
+    pub(crate) fn find(&self, addr: u64) -> Option<(&str, u64, u64)> {
+        let syms = &self.table.kernel;
+        let i = syms.partition_point(|s| s.start <= addr);
+        let s = syms.get(i.checked_sub(1)?)?;
+        (addr < s.end).then(|| (s.name(self.text.as_slice(), &self.table.lossy), s.start, s.end))
+    }
+
+    /// The module symbols ([`Kallsyms::modules`]).
+    pub(crate) fn modules(&self) -> &[ModuleSym] {
+        &self.table.modules
+    }
+
+    /// [`Kallsyms::kernel_extent`].
+    pub(crate) fn kernel_extent(&self) -> Option<(u64, u64)> {
+        Some((self.table.kernel.first()?.start, self.table.kernel.last()?.end))
+    }
+
+    /// The kernel symbols' names, by start.
+    #[cfg(test)]
+    pub(crate) fn names(&self) -> Vec<String> {
+        self.table.kernel.iter().map(|s| s.name(self.text.as_slice(), &self.table.lossy).to_owned()).collect()
+    }
 }
 
 /// `roundup(addr, 4096)`.
@@ -299,5 +402,27 @@ mod tests {
         );
         // The cut's other half (`\xa9`) is a line with no address: skipped.
         assert_eq!(names(&k), [("odd\0name".into(), 0xffff2000, 0xffff3000, true)]);
+    }
+
+    /// The symbolizer's table (names left in the text, lossy ones apart) answers as the
+    /// [`super::Kallsyms`] of the same text, at every start, end and address between.
+    #[test]
+    fn kernel_table_finds_what_parse_finds() {
+        // A name cut inside `é` at perf's length (lossy), one with bytes that are no UTF-8.
+        let mut text = format!("ffff0000 T {}é\n", "x".repeat(512)).into_bytes();
+        text.extend_from_slice(b"ffff1000 T arr[2]\nffff1010 t bad\xff\xfename\nffff1010 T alias\nffff1020 W w\n");
+        text.extend_from_slice(b"ffff1030 T \nffff2000 t odd\tname\nffff3000 T after_module\n");
+        let k = super::parse_bytes(&text);
+        let table = super::KernelSyms::parse(crate::binary::Bytes::Owned(text));
+        assert_eq!(table.names(), k.kernel.iter().map(|s| s.name.clone()).collect::<Vec<_>>());
+        assert!(table.names().iter().any(|n| n.contains('\u{fffd}')), "{:?}", table.names());
+        assert_eq!(table.kernel_extent(), k.kernel_extent());
+        assert_eq!(table.modules(), &k.modules[..]);
+        for s in k.kernel.iter() {
+            for addr in [s.start.wrapping_sub(1), s.start, s.start + 1, s.end - 1, s.end] {
+                let want = k.kernel.find(addr).map(|s| (s.name.as_str(), s.start, s.end));
+                assert_eq!(table.find(addr), want, "{addr:#x}");
+            }
+        }
     }
 }

@@ -128,7 +128,11 @@ fn keep_best<T: Ranked>(syms: &mut Vec<T>, stored: Stored) {
 
 /// perf's `choose_best_symbol`: true if `a` beats `b`.
 fn better<T: Ranked>(a: &T, b: &T, stored: Stored) -> bool {
-    let ((la, ba, a), (lb, bb, b)) = (a.rank(), b.rank());
+    better_ranked(a.rank(), b.rank(), stored)
+}
+
+/// [`better`] of two symbols' [`Ranked::rank`]s.
+fn better_ranked((la, ba, a): (bool, Binding, &str), (lb, bb, b): (bool, Binding, &str), stored: Stored) -> bool {
     if la != lb {
         return la;
     }
@@ -289,7 +293,7 @@ enum Source {
 #[derive(Default)]
 struct KernelState {
     /// The kallsyms file, read once (`Some(None)`: unreadable).
-    kallsyms: Option<Option<Rc<kallsyms::Kallsyms>>>,
+    kallsyms: Option<Option<Rc<kallsyms::KernelSyms>>>,
     /// perf has loaded the kernel dso (an address was looked up in the kernel map): the module
     /// symbols went to their modules, and the map spans the kernel's symbols.
     loaded: bool,
@@ -474,7 +478,7 @@ impl Symbolizer {
         }
     }
 
-    fn load_kernel(&self) -> Option<kallsyms::Kallsyms> {
+    fn load_kernel(&self) -> Option<kallsyms::KernelSyms> {
         let text = if let Some(p) = &self.opts.kallsyms {
             file_bytes(p)
         } else {
@@ -485,7 +489,7 @@ impl Symbolizer {
             };
             cached.or_else(|| self.running_kallsyms(bid.as_deref()))
         };
-        text.map(|t| kallsyms::parse_bytes(t.as_slice()))
+        text.map(kallsyms::KernelSyms::parse)
     }
 
     /// The running kernel's kallsyms when it is the recorded kernel: the same build id, or, for a
@@ -693,7 +697,7 @@ impl Symbolizer {
         self.kallsyms();
     }
 
-    fn kallsyms(&mut self) -> Option<Rc<kallsyms::Kallsyms>> {
+    fn kallsyms(&mut self) -> Option<Rc<kallsyms::KernelSyms>> {
         if self.kernel.kallsyms.is_none() {
             self.kernel.kallsyms = Some(self.load_kernel().map(Rc::new));
         }
@@ -803,7 +807,7 @@ impl Symbolizer {
         let Some(ks) = self.kallsyms() else { return };
         // perf's `maps__find_by_name`: the first module map of that name by address.
         let mut current: Option<(String, Map)> = None;
-        for ms in &ks.modules {
+        for ms in ks.modules() {
             if ms.run_start {
                 current = None;
                 let map = machine.kernel_maps().iter().find(|m| kmod::kmod_name(&m.filename).0 == ms.module).cloned();
@@ -860,8 +864,7 @@ impl Symbolizer {
         if !self.kernel.loaded {
             self.load_kernel_dso(machine);
         }
-        let found =
-            self.kallsyms().and_then(|k| k.kernel.find(addr).map(|s| (Rc::from(s.name.as_str()), s.start, s.end)));
+        let found = self.kallsyms().and_then(|k| k.find(addr).map(|(name, start, end)| (Rc::from(name), start, end)));
         Frame::of(found, self.dso_name("[kernel.kallsyms]"))
     }
 
@@ -889,7 +892,7 @@ impl Symbolizer {
                 return Frame { symbol: Some(symbol), dso, start: None, end: None };
             }
             let found =
-                self.kallsyms().and_then(|k| k.kernel.find(addr).map(|s| (Rc::from(s.name.as_str()), s.start, s.end)));
+                self.kallsyms().and_then(|k| k.find(addr).map(|(name, start, end)| (Rc::from(name), start, end)));
             return Frame::of(found, dso);
         }
         let dso = self.dso_name(&map.filename);
@@ -968,7 +971,7 @@ mod tests {
             let mut s = Symbolizer::new(opts, ids);
             s.host = host.clone();
             s.set_kernel_release(release);
-            s.load_kernel().map(|k| k.kernel.iter().map(|s| s.name.clone()).collect::<Vec<_>>())
+            s.load_kernel().map(|k| k.names())
         };
         let named = Some(vec!["_text".to_string(), "do_work".to_string()]);
         assert_eq!(kernel(None, Some("6.1.0-test"), None), named);
