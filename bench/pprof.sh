@@ -5,12 +5,13 @@
 #   perf script -i FILE | inferno-collapse-perf
 #   perfdata folded FILE                                 (for reference: the folding alone)
 # Checks that the profile, opened by `go tool pprof -raw`, weighs every stack as inferno's folded
-# output does, then prints wall seconds and the ratio.
+# output does, then prints wall seconds and the ratio: overall, and per placement of the VM's two
+# vCPUs (near or far, see bench/crosscore.c), which moves perfdata's time by ~50 %.
 #
 #   bench/pprof.sh [FILE]   (default FILE: bench/work/big.data, recorded once as bench/compare.sh
 #                            records it: perf record -F 20000 -g over xz + python for ~30 s)
 # Symbols come from this machine (~/.debug, the binaries), for perf and for perfdata alike.
-# Each command runs REPS times (default 3); the best wall time counts.
+# Each command runs REPS times (default 3), the three taking turns; the best wall time counts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${REPS:-3}
@@ -30,26 +31,28 @@ P=${CARGO_TARGET_DIR:-target}/release/perfdata
 W=bench/work
 
 command -v /usr/bin/time >/dev/null || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
-# name, output file, shell command: prints "name best_wall_seconds best_cpu_seconds" (CPU: user +
-# system of the command and its children, e.g. both sides of a pipe; less sensitive than wall
-# time to other load on the machine, which slows perfdata's two threads more than one process).
-best() {
-  local name=$1 out=$2 cmd=$3 b=999999 c=999999
-  for _ in $(seq "$REPS"); do
-    local s e
-    s=$(date +%s.%N)
-    /usr/bin/time -f "%U %S" -o $W/cpu.txt sh -c "$cmd" > "$out" 2>/dev/null
-    e=$(date +%s.%N)
-    b=$(python3 -c "print(min($b, $e - $s))")
-    c=$(python3 -c "u, s = open('$W/cpu.txt').read().split()[-2:]; print(min($c, float(u) + float(s)))")
-  done
-  echo "$name $b $c"
+# Where the host put the two vCPUs this moment: data handed from one core to the other takes
+# ~0.04 s or ~0.13 s per GiB on this VM, for minutes at a time (bench/crosscore.c), and
+# perfdata's two threads hand every batch across. Each repetition is labelled by it: "near"
+# below 0.08 s, else "far".
+cc -O2 -pthread -o $W/crosscore bench/crosscore.c
+placement() { $W/crosscore | awk '{print ($1 < 0.08 ? "near" : "far")}'; }
+# One repetition of a command: "name placement wall_seconds cpu_seconds" (CPU: user + system of
+# the command and its children, e.g. both sides of a pipe).
+run() {
+  local name=$1 out=$2 cmd=$3 where s e
+  where=$(placement)
+  s=$(date +%s.%N)
+  /usr/bin/time -f "%U %S" -o $W/cpu.txt sh -c "$cmd" > "$out" 2>/dev/null
+  e=$(date +%s.%N)
+  python3 -c "u, s = open('$W/cpu.txt').read().split()[-2:]; print('$name', '$where', $e - $s, float(u) + float(s))"
 }
-{
-  best perfdata-pprof $W/pprof.log "$P export --format pprof $FILE -o $W/ours.pb.gz"
-  best inferno-pipeline $W/inferno.folded "perf script -i $FILE | inferno-collapse-perf"
-  best perfdata-folded $W/ours-pl.folded "$P folded $FILE"
-} | tee $W/pprof-results.txt
+# The commands take turns, REPS rounds, so that each meets the same placements.
+for _ in $(seq "$REPS"); do
+  run perfdata-pprof $W/pprof.log "$P export --format pprof $FILE -o $W/ours.pb.gz"
+  run inferno-pipeline $W/inferno.folded "perf script -i $FILE | inferno-collapse-perf"
+  run perfdata-folded $W/ours-pl.folded "$P folded $FILE"
+done | tee $W/pprof-runs.txt
 ls -l $W/ours.pb.gz
 if command -v go >/dev/null; then
   go tool pprof -raw $W/ours.pb.gz > $W/ours.pprof.txt
@@ -100,9 +103,23 @@ else
   echo "go not installed: the profile's weights were not compared (apt-get install golang-go)"
 fi
 python3 - <<'PY'
-r = {l.split()[0]: [float(x) for x in l.split()[1:]] for l in open("bench/work/pprof-results.txt")}
-for i, what in enumerate(["wall", "CPU"]):
-    print(f"{what:>4}: pprof export: perfdata {r['perfdata-pprof'][i]:.2f} s, perf script | inferno-collapse-perf "
-          f"{r['inferno-pipeline'][i]:.2f} s: {r['inferno-pipeline'][i] / r['perfdata-pprof'][i]:.1f}x "
-          f"(perfdata folded alone {r['perfdata-folded'][i]:.2f} s: {r['inferno-pipeline'][i] / r['perfdata-folded'][i]:.1f}x)")
+# The best run of each command, over all runs and per placement; the ratio against the peer's
+# best in the same placement.
+runs = [l.split() for l in open("bench/work/pprof-runs.txt")]
+def best(name, where, i):
+    v = [float(r[2 + i]) for r in runs if r[0] == name and where in (None, r[1])]
+    return min(v) if v else None
+for where in (None, "near", "far"):
+    n = sum(1 for r in runs if r[0] == "perfdata-pprof" and where in (None, r[1]))
+    if not n:
+        continue
+    label = "all runs" if where is None else f"{where} vCPUs"
+    for i, what in enumerate(["wall", "CPU"]):
+        ours, peer, fold = (best(c, where, i) for c in ("perfdata-pprof", "inferno-pipeline", "perfdata-folded"))
+        if None in (ours, peer, fold):
+            print(f"{label:>10} {what:>4}: a command has no run in this placement")
+            continue
+        print(f"{label:>10} {what:>4}: pprof export: perfdata {ours:.3f} s, perf script | inferno-collapse-perf "
+              f"{peer:.3f} s: {peer / ours:.1f}x (perfdata folded alone {fold:.3f} s: {peer / fold:.1f}x)"
+              + (f"  [{n} runs of the export]" if i == 0 else ""))
 PY
