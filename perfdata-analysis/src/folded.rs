@@ -847,11 +847,10 @@ struct RawKeys {
 struct BatchKeys {
     /// The keys, one after the other (only each key's first sample in the batch).
     keys: Vec<u32>,
-    /// Per item of the batch: its key (hash, start, length) when it is its key's first sample in
-    /// the batch, else the index of that first sample (`u32::MAX` in `start`); machine items
-    /// have length 0.
+    /// Per item of the batch: its key (hash, start, length); machine items have length 0. (A
+    /// sample whose key an item of the batch already has is no item: [`Batch::repeats`].)
     items: Vec<(u64, u32, u32)>,
-    /// The items that are their key's first sample in the batch, in order.
+    /// The sample items, in order.
     firsts: Vec<u32>,
 }
 
@@ -908,9 +907,9 @@ impl RawKeys {
         self.batch.items.push((0, 0, 0));
     }
 
-    /// The key of the sample about to be pushed as the batch's next item (its callchain `chain`
-    /// and unwound frames `unwound` last pushed on `ips`); the index of the batch's first sample
-    /// of that key if it is not the first.
+    /// The key of a sample (its callchain `chain` and unwound frames `unwound` last pushed on
+    /// `ips`), pushed as the batch's next item if its key is new to the batch; else the index of
+    /// the item with that key (the sample is then a repeat, and pushes no item).
     fn sample(
         &mut self,
         head: [u32; 6],
@@ -970,7 +969,6 @@ impl RawKeys {
                 {
                     // Seen in this batch: only its first sample's index.
                     self.batch.keys.truncate(start);
-                    self.batch.items.push((0, u32::MAX, at as u32));
                     return Some(at);
                 }
             }
@@ -1029,13 +1027,10 @@ impl KeyNumbers {
                 *e = id;
             }
         }
-        for (i, item) in items.iter_mut().enumerate() {
-            let Item::Sample(s) = item else { continue };
-            let id = match raw.items.get(i) {
-                Some(&(_, u32::MAX, first)) => self.ids.get(first as usize),
-                _ => self.ids.get(i),
-            };
-            s.key = id.copied().unwrap_or(u32::MAX);
+        for (item, id) in items.iter_mut().zip(&self.ids) {
+            if let Item::Sample(s) = item {
+                s.key = *id;
+            }
         }
         Some(())
     }
@@ -1056,6 +1051,35 @@ struct Batch {
     ips: Vec<u64>,
     /// The items' raw keys, when the sink numbers them.
     raw: BatchKeys,
+    /// With raw keys: the samples whose key an earlier item of the batch has, as (that item's
+    /// index, weight): all else about them is that item's. Two thirds of the bench file's
+    /// samples, 12 bytes each rather than a 56-byte item and its key's 16: less to write and to
+    /// hand to the other core, which on this VM costs most when the two cores are far apart.
+    repeats: Repeats,
+}
+
+/// [`Batch::repeats`], in sample order: the repeats after item `i` are
+/// `first[after[i]..after[i + 1]]` (to the end after the last item).
+#[derive(Default)]
+struct Repeats {
+    first: Vec<u32>,
+    weight: Vec<u64>,
+    /// Per item: how many repeats came before it.
+    after: Vec<u32>,
+}
+
+impl Repeats {
+    /// The repeats after item `i`.
+    fn after_item(&self, i: usize) -> std::ops::Range<usize> {
+        let at = |i: usize| self.after.get(i).map_or(self.first.len(), |&n| n as usize);
+        at(i)..at(i + 1)
+    }
+
+    fn clear(&mut self) {
+        self.first.clear();
+        self.weight.clear();
+        self.after.clear();
+    }
 }
 
 impl Batch {
@@ -1072,7 +1096,16 @@ impl Batch {
         } else {
             BatchKeys::default()
         };
-        Batch { items: Vec::with_capacity(items), ips: Vec::with_capacity(BATCH_IPS), raw }
+        let repeats = if raw_keys {
+            Repeats {
+                first: Vec::with_capacity(items),
+                weight: Vec::with_capacity(items),
+                after: Vec::with_capacity(items),
+            }
+        } else {
+            Repeats::default()
+        };
+        Batch { items: Vec::with_capacity(items), ips: Vec::with_capacity(BATCH_IPS), raw, repeats }
     }
 
     /// The callchain of sample `s` and the user frames unwound after it (`None`: no callchain).
@@ -1153,6 +1186,7 @@ fn read_items(
             }
             if let Some(k) = &mut raw {
                 k.machine(&e);
+                batch.repeats.after.push(u32::try_from(batch.repeats.first.len()).unwrap_or(u32::MAX));
             }
             batch.items.push(Item::Machine(Box::new(e)));
         });
@@ -1191,40 +1225,44 @@ fn read_items(
             (u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(len).unwrap_or(0))
         });
         let cpu = s.cpu();
-        let mut chain = chain;
-        if let Some(k) = &mut raw {
+        let repeat = raw.as_mut().and_then(|k| {
             let flags = u32::from(kernel) | u32::from(s.ip().is_some()) << 1 | u32::from(chain.is_some()) << 2;
             let event = u32::try_from(idx).unwrap_or(u32::MAX);
             let head = [pid, tid, u32::from(cpu.is_some()), cpu.unwrap_or(0), event, flags];
-            // A repeat in the batch shares its first sample's frames (equal keys, equal frames).
-            if let Some(Item::Sample(first)) =
-                k.sample(head, s.ip(), &batch.ips, chain, unwound).and_then(|i| batch.items.get(i))
-            {
-                if let Some((start, _)) = chain {
-                    batch.ips.truncate(start as usize);
-                }
-                (chain, unwound) = (first.chain(), first.unwound);
+            k.sample(head, s.ip(), &batch.ips, chain, unwound)
+        });
+        if let Some(first) = repeat {
+            // A repeat in the batch is its first sample's item with its own weight (equal keys,
+            // equal frames): no item, no frames of its own.
+            if let Some((start, _)) = chain {
+                batch.ips.truncate(start as usize);
             }
+            batch.repeats.first.push(u32::try_from(first).unwrap_or(u32::MAX));
+            batch.repeats.weight.push(weight);
+        } else {
+            if raw.is_some() {
+                batch.repeats.after.push(u32::try_from(batch.repeats.first.len()).unwrap_or(u32::MAX));
+            }
+            let flags = if kernel { KERNEL } else { 0 }
+                | if s.ip().is_some() { HAS_IP } else { 0 }
+                | if chain.is_some() { HAS_CHAIN } else { 0 }
+                | if cpu.is_some() { HAS_CPU } else { 0 };
+            let (chain_at, chain_len) = chain.unwrap_or((0, 0));
+            batch.items.push(Item::Sample(SampleItem {
+                pid,
+                tid,
+                ip: s.ip().unwrap_or(0),
+                weight,
+                chain_at,
+                chain_len,
+                unwound,
+                cpu: cpu.unwrap_or(0),
+                event: u32::try_from(idx).unwrap_or(u32::MAX),
+                key: u32::MAX,
+                flags,
+            }));
         }
-        let flags = if kernel { KERNEL } else { 0 }
-            | if s.ip().is_some() { HAS_IP } else { 0 }
-            | if chain.is_some() { HAS_CHAIN } else { 0 }
-            | if cpu.is_some() { HAS_CPU } else { 0 };
-        let (chain_at, chain_len) = chain.unwrap_or((0, 0));
-        batch.items.push(Item::Sample(SampleItem {
-            pid,
-            tid,
-            ip: s.ip().unwrap_or(0),
-            weight,
-            chain_at,
-            chain_len,
-            unwound,
-            cpu: cpu.unwrap_or(0),
-            event: u32::try_from(idx).unwrap_or(u32::MAX),
-            key: u32::MAX,
-            flags,
-        }));
-        let full = batch.items.len() >= max_items || batch.ips.len() >= BATCH_IPS;
+        let full = batch.items.len() + batch.repeats.first.len() >= max_items || batch.ips.len() >= BATCH_IPS;
         if full {
             if let Some(k) = &mut raw {
                 k.take(&mut batch.raw);
@@ -1482,9 +1520,9 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
     /// [`folded`]'s [`Sink`]: the stacks' weights.
     struct Stacks(StackTable);
     impl Sink<'_> for Stacks {
-        fn each(&mut self, _: &mut Folder<'_>, item: &SampleItem, stack: &[u32]) {
+        fn each(&mut self, _: &mut Folder<'_>, _: &SampleItem, weight: u64, stack: &[u32]) {
             let i = self.0.id(stack);
-            self.0.add(i, item.weight);
+            self.0.add(i, weight);
         }
     }
     let mut f = Folder::new(file, opts);
@@ -1558,22 +1596,22 @@ pub(crate) fn fold_sites(
             }
         }
 
-        fn known(&mut self, f: &mut Folder<'_>, item: &SampleItem) -> bool {
-            item.key().is_some_and(|key| self.0.known(key, item.weight, f.kernel_gen))
+        fn known(&mut self, f: &mut Folder<'_>, item: &SampleItem, weight: u64) -> bool {
+            item.key().is_some_and(|key| self.0.known(key, weight, f.kernel_gen))
         }
 
         fn dropped(&mut self) {
             self.0.dropped();
         }
 
-        fn each(&mut self, f: &mut Folder<'_>, item: &SampleItem, _: &[u32]) {
+        fn each(&mut self, f: &mut Folder<'_>, item: &SampleItem, weight: u64, _: &[u32]) {
             let Some(s) = f.sites.as_ref() else { return };
             self.0.add(&SiteSample {
                 pid: item.pid,
                 tid: item.tid,
                 cpu: item.cpu(),
                 event: item.event as usize,
-                weight: item.weight,
+                weight,
                 comm: &s.comm,
                 locations: &s.stack,
             });
@@ -1598,14 +1636,16 @@ trait Sink<'o> {
     /// A sample [`SINK_AHEAD`] items ahead of the one about to be folded (to bring in what it
     /// will read).
     fn ahead(&mut self, _item: &SampleItem) {}
-    /// Whether the sample needs no folding (the sink counted it).
-    fn known(&mut self, _f: &mut Folder<'o>, _item: &SampleItem) -> bool {
+    /// Whether the sample (`item`, or a repeat of it: [`Batch::repeats`]) of weight `weight`
+    /// needs no folding (the sink counted it).
+    fn known(&mut self, _f: &mut Folder<'o>, _item: &SampleItem, _weight: u64) -> bool {
         false
     }
     /// The fold dropped the sample [`Sink::known`] did not know.
     fn dropped(&mut self) {}
-    /// A folded sample kept, with its stack ([`Folder`] labels, root first).
-    fn each(&mut self, f: &mut Folder<'o>, item: &SampleItem, stack: &[u32]);
+    /// A folded sample kept (`item` or a repeat of it, of weight `weight`), with its stack
+    /// ([`Folder`] labels, root first).
+    fn each(&mut self, f: &mut Folder<'o>, item: &SampleItem, weight: u64, stack: &[u32]);
 }
 
 /// The folding half of [`folded`] and [`fold_sites`]: reads the records on a second thread
@@ -1641,30 +1681,30 @@ fn drive<'o>(
                     return Err(too_many());
                 }
                 let mut items = std::mem::take(&mut batch.items);
+                let repeats = &batch.repeats;
+                let first = |r: usize| repeats.first.get(r).map_or(usize::MAX, |&f| f as usize);
                 for i in 0..items.len() {
                     if let Some(Item::Sample(s)) = items.get(i + SINK_AHEAD) {
                         sink.ahead(s);
                     }
-                    let s = match items.get_mut(i) {
-                        Some(Item::Machine(e)) => {
-                            f.machine_event(std::mem::replace(e, MachineEvent::Exit { tid: 0 }));
-                            continue;
-                        }
-                        Some(Item::Sample(s)) => s,
-                        None => continue,
-                    };
-                    if sink.known(f, s) {
-                        continue;
+                    match items.get_mut(i) {
+                        Some(Item::Machine(e)) => f.machine_event(std::mem::replace(e, MachineEvent::Exit { tid: 0 })),
+                        Some(Item::Sample(s)) => fold(sink, f, &batch, s, s.weight, &mut printed, &mut stack),
+                        None => {}
                     }
-                    let chain = batch.chain(s);
-                    if f.fold_sample(s.pid, s.tid, s.kernel(), s.ip(), chain, &mut printed, &mut stack) {
-                        sink.each(f, s, &stack);
-                    } else {
-                        sink.dropped();
+                    // The repeats of earlier items that came after this one.
+                    for r in repeats.after_item(i) {
+                        if let Some(Item::Sample(s)) = items.get(first(r + SINK_AHEAD)) {
+                            sink.ahead(s);
+                        }
+                        if let (Some(Item::Sample(s)), Some(&weight)) = (items.get(first(r)), repeats.weight.get(r)) {
+                            fold(sink, f, &batch, s, weight, &mut printed, &mut stack);
+                        }
                     }
                 }
                 items.clear();
                 batch.items = items;
+                batch.repeats.clear();
                 batch.ips.clear();
                 batch.raw.keys.clear();
                 batch.raw.items.clear();
@@ -1681,6 +1721,27 @@ fn drive<'o>(
         folded.map(|()| diagnostics)
     })?;
     Ok((diagnostics, numbers))
+}
+
+/// [`drive`]'s step for one sample (`s`, or a repeat of it: [`Batch::repeats`]) of weight
+/// `weight`: fold it unless `sink` knows it.
+fn fold<'o>(
+    sink: &mut dyn Sink<'o>,
+    f: &mut Folder<'o>,
+    batch: &Batch,
+    s: &SampleItem,
+    weight: u64,
+    printed: &mut bool,
+    stack: &mut Vec<u32>,
+) {
+    if sink.known(f, s, weight) {
+        return;
+    }
+    if f.fold_sample(s.pid, s.tid, s.kernel(), s.ip(), batch.chain(s), printed, stack) {
+        sink.each(f, s, weight, stack);
+    } else {
+        sink.dropped();
+    }
 }
 
 /// A stack folded by [`StackFolder::stack`], to weigh with [`StackFolder::add`].
