@@ -830,8 +830,14 @@ impl SampleItem {
 /// number once and then only counts it.
 struct RawKeys {
     state: ahash::RandomState,
-    /// This batch's keys (handed on with the batch).
+    /// This batch's hashes and generations (handed on with the batch).
     batch: BatchKeys,
+    /// This batch's keys, one after the other (only each key's first sample's), and where each
+    /// item's is (start, length; machine items: length 0). Kept here: the folding thread makes
+    /// them again from the items ([`raw_key`]) rather than read 34 MB more (on the bench
+    /// file) from this thread's core.
+    keys: Vec<u32>,
+    spans: Vec<(u32, u32)>,
     /// The batch's table of keys: a tag of the key's hash (high [`RAW_KEY_TAG_BITS`] bits) and
     /// its first sample's item index + 1 (0: empty). Small (128 KiB), to stay in the cache.
     slots: Vec<u32>,
@@ -842,16 +848,39 @@ struct RawKeys {
     kernel: u32,
 }
 
-/// The raw keys of a batch's items.
+/// The raw keys of a batch's items, as the folding thread needs them to number them: per item,
+/// the hash of its key and the generations in it ([`raw_key`]; machine items: 0). (A sample whose
+/// key an item of the batch already has is no item: [`Batch::repeats`].)
 #[derive(Default)]
 struct BatchKeys {
-    /// The keys, one after the other (only each key's first sample in the batch).
-    keys: Vec<u32>,
-    /// Per item of the batch: its key (hash, start, length); machine items have length 0. (A
-    /// sample whose key an item of the batch already has is no item: [`Batch::repeats`].)
-    items: Vec<(u64, u32, u32)>,
+    hashes: Vec<u64>,
+    gens: Vec<[u32; 3]>,
     /// The sample items, in order.
     firsts: Vec<u32>,
+}
+
+/// What a raw key starts with: pid, tid, has a cpu, cpu, event index, and flags (kernel, has an
+/// ip, has a callchain).
+fn raw_head(s: &SampleItem) -> [u32; 6] {
+    let flags = u32::from(s.kernel()) | u32::from(s.ip().is_some()) << 1 | u32::from(s.chain().is_some()) << 2;
+    [s.pid, s.tid, u32::from(s.cpu().is_some()), s.cpu, s.event, flags]
+}
+
+/// Append the words of a sample's raw key to `out`: [`raw_head`], the ip, the callchain's
+/// length, the callchain and the frames unwound after it (each address as two words), and the
+/// generations of its process's maps, its thread's comm and the kernel's maps at the sample.
+fn raw_key(out: &mut Vec<u32>, head: [u32; 6], ip: u64, chain: &[u64], more: &[u64], gens: [u32; 3]) {
+    let [pid, tid, has_cpu, cpu, event, flags] = head;
+    let len = u32::try_from(chain.len()).unwrap_or(u32::MAX);
+    out.reserve(12 + 2 * (chain.len() + more.len()));
+    out.extend_from_slice(&[pid, tid, has_cpu, cpu, event, flags, ip as u32, (ip >> 32) as u32, len]);
+    for part in [chain, more] {
+        for &a in part {
+            out.push(a as u32);
+            out.push((a >> 32) as u32);
+        }
+    }
+    out.extend_from_slice(&gens);
 }
 
 /// The numbers of the distinct raw keys so far (on the folding thread).
@@ -860,6 +889,8 @@ struct KeyNumbers {
     all: crate::arena::ArenaTable<1>,
     /// The numbers of the batch's first samples, by item index.
     ids: Vec<u32>,
+    /// Scratch: a key.
+    key: Vec<u32>,
 }
 
 /// Slots of [`RawKeys`]' table of a batch (twice the items of a batch).
@@ -876,6 +907,8 @@ impl RawKeys {
         RawKeys {
             state: ahash::RandomState::new(),
             batch: BatchKeys::default(),
+            keys: Vec::with_capacity(BATCH_IPS * 2),
+            spans: Vec::with_capacity(BATCH_ITEMS),
             slots: crate::arena::zeros(RAW_KEY_SLOTS),
             maps: FastMap::default(),
             comms: FastMap::default(),
@@ -904,7 +937,9 @@ impl RawKeys {
             }
             MachineEvent::Exit { .. } => {}
         }
-        self.batch.items.push((0, 0, 0));
+        self.spans.push((0, 0));
+        self.batch.hashes.push(0);
+        self.batch.gens.push([0; 3]);
     }
 
     /// The key of a sample (its callchain `chain` and unwound frames `unwound` last pushed on
@@ -918,8 +953,8 @@ impl RawKeys {
         chain: Option<(u32, u32)>,
         unwound: u32,
     ) -> Option<usize> {
-        let index = self.batch.items.len();
-        let start = self.batch.keys.len();
+        let index = self.spans.len();
+        let start = self.keys.len();
         let (chain, more) = match chain {
             Some((at, len)) => {
                 let (at, len) = (at as usize, len as usize);
@@ -928,47 +963,43 @@ impl RawKeys {
             None => (&[][..], &[][..]),
         };
         let (pid, tid) = (head[0], head[1]);
-        let ip = ip.unwrap_or(0);
-        self.batch.keys.extend_from_slice(&head);
-        self.batch.keys.extend_from_slice(&[
-            ip as u32,
-            (ip >> 32) as u32,
-            u32::try_from(chain.len()).unwrap_or(u32::MAX),
-        ]);
-        self.batch.keys.extend(chain.iter().chain(more).flat_map(|&ip| [ip as u32, (ip >> 32) as u32]));
         let gens = [self.maps.get(&pid).copied().unwrap_or(0), self.comms.get(&tid).copied().unwrap_or(0), self.kernel];
-        self.batch.keys.extend_from_slice(&gens);
-        let key = self.batch.keys.get(start..).unwrap_or(&[]);
+        raw_key(&mut self.keys, head, ip.unwrap_or(0), chain, more, gens);
+        let key = self.keys.get(start..).unwrap_or(&[]);
         let hash = self.state.hash_one(key);
         let len = key.len();
+        let first = |this: &mut Self| {
+            this.batch.firsts.push(index as u32);
+            this.spans.push((start as u32, len as u32));
+            this.batch.hashes.push(hash);
+            this.batch.gens.push(gens);
+        };
         let mask = self.slots.len() - 1;
         let mut i = (hash >> (64 - RAW_KEY_SLOTS.trailing_zeros())) as usize;
         let index_bits = 32 - RAW_KEY_TAG_BITS;
         let tag = (hash as u32) >> index_bits << index_bits;
         if index + 1 >= 1 << index_bits {
             // Past the batch's size (thread and map changes are not counted there): not in the table.
-            self.batch.firsts.push(index as u32);
-            self.batch.items.push((hash, start as u32, len as u32));
+            first(self);
             return None;
         }
-        while let Some(slot) = self.slots.get_mut(i) {
-            if *slot == 0 {
-                *slot = tag | (index as u32 + 1);
-                self.batch.firsts.push(index as u32);
-                self.batch.items.push((hash, start as u32, len as u32));
+        while let Some(&slot) = self.slots.get(i) {
+            if slot == 0 {
+                if let Some(s) = self.slots.get_mut(i) {
+                    *s = tag | (index as u32 + 1);
+                }
+                first(self);
                 return None;
             }
-            let at = (*slot & ((1 << index_bits) - 1)).wrapping_sub(1) as usize;
-            if *slot & !((1 << index_bits) - 1) != tag {
+            let at = (slot & ((1 << index_bits) - 1)).wrapping_sub(1) as usize;
+            if slot & !((1 << index_bits) - 1) != tag {
                 i = (i + 1) & mask;
                 continue;
             }
-            if let Some(&(h, s, l)) = self.batch.items.get(at) {
-                if h == hash
-                    && self.batch.keys.get(s as usize..(s + l) as usize) == self.batch.keys.get(start..start + len)
-                {
+            if let (Some(&(s, l)), Some(&h)) = (self.spans.get(at), self.batch.hashes.get(at)) {
+                if h == hash && self.keys.get(s as usize..(s + l) as usize) == self.keys.get(start..start + len) {
                     // Seen in this batch: only its first sample's index.
-                    self.batch.keys.truncate(start);
+                    self.keys.truncate(start);
                     return Some(at);
                 }
             }
@@ -980,9 +1011,11 @@ impl RawKeys {
     /// Hand this batch's keys over (into `out`, an empty one to swap in) and start the next batch.
     fn take(&mut self, out: &mut BatchKeys) {
         std::mem::swap(&mut self.batch, out);
-        self.batch.keys.clear();
-        self.batch.items.clear();
+        self.batch.hashes.clear();
+        self.batch.gens.clear();
         self.batch.firsts.clear();
+        self.keys.clear();
+        self.spans.clear();
         self.slots.fill(0);
     }
 }
@@ -990,16 +1023,17 @@ impl RawKeys {
 impl KeyNumbers {
     /// `words`: room for that many words of distinct keys ([`crate::arena::ArenaTable::with_capacity`]).
     fn new(words: usize) -> Self {
-        KeyNumbers { all: crate::arena::ArenaTable::with_capacity(words), ids: Vec::new() }
+        KeyNumbers { all: crate::arena::ArenaTable::with_capacity(words), ids: Vec::new(), key: Vec::new() }
     }
 
     /// Number a batch's samples (new keys get the next numbers) into their items' `key`, from
-    /// the batch's keys `raw`. `None`: more distinct keys than 16 GiB hold.
-    fn number(&mut self, raw: &BatchKeys, items: &mut [Item]) -> Option<()> {
+    /// the batch's hashes and generations `raw` and its addresses `ips`. `None`: more distinct
+    /// keys than 16 GiB hold.
+    fn number(&mut self, raw: &BatchKeys, items: &mut [Item], ips: &[u64]) -> Option<()> {
         self.ids.clear();
-        self.ids.resize(raw.items.len(), u32::MAX);
+        self.ids.resize(items.len(), u32::MAX);
         let firsts = &raw.firsts;
-        let hash = |k: usize| firsts.get(k).and_then(|&i| raw.items.get(i as usize)).map(|&(h, ..)| h);
+        let hash = |k: usize| firsts.get(k).and_then(|&i| raw.hashes.get(i as usize)).copied();
         for k in 0..RAW_KEY_AHEAD.min(firsts.len()) {
             if let Some(h) = hash(k) {
                 self.all.prefetch_slot(h);
@@ -1013,13 +1047,18 @@ impl KeyNumbers {
                 self.all.prefetch_entry(h);
             }
             let i = i as usize;
-            let Some(&(h, s, l)) = raw.items.get(i) else { continue };
-            let key = raw.keys.get(s as usize..(s + l) as usize).unwrap_or(&[]);
-            let id = match self.all.find(h, key) {
+            let (Some(Item::Sample(s)), Some(&h), Some(&gens)) = (items.get(i), raw.hashes.get(i), raw.gens.get(i))
+            else {
+                continue;
+            };
+            let (chain, more) = chain_of(ips, s).unwrap_or((&[], &[]));
+            self.key.clear();
+            raw_key(&mut self.key, raw_head(s), s.ip, chain, more, gens);
+            let id = match self.all.find(h, &self.key) {
                 Ok(at) => self.all.payload(at).and_then(|p| p.first().copied()),
                 Err(slot) => {
                     let id = u32::try_from(self.all.entries).ok().filter(|&id| id < u32::MAX)?;
-                    self.all.insert(h, key, [id], slot)?;
+                    self.all.insert(h, &self.key, [id], slot)?;
                     Some(id)
                 }
             };
@@ -1089,8 +1128,8 @@ impl Batch {
     fn with_capacity(items: usize, raw_keys: bool) -> Batch {
         let raw = if raw_keys {
             BatchKeys {
-                keys: Vec::with_capacity(BATCH_IPS * 2),
-                items: Vec::with_capacity(items),
+                hashes: Vec::with_capacity(items),
+                gens: Vec::with_capacity(items),
                 firsts: Vec::with_capacity(items),
             }
         } else {
@@ -1110,15 +1149,18 @@ impl Batch {
 
     /// The callchain of sample `s` and the user frames unwound after it (`None`: no callchain).
     fn chain(&self, s: &SampleItem) -> Option<(&[u64], &[u64])> {
-        s.chain().map(|(start, len)| {
-            let (start, len) = (start as usize, len as usize);
-            let user = start.saturating_add(len);
-            (
-                self.ips.get(start..user).unwrap_or(&[]),
-                self.ips.get(user..user.saturating_add(s.unwound as usize)).unwrap_or(&[]),
-            )
-        })
+        chain_of(&self.ips, s)
     }
+}
+
+/// The callchain of sample `s` in its batch's addresses `ips`, and the user frames unwound after
+/// it (`None`: no callchain).
+fn chain_of<'a>(ips: &'a [u64], s: &SampleItem) -> Option<(&'a [u64], &'a [u64])> {
+    s.chain().map(|(start, len)| {
+        let (start, len) = (start as usize, len as usize);
+        let user = start.saturating_add(len);
+        (ips.get(start..user).unwrap_or(&[]), ips.get(user..user.saturating_add(s.unwound as usize)).unwrap_or(&[]))
+    })
 }
 
 /// Items per batch: large enough to amortise the channel, small enough to bound the memory in
@@ -1677,7 +1719,7 @@ fn drive<'o>(
         let folded = (|| -> Result<()> {
             for batch in rx {
                 let mut batch = batch?;
-                if numbers.as_mut().is_some_and(|n| n.number(&batch.raw, &mut batch.items).is_none()) {
+                if numbers.as_mut().is_some_and(|n| n.number(&batch.raw, &mut batch.items, &batch.ips).is_none()) {
                     return Err(too_many());
                 }
                 let mut items = std::mem::take(&mut batch.items);
@@ -1706,8 +1748,8 @@ fn drive<'o>(
                 batch.items = items;
                 batch.repeats.clear();
                 batch.ips.clear();
-                batch.raw.keys.clear();
-                batch.raw.items.clear();
+                batch.raw.hashes.clear();
+                batch.raw.gens.clear();
                 batch.raw.firsts.clear();
                 // Back to the reader, unless it has enough (or has finished).
                 let _ = spent_tx.try_send(batch);
