@@ -528,6 +528,12 @@ pub fn drive_folded(file: &PerfFile<'_>) {
             let _ = f.to_folded_string();
         }
     }
+    // The pprof export folds on its own path (raw keys numbered across two threads, the profile
+    // encoded and gzipped on three more): with perf script's defaults, and with inline frames,
+    // source lines and every event kept.
+    for opts in [&presets[1], &variants[0]] {
+        let _ = perfdata_analysis::export::pprof::pprof(file, opts);
+    }
     let _ = perfdata_analysis::folded::feature_build_ids(file);
 }
 
