@@ -1092,8 +1092,8 @@ struct Batch {
     raw: BatchKeys,
     /// With raw keys: the samples whose key an earlier item of the batch has, as (that item's
     /// index, weight): all else about them is that item's. Two thirds of the bench file's
-    /// samples, 12 bytes each rather than a 56-byte item and its key's 16: less to write and to
-    /// hand to the other core, which on this VM costs most when the two cores are far apart.
+    /// samples, 12 bytes each rather than a 56-byte item and its key's entry: less to write and
+    /// to hand to the other core, which on this VM costs most when the two cores are far apart.
     repeats: Repeats,
 }
 
