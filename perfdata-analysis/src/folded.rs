@@ -942,29 +942,16 @@ impl RawKeys {
         self.batch.gens.push([0; 3]);
     }
 
-    /// The key of a sample (its callchain `chain` and unwound frames `unwound` last pushed on
-    /// `ips`), pushed as the batch's next item if its key is new to the batch; else the index of
-    /// the item with that key (the sample is then a repeat, and pushes no item).
-    fn sample(
-        &mut self,
-        head: [u32; 6],
-        ip: Option<u64>,
-        ips: &[u64],
-        chain: Option<(u32, u32)>,
-        unwound: u32,
-    ) -> Option<usize> {
+    /// The key of sample `s` (its frames in the batch's addresses `ips`), kept as the batch's
+    /// next item's if its key is new to the batch; else the index of the item with that key (the
+    /// sample is then a repeat, and is no item).
+    fn sample(&mut self, s: &SampleItem, ips: &[u64]) -> Option<usize> {
         let index = self.spans.len();
         let start = self.keys.len();
-        let (chain, more) = match chain {
-            Some((at, len)) => {
-                let (at, len) = (at as usize, len as usize);
-                (ips.get(at..at + len).unwrap_or(&[]), ips.get(at + len..at + len + unwound as usize).unwrap_or(&[]))
-            }
-            None => (&[][..], &[][..]),
-        };
-        let (pid, tid) = (head[0], head[1]);
-        let gens = [self.maps.get(&pid).copied().unwrap_or(0), self.comms.get(&tid).copied().unwrap_or(0), self.kernel];
-        raw_key(&mut self.keys, head, ip.unwrap_or(0), chain, more, gens);
+        let (chain, more) = chain_of(ips, s).unwrap_or((&[], &[]));
+        let gens =
+            [self.maps.get(&s.pid).copied().unwrap_or(0), self.comms.get(&s.tid).copied().unwrap_or(0), self.kernel];
+        raw_key(&mut self.keys, raw_head(s), s.ip, chain, more, gens);
         let key = self.keys.get(start..).unwrap_or(&[]);
         let hash = self.state.hash_one(key);
         let len = key.len();
@@ -1126,23 +1113,20 @@ impl Batch {
     /// [`BATCH_IPS`] addresses), so that filling it moves nothing: growing from empty copied
     /// each of the first batches' vectors several times.
     fn with_capacity(items: usize, raw_keys: bool) -> Batch {
-        let raw = if raw_keys {
-            BatchKeys {
+        let (raw, repeats) = if raw_keys {
+            let raw = BatchKeys {
                 hashes: Vec::with_capacity(items),
                 gens: Vec::with_capacity(items),
                 firsts: Vec::with_capacity(items),
-            }
-        } else {
-            BatchKeys::default()
-        };
-        let repeats = if raw_keys {
-            Repeats {
+            };
+            let repeats = Repeats {
                 first: Vec::with_capacity(items),
                 weight: Vec::with_capacity(items),
                 after: Vec::with_capacity(items),
-            }
+            };
+            (raw, repeats)
         } else {
-            Repeats::default()
+            (BatchKeys::default(), Repeats::default())
         };
         Batch { items: Vec::with_capacity(items), ips: Vec::with_capacity(BATCH_IPS), raw, repeats }
     }
@@ -1267,13 +1251,25 @@ fn read_items(
             (u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(len).unwrap_or(0))
         });
         let cpu = s.cpu();
-        let repeat = raw.as_mut().and_then(|k| {
-            let flags = u32::from(kernel) | u32::from(s.ip().is_some()) << 1 | u32::from(chain.is_some()) << 2;
-            let event = u32::try_from(idx).unwrap_or(u32::MAX);
-            let head = [pid, tid, u32::from(cpu.is_some()), cpu.unwrap_or(0), event, flags];
-            k.sample(head, s.ip(), &batch.ips, chain, unwound)
-        });
-        if let Some(first) = repeat {
+        let flags = if kernel { KERNEL } else { 0 }
+            | if s.ip().is_some() { HAS_IP } else { 0 }
+            | if chain.is_some() { HAS_CHAIN } else { 0 }
+            | if cpu.is_some() { HAS_CPU } else { 0 };
+        let (chain_at, chain_len) = chain.unwrap_or((0, 0));
+        let item = SampleItem {
+            pid,
+            tid,
+            ip: s.ip().unwrap_or(0),
+            weight,
+            chain_at,
+            chain_len,
+            unwound,
+            cpu: cpu.unwrap_or(0),
+            event: u32::try_from(idx).unwrap_or(u32::MAX),
+            key: u32::MAX,
+            flags,
+        };
+        if let Some(first) = raw.as_mut().and_then(|k| k.sample(&item, &batch.ips)) {
             // A repeat in the batch is its first sample's item with its own weight (equal keys,
             // equal frames): no item, no frames of its own.
             if let Some((start, _)) = chain {
@@ -1285,24 +1281,7 @@ fn read_items(
             if raw.is_some() {
                 batch.repeats.after.push(u32::try_from(batch.repeats.first.len()).unwrap_or(u32::MAX));
             }
-            let flags = if kernel { KERNEL } else { 0 }
-                | if s.ip().is_some() { HAS_IP } else { 0 }
-                | if chain.is_some() { HAS_CHAIN } else { 0 }
-                | if cpu.is_some() { HAS_CPU } else { 0 };
-            let (chain_at, chain_len) = chain.unwrap_or((0, 0));
-            batch.items.push(Item::Sample(SampleItem {
-                pid,
-                tid,
-                ip: s.ip().unwrap_or(0),
-                weight,
-                chain_at,
-                chain_len,
-                unwound,
-                cpu: cpu.unwrap_or(0),
-                event: u32::try_from(idx).unwrap_or(u32::MAX),
-                key: u32::MAX,
-                flags,
-            }));
+            batch.items.push(Item::Sample(item));
         }
         let full = batch.items.len() + batch.repeats.first.len() >= max_items || batch.ips.len() >= BATCH_IPS;
         if full {
