@@ -824,18 +824,15 @@ impl SampleItem {
 /// the process's maps, the thread's comm, the kernel's maps.
 ///
 /// Two samples with equal keys fold to the same stack as long as the kernel's symbols stay the
-/// same (perf loads some lazily; the folding thread checks that): so the reader makes the keys
-/// and finds the repeats within a batch, the folding thread numbers the batch's distinct keys
-/// ([`KeyNumbers`]: there, timed per thread, the work balanced the two best) and folds each
-/// number once and then only counts it.
+/// same (perf loads some lazily; the folding thread checks that): so the reader makes the keys,
+/// finds the repeats within a batch and numbers the batch's distinct keys ([`KeyNumbers`]), and
+/// the folding thread folds each number once and then only counts it.
 struct RawKeys {
     state: ahash::RandomState,
-    /// This batch's hashes and generations (handed on with the batch).
+    /// This batch's hashes and items.
     batch: BatchKeys,
     /// This batch's keys, one after the other (only each key's first sample's), and where each
-    /// item's is (start, length; machine items: length 0). Kept here: the folding thread makes
-    /// them again from the items ([`raw_key`]) rather than read 34 MB more (on the bench
-    /// file) from this thread's core.
+    /// item's is (start, length; machine items: length 0).
     keys: Vec<u32>,
     spans: Vec<(u32, u32)>,
     /// The batch's table of keys: a tag of the key's hash (high [`RAW_KEY_TAG_BITS`] bits) and
@@ -846,15 +843,16 @@ struct RawKeys {
     maps: FastMap<u32, u32>,
     comms: FastMap<u32, u32>,
     kernel: u32,
+    /// The numbers of the distinct keys so far.
+    numbers: KeyNumbers,
 }
 
-/// The raw keys of a batch's items, as the folding thread needs them to number them: per item,
-/// the hash of its key and the generations in it ([`raw_key`]; machine items: 0). (A sample whose
-/// key an item of the batch already has is no item: [`Batch::repeats`].)
+/// What numbering a batch's raw keys needs besides the keys: per item, the hash of its key
+/// (machine items: 0). (A sample whose key an item of the batch already has is no item:
+/// [`Batch::repeats`].)
 #[derive(Default)]
 struct BatchKeys {
     hashes: Vec<u64>,
-    gens: Vec<[u32; 3]>,
     /// The sample items, in order.
     firsts: Vec<u32>,
 }
@@ -883,14 +881,10 @@ fn raw_key(out: &mut Vec<u32>, head: [u32; 6], ip: u64, chain: &[u64], more: &[u
     out.extend_from_slice(&gens);
 }
 
-/// The numbers of the distinct raw keys so far (on the folding thread).
+/// The numbers of the distinct raw keys so far (on the reading thread).
 struct KeyNumbers {
     /// All distinct keys so far, with their number (payload).
     all: crate::arena::ArenaTable<1>,
-    /// The numbers of the batch's first samples, by item index.
-    ids: Vec<u32>,
-    /// Scratch: a key.
-    key: Vec<u32>,
 }
 
 /// Slots of [`RawKeys`]' table of a batch (twice the items of a batch).
@@ -903,8 +897,10 @@ const RAW_KEY_TAG_BITS: u32 = 32 - (BATCH_ITEMS + 1).next_power_of_two().trailin
 const RAW_KEY_AHEAD: usize = 8;
 
 impl RawKeys {
-    fn new() -> Self {
+    /// `words`: room for that many words of distinct keys ([`KeyNumbers::new`]).
+    fn new(words: usize) -> Self {
         RawKeys {
+            numbers: KeyNumbers::new(words),
             state: ahash::RandomState::new(),
             batch: BatchKeys::default(),
             keys: Vec::with_capacity(BATCH_IPS * 2),
@@ -939,7 +935,6 @@ impl RawKeys {
         }
         self.spans.push((0, 0));
         self.batch.hashes.push(0);
-        self.batch.gens.push([0; 3]);
     }
 
     /// The key of sample `s` (its frames in the batch's addresses `ips`), kept as the batch's
@@ -959,7 +954,6 @@ impl RawKeys {
             this.batch.firsts.push(index as u32);
             this.spans.push((start as u32, len as u32));
             this.batch.hashes.push(hash);
-            this.batch.gens.push(gens);
         };
         let mask = self.slots.len() - 1;
         let mut i = (hash >> (64 - RAW_KEY_SLOTS.trailing_zeros())) as usize;
@@ -996,29 +990,29 @@ impl RawKeys {
     }
 
     /// Hand this batch's keys over (into `out`, an empty one to swap in) and start the next batch.
-    fn take(&mut self, out: &mut BatchKeys) {
-        std::mem::swap(&mut self.batch, out);
+    /// Number this batch's items (their `key`) and start the next batch. `None`: more
+    /// distinct keys than 16 GiB hold.
+    fn take(&mut self, items: &mut [Item]) -> Option<()> {
+        let numbered = self.numbers.number(&self.batch, &self.keys, &self.spans, items);
         self.batch.hashes.clear();
-        self.batch.gens.clear();
         self.batch.firsts.clear();
         self.keys.clear();
         self.spans.clear();
         self.slots.fill(0);
+        numbered
     }
 }
 
 impl KeyNumbers {
     /// `words`: room for that many words of distinct keys ([`crate::arena::ArenaTable::with_capacity`]).
     fn new(words: usize) -> Self {
-        KeyNumbers { all: crate::arena::ArenaTable::with_capacity(words), ids: Vec::new(), key: Vec::new() }
+        KeyNumbers { all: crate::arena::ArenaTable::with_capacity(words) }
     }
 
-    /// Number a batch's samples (new keys get the next numbers) into their items' `key`, from
-    /// the batch's hashes and generations `raw` and its addresses `ips`. `None`: more distinct
-    /// keys than 16 GiB hold.
-    fn number(&mut self, raw: &BatchKeys, items: &mut [Item], ips: &[u64]) -> Option<()> {
-        self.ids.clear();
-        self.ids.resize(items.len(), u32::MAX);
+    /// Number a batch's samples (new keys get the next numbers) into their items' `key`: the
+    /// batch's hashes, firsts `raw`, its keys' words `keys` and where each item's is, `spans`.
+    /// `None`: more distinct keys than 16 GiB hold.
+    fn number(&mut self, raw: &BatchKeys, keys: &[u32], spans: &[(u32, u32)], items: &mut [Item]) -> Option<()> {
         let firsts = &raw.firsts;
         let hash = |k: usize| firsts.get(k).and_then(|&i| raw.hashes.get(i as usize)).copied();
         for k in 0..RAW_KEY_AHEAD.min(firsts.len()) {
@@ -1034,28 +1028,18 @@ impl KeyNumbers {
                 self.all.prefetch_entry(h);
             }
             let i = i as usize;
-            let (Some(Item::Sample(s)), Some(&h), Some(&gens)) = (items.get(i), raw.hashes.get(i), raw.gens.get(i))
-            else {
-                continue;
-            };
-            let (chain, more) = chain_of(ips, s).unwrap_or((&[], &[]));
-            self.key.clear();
-            raw_key(&mut self.key, raw_head(s), s.ip, chain, more, gens);
-            let id = match self.all.find(h, &self.key) {
+            let (Some(&h), Some(&(start, len))) = (raw.hashes.get(i), spans.get(i)) else { continue };
+            let key = keys.get(start as usize..(start as usize).saturating_add(len as usize)).unwrap_or(&[]);
+            let id = match self.all.find(h, key) {
                 Ok(at) => self.all.payload(at).and_then(|p| p.first().copied()),
                 Err(slot) => {
                     let id = u32::try_from(self.all.entries).ok().filter(|&id| id < u32::MAX)?;
-                    self.all.insert(h, &self.key, [id], slot)?;
+                    self.all.insert(h, key, [id], slot)?;
                     Some(id)
                 }
             };
-            if let (Some(e), Some(id)) = (self.ids.get_mut(i), id) {
-                *e = id;
-            }
-        }
-        for (item, id) in items.iter_mut().zip(&self.ids) {
-            if let Item::Sample(s) = item {
-                s.key = *id;
+            if let (Some(Item::Sample(s)), Some(id)) = (items.get_mut(i), id) {
+                s.key = id;
             }
         }
         Some(())
@@ -1075,8 +1059,6 @@ enum Item {
 struct Batch {
     items: Vec<Item>,
     ips: Vec<u64>,
-    /// The items' raw keys, when the sink numbers them.
-    raw: BatchKeys,
     /// With raw keys: the samples whose key an earlier item of the batch has, as (that item's
     /// index, weight): all else about them is that item's. Two thirds of the bench file's
     /// samples, 12 bytes each rather than a 56-byte item and its key's entry: less to write and
@@ -1113,22 +1095,16 @@ impl Batch {
     /// [`BATCH_IPS`] addresses), so that filling it moves nothing: growing from empty copied
     /// each of the first batches' vectors several times.
     fn with_capacity(items: usize, raw_keys: bool) -> Batch {
-        let (raw, repeats) = if raw_keys {
-            let raw = BatchKeys {
-                hashes: Vec::with_capacity(items),
-                gens: Vec::with_capacity(items),
-                firsts: Vec::with_capacity(items),
-            };
-            let repeats = Repeats {
+        let repeats = if raw_keys {
+            Repeats {
                 first: Vec::with_capacity(items),
                 weight: Vec::with_capacity(items),
                 after: Vec::with_capacity(items),
-            };
-            (raw, repeats)
+            }
         } else {
-            (BatchKeys::default(), Repeats::default())
+            Repeats::default()
         };
-        Batch { items: Vec::with_capacity(items), ips: Vec::with_capacity(BATCH_IPS), raw, repeats }
+        Batch { items: Vec::with_capacity(items), ips: Vec::with_capacity(BATCH_IPS), repeats }
     }
 
     /// The callchain of sample `s` and the user frames unwound after it (`None`: no callchain).
@@ -1175,7 +1151,8 @@ fn read_items(
     spent: &std::sync::mpsc::Receiver<Batch>,
     raw_keys: bool,
 ) -> Vec<String> {
-    let mut raw = raw_keys.then(RawKeys::new);
+    // A sample's raw key has fewer words than its record: the distinct ones fit in the file's size.
+    let mut raw = raw_keys.then(|| RawKeys::new(file.bytes().len() / 4));
     let pl = opts.compat == Compat::StackcollapsePl;
     let mut first_event: Option<usize> = None;
     // `--call-graph dwarf`: the user stack is unwound here, where the record's stack dump is at
@@ -1285,8 +1262,9 @@ fn read_items(
         }
         let full = batch.items.len() + batch.repeats.first.len() >= max_items || batch.ips.len() >= BATCH_IPS;
         if full {
-            if let Some(k) = &mut raw {
-                k.take(&mut batch.raw);
+            if raw.as_mut().is_some_and(|k| k.take(&mut batch.items).is_none()) {
+                let _ = tx.send(Err(too_many()));
+                return jit.diagnostics().to_vec();
             }
             if tx
                 .send(Ok(std::mem::replace(
@@ -1299,8 +1277,9 @@ fn read_items(
             }
         }
     }
-    if let Some(k) = &mut raw {
-        k.take(&mut batch.raw);
+    if raw.as_mut().is_some_and(|k| k.take(&mut batch.items).is_none()) {
+        let _ = tx.send(Err(too_many()));
+        return jit.diagnostics().to_vec();
     }
     let _ = tx.send(Ok(batch));
     jit.diagnostics().to_vec()
@@ -1548,7 +1527,7 @@ pub fn folded(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
     }
     let mut f = Folder::new(file, opts);
     let mut table = Stacks(StackTable::default());
-    let (diagnostics, _) = drive(file, opts, &mut f, &mut table)?;
+    let diagnostics = drive(file, opts, &mut f, &mut table)?;
     Ok(table.0.into_folded(&f.labels, diagnostics, true))
 }
 
@@ -1592,7 +1571,6 @@ pub(crate) struct Leftovers {
     _machine: Machine,
     _labels: Labels,
     _frames: FastMap<FrameKey, FrameLabels>,
-    _numbers: Option<KeyNumbers>,
 }
 
 /// Fold the samples of `file` as [`folded`] does, but hand each kept sample to `sink` with the
@@ -1640,9 +1618,9 @@ pub(crate) fn fold_sites(
     }
     let mut f = Folder::new(file, opts);
     f.sites = Some(SiteStack { sites, stack: Vec::new(), comm: std::rc::Rc::from("") });
-    let (diagnostics, numbers) = drive(file, opts, &mut f, &mut Known(sink))?;
+    let diagnostics = drive(file, opts, &mut f, &mut Known(sink))?;
     let Folder { sym, machine, labels, frames, .. } = f;
-    Ok((diagnostics, Leftovers { _sym: sym, _machine: machine, _labels: labels, _frames: frames, _numbers: numbers }))
+    Ok((diagnostics, Leftovers { _sym: sym, _machine: machine, _labels: labels, _frames: frames }))
 }
 
 /// How many items ahead [`drive`] shows its sink the samples ([`Sink::ahead`]).
@@ -1677,13 +1655,11 @@ fn drive<'o>(
     opts: &'o FoldedOptions,
     f: &mut Folder<'o>,
     sink: &mut dyn Sink<'o>,
-) -> Result<(Vec<String>, Option<KeyNumbers>)> {
+) -> Result<Vec<String>> {
     // perf script has printed a sample.
     let mut printed = false;
     let mut stack: Vec<u32> = Vec::new();
     let raw_keys = sink.raw_keys();
-    // A sample's raw key has fewer words than its record: the distinct ones fit in the file's size.
-    let mut numbers = raw_keys.then(|| KeyNumbers::new(file.bytes().len() / 4));
     // A reader that makes raw keys has about as much to do as this thread: it reads on while the
     // kernel's symbols load here rather than wait with two batches ready. The kernel's symbols
     // take 12-15 ms, about 8 batches of reading on the pprof bench file: with room for 8 the
@@ -1698,9 +1674,6 @@ fn drive<'o>(
         let folded = (|| -> Result<()> {
             for batch in rx {
                 let mut batch = batch?;
-                if numbers.as_mut().is_some_and(|n| n.number(&batch.raw, &mut batch.items, &batch.ips).is_none()) {
-                    return Err(too_many());
-                }
                 let mut items = std::mem::take(&mut batch.items);
                 let repeats = &batch.repeats;
                 let first = |r: usize| repeats.first.get(r).map_or(usize::MAX, |&f| f as usize);
@@ -1727,9 +1700,6 @@ fn drive<'o>(
                 batch.items = items;
                 batch.repeats.clear();
                 batch.ips.clear();
-                batch.raw.hashes.clear();
-                batch.raw.gens.clear();
-                batch.raw.firsts.clear();
                 // Back to the reader, unless it has enough (or has finished).
                 let _ = spent_tx.try_send(batch);
             }
@@ -1741,7 +1711,7 @@ fn drive<'o>(
         let diagnostics = reader.join().unwrap_or_default();
         folded.map(|()| diagnostics)
     })?;
-    Ok((diagnostics, numbers))
+    Ok(diagnostics)
 }
 
 /// [`drive`]'s step for one sample (`s`, or a repeat of it: [`Batch::repeats`]) of weight

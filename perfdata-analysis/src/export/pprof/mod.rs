@@ -423,9 +423,9 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
     let io = |source| perfdata_core::Error::Io { what: "the gzip stream of the pprof profile".into(), source };
     let labels = SampleLabels { kept: &kept, comm_ids, event_ids, keys };
     // The profile is encoded on a thread of its own and compressed on two more (the reading
-    // thread is done by now), while this one frees what the fold leaves (its symbols, frame
-    // caches and key numbers: ~6 ms on the bench file, as long as the encoding; they hold `Rc`s
-    // and stay on this thread). The samples' table is freed once the last segment is sent,
+    // thread is done by now), while this one frees what the fold leaves (its symbols and frame
+    // caches: a few ms on the bench file, about as long as the encoding; they hold `Rc`s and
+    // stay on this thread). The samples' table is freed once the last segment is sent,
     // while the last ones compress. A compression error is returned once all is sent.
     let encoded = std::thread::scope(|scope| {
         let encoder = scope.spawn(|| {
