@@ -764,8 +764,9 @@ impl DwarfUnwind {
     }
 }
 
-/// A sample that passed the filters the reader can apply: 56 bytes (a batch holds 16 K of them,
-/// written by the reader and read by the folding thread), its optional fields flagged in `flags`.
+/// A sample that passed the filters the reader can apply: 56 bytes (a batch holds 16 K of them),
+/// its optional fields flagged in `flags`.
+#[derive(Clone, Copy)]
 struct SampleItem {
     pid: u32,
     tid: u32,
@@ -845,11 +846,13 @@ struct RawKeys {
     kernel: u32,
     /// The numbers of the distinct keys so far.
     numbers: KeyNumbers,
+    /// Scratch: the items of the batch whose numbers are new.
+    fresh: Vec<u32>,
 }
 
 /// What numbering a batch's raw keys needs besides the keys: per item, the hash of its key
 /// (machine items: 0). (A sample whose key an item of the batch already has is no item:
-/// [`Batch::repeats`].)
+/// [`Numbered::seq`].)
 #[derive(Default)]
 struct BatchKeys {
     hashes: Vec<u64>,
@@ -901,6 +904,7 @@ impl RawKeys {
     fn new(words: usize) -> Self {
         RawKeys {
             numbers: KeyNumbers::new(words),
+            fresh: Vec::new(),
             state: ahash::RandomState::new(),
             batch: BatchKeys::default(),
             keys: Vec::with_capacity(BATCH_IPS * 2),
@@ -989,11 +993,36 @@ impl RawKeys {
         None
     }
 
-    /// Hand this batch's keys over (into `out`, an empty one to swap in) and start the next batch.
-    /// Number this batch's items (their `key`) and start the next batch. `None`: more
-    /// distinct keys than 16 GiB hold.
-    fn take(&mut self, items: &mut [Item]) -> Option<()> {
-        let numbered = self.numbers.number(&self.batch, &self.keys, &self.spans, items);
+    /// Number the items of `batch` (this thread's) and hand `out` what the
+    /// folding thread needs of them: per sample its number and weight, the thread and map
+    /// changes, and the samples of new numbers with their frames. Then start the next batch
+    /// (`batch` emptied). `None`: more distinct keys than 16 GiB hold.
+    fn take(&mut self, batch: &mut Batch, out: &mut Batch) -> Option<()> {
+        self.fresh.clear();
+        let numbered = self.numbers.number(&self.batch, &self.keys, &self.spans, &mut batch.items, &mut self.fresh);
+        for &i in &self.fresh {
+            let Some(Item::Sample(s)) = batch.items.get(i as usize) else { continue };
+            let mut s = *s;
+            if let Some((chain, more)) = chain_of(&batch.ips, &s) {
+                s.chain_at = u32::try_from(out.ips.len()).unwrap_or(u32::MAX);
+                out.ips.extend_from_slice(chain);
+                out.ips.extend_from_slice(more);
+            }
+            out.fresh.push(s);
+        }
+        out.numbered.seq.extend_from_slice(&batch.numbered.seq);
+        out.numbered.weights.extend_from_slice(&batch.numbered.weights);
+        for item in batch.items.drain(..) {
+            match item {
+                // (Every sample has a number by now; one without would be no first's.)
+                Item::Sample(s) => out.numbered.numbers.push(s.key.min(UNNUMBERED)),
+                Item::Machine(e) => {
+                    out.numbered.numbers.push(MACHINE);
+                    out.numbered.machine.push(*e);
+                }
+            }
+        }
+        batch.clear();
         self.batch.hashes.clear();
         self.batch.firsts.clear();
         self.keys.clear();
@@ -1012,7 +1041,15 @@ impl KeyNumbers {
     /// Number a batch's samples (new keys get the next numbers) into their items' `key`: the
     /// batch's hashes, firsts `raw`, its keys' words `keys` and where each item's is, `spans`.
     /// `None`: more distinct keys than 16 GiB hold.
-    fn number(&mut self, raw: &BatchKeys, keys: &[u32], spans: &[(u32, u32)], items: &mut [Item]) -> Option<()> {
+    /// The items whose numbers are new go into `fresh`, in their numbers' order.
+    fn number(
+        &mut self,
+        raw: &BatchKeys,
+        keys: &[u32],
+        spans: &[(u32, u32)],
+        items: &mut [Item],
+        fresh: &mut Vec<u32>,
+    ) -> Option<()> {
         let firsts = &raw.firsts;
         let hash = |k: usize| firsts.get(k).and_then(|&i| raw.hashes.get(i as usize)).copied();
         for k in 0..RAW_KEY_AHEAD.min(firsts.len()) {
@@ -1033,8 +1070,9 @@ impl KeyNumbers {
             let id = match self.all.find(h, key) {
                 Ok(at) => self.all.payload(at).and_then(|p| p.first().copied()),
                 Err(slot) => {
-                    let id = u32::try_from(self.all.entries).ok().filter(|&id| id < u32::MAX)?;
+                    let id = u32::try_from(self.all.entries).ok().filter(|&id| id < UNNUMBERED)?;
                     self.all.insert(h, key, [id], slot)?;
+                    fresh.push(i as u32);
                     Some(id)
                 }
             };
@@ -1054,57 +1092,68 @@ enum Item {
     Machine(Box<MachineEvent>),
 }
 
-/// Items in record order, with the callchains they refer to.
+/// Items in record order, with the callchains they refer to; or, with raw keys, the samples by
+/// number ([`Numbered`]).
 #[derive(Default)]
 struct Batch {
     items: Vec<Item>,
     ips: Vec<u64>,
-    /// With raw keys: the samples whose key an earlier item of the batch has, as (that item's
-    /// index, weight): all else about them is that item's. Two thirds of the bench file's
-    /// samples, 12 bytes each rather than a 56-byte item and its key's entry: less to write and
-    /// to hand to the other core, which on this VM costs most when the two cores are far apart.
-    repeats: Repeats,
+    /// With raw keys, handed over: the samples whose numbers are new, in their numbers' order,
+    /// their frames in `ips`.
+    fresh: Vec<SampleItem>,
+    /// With raw keys: the samples in order.
+    numbered: Numbered,
 }
 
-/// [`Batch::repeats`], in sample order: the repeats after item `i` are
-/// `first[after[i]..after[i + 1]]` (to the end after the last item).
+/// With raw keys, the samples and the thread and map changes of a batch in record order, as the
+/// reading thread hands them over. The items stay on the reading thread: the folding thread
+/// keeps the first sample of each number ([`Batch::fresh`]), and what crosses between the cores
+/// is 12 bytes a sample (and 4 an item), which on this VM costs most when the two vCPUs are far
+/// apart.
 #[derive(Default)]
-struct Repeats {
-    first: Vec<u32>,
-    weight: Vec<u64>,
-    /// Per item: how many repeats came before it.
-    after: Vec<u32>,
+struct Numbered {
+    /// Per sample and thread or map change, in order: its item's index in the batch (a sample
+    /// whose key an earlier item of the batch has: that item's).
+    seq: Vec<u32>,
+    /// The samples' weights, in order.
+    weights: Vec<u64>,
+    /// Per item: its sample's number, or [`MACHINE`] for the next of `machine`.
+    numbers: Vec<u32>,
+    machine: Vec<MachineEvent>,
 }
 
-impl Repeats {
-    /// The repeats after item `i`.
-    fn after_item(&self, i: usize) -> std::ops::Range<usize> {
-        let at = |i: usize| self.after.get(i).map_or(self.first.len(), |&n| n as usize);
-        at(i)..at(i + 1)
-    }
-
-    fn clear(&mut self) {
-        self.first.clear();
-        self.weight.clear();
-        self.after.clear();
-    }
-}
+/// [`Numbered::numbers`]: a thread or map change, not a sample's number.
+const MACHINE: u32 = u32::MAX;
+/// [`Numbered::numbers`]: a sample without a number (none is).
+const UNNUMBERED: u32 = u32::MAX - 1;
 
 impl Batch {
     /// An empty batch with room for `items` items (and their callchains and keys, up to
     /// [`BATCH_IPS`] addresses), so that filling it moves nothing: growing from empty copied
     /// each of the first batches' vectors several times.
     fn with_capacity(items: usize, raw_keys: bool) -> Batch {
-        let repeats = if raw_keys {
-            Repeats {
-                first: Vec::with_capacity(items),
-                weight: Vec::with_capacity(items),
-                after: Vec::with_capacity(items),
+        let numbered = if raw_keys {
+            Numbered {
+                seq: Vec::with_capacity(items),
+                weights: Vec::with_capacity(items),
+                numbers: Vec::with_capacity(items),
+                machine: Vec::new(),
             }
         } else {
-            Repeats::default()
+            Numbered::default()
         };
-        Batch { items: Vec::with_capacity(items), ips: Vec::with_capacity(BATCH_IPS), repeats }
+        Batch { items: Vec::with_capacity(items), ips: Vec::with_capacity(BATCH_IPS), fresh: Vec::new(), numbered }
+    }
+
+    /// Empty it, keeping its room.
+    fn clear(&mut self) {
+        self.items.clear();
+        self.ips.clear();
+        self.fresh.clear();
+        self.numbered.seq.clear();
+        self.numbered.weights.clear();
+        self.numbered.numbers.clear();
+        self.numbered.machine.clear();
     }
 
     /// The callchain of sample `s` and the user frames unwound after it (`None`: no callchain).
@@ -1159,7 +1208,9 @@ fn read_items(
     // hand, against this thread's own copy of the maps and binaries.
     let mut dwarf = DwarfUnwind::for_file(file, opts);
     let max_items = if dwarf.is_some() { BATCH_ITEMS_UNWOUND } else { BATCH_ITEMS };
+    // With raw keys, `batch` stays on this thread and `out` is what is handed over.
     let mut batch = Batch::with_capacity(max_items, raw_keys);
+    let mut out = if raw_keys { Batch::with_capacity(max_items, true) } else { Batch::default() };
     let mut jit = JitInjector::new(file.events(), &opts.symbolize);
     let ranges = match time_ranges(file, opts) {
         Ok(r) => r,
@@ -1189,7 +1240,7 @@ fn read_items(
             }
             if let Some(k) = &mut raw {
                 k.machine(&e);
-                batch.repeats.after.push(u32::try_from(batch.repeats.first.len()).unwrap_or(u32::MAX));
+                batch.numbered.seq.push(u32::try_from(batch.items.len()).unwrap_or(u32::MAX));
             }
             batch.items.push(Item::Machine(Box::new(e)));
         });
@@ -1246,43 +1297,60 @@ fn read_items(
             key: u32::MAX,
             flags,
         };
-        if let Some(first) = raw.as_mut().and_then(|k| k.sample(&item, &batch.ips)) {
+        if let Some(k) = &mut raw {
             // A repeat in the batch is its first sample's item with its own weight (equal keys,
             // equal frames): no item, no frames of its own.
-            if let Some((start, _)) = chain {
-                batch.ips.truncate(start as usize);
-            }
-            batch.repeats.first.push(u32::try_from(first).unwrap_or(u32::MAX));
-            batch.repeats.weight.push(weight);
+            let at = match k.sample(&item, &batch.ips) {
+                Some(first) => {
+                    if let Some((start, _)) = chain {
+                        batch.ips.truncate(start as usize);
+                    }
+                    first
+                }
+                None => {
+                    batch.items.push(Item::Sample(item));
+                    batch.items.len() - 1
+                }
+            };
+            batch.numbered.seq.push(u32::try_from(at).unwrap_or(u32::MAX));
+            batch.numbered.weights.push(weight);
         } else {
-            if raw.is_some() {
-                batch.repeats.after.push(u32::try_from(batch.repeats.first.len()).unwrap_or(u32::MAX));
-            }
             batch.items.push(Item::Sample(item));
         }
-        let full = batch.items.len() + batch.repeats.first.len() >= max_items || batch.ips.len() >= BATCH_IPS;
-        if full {
-            if raw.as_mut().is_some_and(|k| k.take(&mut batch.items).is_none()) {
-                let _ = tx.send(Err(too_many()));
-                return jit.diagnostics().to_vec();
-            }
-            if tx
-                .send(Ok(std::mem::replace(
-                    &mut batch,
-                    spent.try_recv().unwrap_or_else(|_| Batch::with_capacity(max_items, raw_keys)),
-                )))
-                .is_err()
-            {
-                return jit.diagnostics().to_vec();
-            }
+        let full = batch.items.len().max(batch.numbered.seq.len()) >= max_items || batch.ips.len() >= BATCH_IPS;
+        if full && hand_over(&mut raw, &mut batch, &mut out, tx, spent, max_items).is_err() {
+            return jit.diagnostics().to_vec();
         }
     }
-    if raw.as_mut().is_some_and(|k| k.take(&mut batch.items).is_none()) {
-        let _ = tx.send(Err(too_many()));
-        return jit.diagnostics().to_vec();
-    }
-    let _ = tx.send(Ok(batch));
+    let _ = hand_over(&mut raw, &mut batch, &mut out, tx, spent, max_items);
     jit.diagnostics().to_vec()
+}
+
+/// [`read_items`]' step at the end of a batch: send it (with raw keys, number it and send what
+/// the folding thread needs of it, `out`) and start the next one, in a spent batch if the
+/// folding thread sent one back. `Err`: the folding thread is gone, or the keys outgrew their table
+/// (the error sent).
+fn hand_over(
+    raw: &mut Option<RawKeys>,
+    batch: &mut Batch,
+    out: &mut Batch,
+    tx: &std::sync::mpsc::SyncSender<Result<Batch>>,
+    spent: &std::sync::mpsc::Receiver<Batch>,
+    max_items: usize,
+) -> std::result::Result<(), ()> {
+    let raw_keys = raw.is_some();
+    let next = || spent.try_recv().unwrap_or_else(|_| Batch::with_capacity(max_items, raw_keys));
+    let full = match raw {
+        Some(k) => {
+            if k.take(batch, out).is_none() {
+                let _ = tx.send(Err(too_many()));
+                return Err(());
+            }
+            std::mem::replace(out, next())
+        }
+        None => std::mem::replace(batch, next()),
+    };
+    tx.send(Ok(full)).map_err(|_| ())
 }
 
 /// The error when the distinct samples outgrow the pprof export's tables (16 GiB of keys).
@@ -1589,10 +1657,8 @@ pub(crate) fn fold_sites(
             true
         }
 
-        fn ahead(&mut self, item: &SampleItem) {
-            if let Some(key) = item.key() {
-                self.0.ahead(key);
-            }
+        fn ahead(&mut self, key: u32) {
+            self.0.ahead(key);
         }
 
         fn known(&mut self, f: &mut Folder<'_>, item: &SampleItem, weight: u64) -> bool {
@@ -1632,17 +1698,17 @@ trait Sink<'o> {
     fn raw_keys(&self) -> bool {
         false
     }
-    /// A sample [`SINK_AHEAD`] items ahead of the one about to be folded (to bring in what it
-    /// will read).
-    fn ahead(&mut self, _item: &SampleItem) {}
-    /// Whether the sample (`item`, or a repeat of it: [`Batch::repeats`]) of weight `weight`
+    /// The raw key number of a sample [`SINK_AHEAD`] samples ahead of the one about to be
+    /// folded (to bring in what it will read).
+    fn ahead(&mut self, _key: u32) {}
+    /// Whether the sample (`item`, or with raw keys the first of its number) of weight `weight`
     /// needs no folding (the sink counted it).
     fn known(&mut self, _f: &mut Folder<'o>, _item: &SampleItem, _weight: u64) -> bool {
         false
     }
     /// The fold dropped the sample [`Sink::known`] did not know.
     fn dropped(&mut self) {}
-    /// A folded sample kept (`item` or a repeat of it, of weight `weight`), with its stack
+    /// A folded sample kept (`item`, or the first of its number, of weight `weight`), with its stack
     /// ([`Folder`] labels, root first).
     fn each(&mut self, f: &mut Folder<'o>, item: &SampleItem, weight: u64, stack: &[u32]);
 }
@@ -1671,35 +1737,49 @@ fn drive<'o>(
         // While the reader fills its first batch: the kernel's symbols.
         f.preload_kernel(file);
         // `rx` goes with the closure, also on an error: the reader then stops at its next batch.
+        // With raw keys: the first sample of each number so far, their frames in `ips`.
+        let mut firsts: Vec<SampleItem> = Vec::new();
+        let mut ips: Vec<u64> = Vec::new();
         let folded = (|| -> Result<()> {
             for batch in rx {
                 let mut batch = batch?;
-                let mut items = std::mem::take(&mut batch.items);
-                let repeats = &batch.repeats;
-                let first = |r: usize| repeats.first.get(r).map_or(usize::MAX, |&f| f as usize);
-                for i in 0..items.len() {
-                    if let Some(Item::Sample(s)) = items.get(i + SINK_AHEAD) {
-                        sink.ahead(s);
-                    }
-                    match items.get_mut(i) {
-                        Some(Item::Machine(e)) => f.machine_event(std::mem::replace(e, MachineEvent::Exit { tid: 0 })),
-                        Some(Item::Sample(s)) => fold(sink, f, &batch, s, s.weight, &mut printed, &mut stack),
-                        None => {}
-                    }
-                    // The repeats of earlier items that came after this one.
-                    for r in repeats.after_item(i) {
-                        if let Some(Item::Sample(s)) = items.get(first(r + SINK_AHEAD)) {
-                            sink.ahead(s);
+                if raw_keys {
+                    for s in &batch.fresh {
+                        let mut s = *s;
+                        if let Some((chain, more)) = batch.chain(&s) {
+                            s.chain_at = u32::try_from(ips.len()).unwrap_or(u32::MAX);
+                            ips.extend_from_slice(chain);
+                            ips.extend_from_slice(more);
                         }
-                        if let (Some(Item::Sample(s)), Some(&weight)) = (items.get(first(r)), repeats.weight.get(r)) {
-                            fold(sink, f, &batch, s, weight, &mut printed, &mut stack);
+                        debug_assert_eq!(s.key as usize, firsts.len(), "numbers come in order");
+                        firsts.push(s);
+                    }
+                    let n = &mut batch.numbered;
+                    let (mut weights, mut machine) = (n.weights.iter(), n.machine.iter_mut());
+                    let numbers = &n.numbers;
+                    let number = |i: Option<&u32>| i.and_then(|&i| numbers.get(i as usize)).copied();
+                    for (i, at) in n.seq.iter().enumerate() {
+                        if let Some(k) = number(n.seq.get(i + SINK_AHEAD)).filter(|&k| k != MACHINE) {
+                            sink.ahead(k);
+                        }
+                        let Some(key) = number(Some(at)) else { continue };
+                        if key == MACHINE {
+                            if let Some(e) = machine.next() {
+                                f.machine_event(std::mem::replace(e, MachineEvent::Exit { tid: 0 }));
+                            }
+                        } else if let (Some(s), Some(&weight)) = (firsts.get(key as usize), weights.next()) {
+                            fold(sink, f, &ips, s, weight, &mut printed, &mut stack);
+                        }
+                    }
+                } else {
+                    for item in &mut batch.items {
+                        match item {
+                            Item::Machine(e) => f.machine_event(std::mem::replace(e, MachineEvent::Exit { tid: 0 })),
+                            Item::Sample(s) => fold(sink, f, &batch.ips, s, s.weight, &mut printed, &mut stack),
                         }
                     }
                 }
-                items.clear();
-                batch.items = items;
-                batch.repeats.clear();
-                batch.ips.clear();
+                batch.clear();
                 // Back to the reader, unless it has enough (or has finished).
                 let _ = spent_tx.try_send(batch);
             }
@@ -1714,12 +1794,12 @@ fn drive<'o>(
     Ok(diagnostics)
 }
 
-/// [`drive`]'s step for one sample (`s`, or a repeat of it: [`Batch::repeats`]) of weight
-/// `weight`: fold it unless `sink` knows it.
+/// [`drive`]'s step for one sample (`s`, or with raw keys the first of its number; its frames
+/// in `ips`) of weight `weight`: fold it unless `sink` knows it.
 fn fold<'o>(
     sink: &mut dyn Sink<'o>,
     f: &mut Folder<'o>,
-    batch: &Batch,
+    ips: &[u64],
     s: &SampleItem,
     weight: u64,
     printed: &mut bool,
@@ -1728,7 +1808,7 @@ fn fold<'o>(
     if sink.known(f, s, weight) {
         return;
     }
-    if f.fold_sample(s.pid, s.tid, s.kernel(), s.ip(), batch.chain(s), printed, stack) {
+    if f.fold_sample(s.pid, s.tid, s.kernel(), s.ip(), chain_of(ips, s), printed, stack) {
         sink.each(f, s, weight, stack);
     } else {
         sink.dropped();
