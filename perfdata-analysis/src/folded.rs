@@ -870,16 +870,21 @@ fn raw_head(s: &SampleItem) -> [u32; 6] {
 /// Append the words of a sample's raw key to `out`: [`raw_head`], the ip, the callchain's
 /// length, the callchain and the frames unwound after it (each address as two words), and the
 /// generations of its process's maps, its thread's comm and the kernel's maps at the sample.
-fn raw_key(out: &mut Vec<u32>, head: [u32; 6], ip: u64, chain: &[u64], more: &[u64], gens: [u32; 3]) {
+fn raw_key(
+    out: &mut Vec<u32>,
+    head: [u32; 6],
+    ip: u64,
+    chain: impl ExactSizeIterator<Item = u64>,
+    more: &[u64],
+    gens: [u32; 3],
+) {
     let [pid, tid, has_cpu, cpu, event, flags] = head;
     let len = u32::try_from(chain.len()).unwrap_or(u32::MAX);
     out.reserve(12 + 2 * (chain.len() + more.len()));
     out.extend_from_slice(&[pid, tid, has_cpu, cpu, event, flags, ip as u32, (ip >> 32) as u32, len]);
-    for part in [chain, more] {
-        for &a in part {
-            out.push(a as u32);
-            out.push((a >> 32) as u32);
-        }
+    for a in chain.chain(more.iter().copied()) {
+        out.push(a as u32);
+        out.push((a >> 32) as u32);
     }
     out.extend_from_slice(&gens);
 }
@@ -944,10 +949,9 @@ impl RawKeys {
     /// The key of sample `s` (its frames in the batch's addresses `ips`), kept as the batch's
     /// next item's if its key is new to the batch; else the index of the item with that key (the
     /// sample is then a repeat, and is no item).
-    fn sample(&mut self, s: &SampleItem, ips: &[u64]) -> Option<usize> {
+    fn sample(&mut self, s: &SampleItem, chain: impl ExactSizeIterator<Item = u64>, more: &[u64]) -> Option<usize> {
         let index = self.spans.len();
         let start = self.keys.len();
-        let (chain, more) = chain_of(ips, s).unwrap_or((&[], &[]));
         let gens =
             [self.maps.get(&s.pid).copied().unwrap_or(0), self.comms.get(&s.tid).copied().unwrap_or(0), self.kernel];
         raw_key(&mut self.keys, raw_head(s), s.ip, chain, more, gens);
@@ -1268,15 +1272,21 @@ fn read_items(
         }
         let weight = if opts.weight == Weight::Period && !tracepoint_pl { s.period_or_attr() } else { 1 };
         let mut unwound = 0;
-        let chain = s.callchain().map(|c| {
+        // With raw keys and no stack dump to unwind, the key is made from the record's callchain
+        // and the frames are copied only when the key is new to the batch (a third of the
+        // samples of the bench file).
+        let later = raw.is_some() && dwarf.is_none();
+        let callchain = s.callchain();
+        let chain = callchain.map(|c| {
             let start = batch.ips.len();
-            batch.ips.extend(c.iter());
-            let len = batch.ips.len().saturating_sub(start);
-            if let Some(d) = &mut dwarf {
-                d.user_frames(s, pid, &mut batch.ips);
-                unwound = u32::try_from(batch.ips.len().saturating_sub(start + len)).unwrap_or(0);
+            if !later {
+                batch.ips.extend(c.iter());
+                if let Some(d) = &mut dwarf {
+                    d.user_frames(s, pid, &mut batch.ips);
+                    unwound = u32::try_from(batch.ips.len().saturating_sub(start + c.len())).unwrap_or(0);
+                }
             }
-            (u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(len).unwrap_or(0))
+            (u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(c.len()).unwrap_or(0))
         });
         let cpu = s.cpu();
         let flags = if kernel { KERNEL } else { 0 }
@@ -1300,14 +1310,24 @@ fn read_items(
         if let Some(k) = &mut raw {
             // A repeat in the batch is its first sample's item with its own weight (equal keys,
             // equal frames): no item, no frames of its own.
-            let at = match k.sample(&item, &batch.ips) {
+            let callchain = callchain.unwrap_or(perfdata_core::reader::U64s::EMPTY);
+            let found = if later {
+                k.sample(&item, callchain.iter(), &[])
+            } else {
+                let (chain, more) = chain_of(&batch.ips, &item).unwrap_or((&[], &[]));
+                k.sample(&item, chain.iter().copied(), more)
+            };
+            let at = match found {
                 Some(first) => {
-                    if let Some((start, _)) = chain {
+                    if let (Some((start, _)), false) = (chain, later) {
                         batch.ips.truncate(start as usize);
                     }
                     first
                 }
                 None => {
+                    if later {
+                        batch.ips.extend(callchain.iter());
+                    }
                     batch.items.push(Item::Sample(item));
                     batch.items.len() - 1
                 }
