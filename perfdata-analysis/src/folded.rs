@@ -844,6 +844,8 @@ struct RawKeys {
     maps: FastMap<u32, u32>,
     comms: FastMap<u32, u32>,
     kernel: u32,
+    /// The last sample's pid, tid and generations (most samples follow one of the same thread).
+    last: Option<(u32, u32, [u32; 3])>,
     /// The numbers of the distinct keys so far.
     numbers: KeyNumbers,
     /// Scratch: the items of the batch whose numbers are new.
@@ -910,6 +912,7 @@ impl RawKeys {
         RawKeys {
             numbers: KeyNumbers::new(words),
             fresh: Vec::new(),
+            last: None,
             state: ahash::RandomState::new(),
             batch: BatchKeys::default(),
             keys: Vec::with_capacity(BATCH_IPS * 2),
@@ -923,6 +926,7 @@ impl RawKeys {
 
     /// A thread or map change (pushed as an item): bump what `invalidate` bumps.
     fn machine(&mut self, e: &MachineEvent) {
+        self.last = None;
         let bump = |m: &mut FastMap<u32, u32>, k: u32| {
             let g = m.entry(k).or_insert(0);
             *g = g.wrapping_add(1);
@@ -952,8 +956,15 @@ impl RawKeys {
     fn sample(&mut self, s: &SampleItem, chain: impl ExactSizeIterator<Item = u64>, more: &[u64]) -> Option<usize> {
         let index = self.spans.len();
         let start = self.keys.len();
-        let gens =
-            [self.maps.get(&s.pid).copied().unwrap_or(0), self.comms.get(&s.tid).copied().unwrap_or(0), self.kernel];
+        let gens = match self.last {
+            Some((pid, tid, gens)) if (pid, tid) == (s.pid, s.tid) => gens,
+            _ => {
+                let (maps, comms) = (self.maps.get(&s.pid), self.comms.get(&s.tid));
+                let gens = [maps.copied().unwrap_or(0), comms.copied().unwrap_or(0), self.kernel];
+                self.last = Some((s.pid, s.tid, gens));
+                gens
+            }
+        };
         raw_key(&mut self.keys, raw_head(s), s.ip, chain, more, gens);
         let key = self.keys.get(start..).unwrap_or(&[]);
         let hash = self.state.hash_one(key);
