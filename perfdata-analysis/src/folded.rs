@@ -830,7 +830,7 @@ impl SampleItem {
 /// the folding thread folds each number once and then only counts it.
 struct RawKeys {
     state: ahash::RandomState,
-    /// This batch's hashes and items.
+    /// This batch's hashes, and which of its items are samples.
     batch: BatchKeys,
     /// This batch's keys, one after the other (only each key's first sample's), and where each
     /// item's is (start, length; machine items: length 0).
