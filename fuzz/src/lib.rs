@@ -528,9 +528,10 @@ pub fn drive_folded(file: &PerfFile<'_>) {
             let _ = f.to_folded_string();
         }
     }
-    // The pprof export folds on its own path (raw keys numbered across two threads, the profile
-    // encoded and gzipped on three more): with perf script's defaults, and with inline frames,
-    // source lines and every event kept.
+    // The pprof export folds on its own path (raw keys made and numbered on the reading thread,
+    // the first sample of each number kept on the folding one, the profile encoded and gzipped
+    // on three more threads): with perf script's defaults, and with inline frames, source lines
+    // and every event kept.
     for opts in [&presets[1], &variants[0]] {
         let _ = perfdata_analysis::export::pprof::pprof(file, opts);
     }

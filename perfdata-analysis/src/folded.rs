@@ -817,6 +817,17 @@ impl SampleItem {
     fn key(&self) -> Option<u32> {
         (self.key != u32::MAX).then_some(self.key)
     }
+
+    /// This sample with its frames (callchain and unwound frames, in `from`) appended to `to`.
+    fn moved(&self, from: &[u64], to: &mut Vec<u64>) -> SampleItem {
+        let mut s = *self;
+        if let Some((chain, more)) = chain_of(from, self) {
+            s.chain_at = u32::try_from(to.len()).unwrap_or(u32::MAX);
+            to.extend_from_slice(chain);
+            to.extend_from_slice(more);
+        }
+        s
+    }
 }
 
 /// The raw keys of the samples (the pprof export, [`RawKeys`]): a sample's thread, cpu, event,
@@ -1016,14 +1027,9 @@ impl RawKeys {
         self.fresh.clear();
         let numbered = self.numbers.number(&self.batch, &self.keys, &self.spans, &mut batch.items, &mut self.fresh);
         for &i in &self.fresh {
-            let Some(Item::Sample(s)) = batch.items.get(i as usize) else { continue };
-            let mut s = *s;
-            if let Some((chain, more)) = chain_of(&batch.ips, &s) {
-                s.chain_at = u32::try_from(out.ips.len()).unwrap_or(u32::MAX);
-                out.ips.extend_from_slice(chain);
-                out.ips.extend_from_slice(more);
+            if let Some(Item::Sample(s)) = batch.items.get(i as usize) {
+                out.fresh.push(s.moved(&batch.ips, &mut out.ips));
             }
-            out.fresh.push(s);
         }
         out.numbered.seq.extend_from_slice(&batch.numbered.seq);
         out.numbered.weights.extend_from_slice(&batch.numbered.weights);
@@ -1170,11 +1176,6 @@ impl Batch {
         self.numbered.numbers.clear();
         self.numbered.machine.clear();
     }
-
-    /// The callchain of sample `s` and the user frames unwound after it (`None`: no callchain).
-    fn chain(&self, s: &SampleItem) -> Option<(&[u64], &[u64])> {
-        chain_of(&self.ips, s)
-    }
 }
 
 /// The callchain of sample `s` in its batch's addresses `ips`, and the user frames unwound after
@@ -1226,6 +1227,10 @@ fn read_items(
     // With raw keys, `batch` stays on this thread and `out` is what is handed over.
     let mut batch = Batch::with_capacity(max_items, raw_keys);
     let mut out = if raw_keys { Batch::with_capacity(max_items, true) } else { Batch::default() };
+    // With raw keys and no stack dump to unwind, a sample's key is made from the record's
+    // callchain and its frames are copied only when the key is new to the batch (a third of the
+    // samples of the bench file).
+    let later = raw_keys && dwarf.is_none();
     let mut jit = JitInjector::new(file.events(), &opts.symbolize);
     let ranges = match time_ranges(file, opts) {
         Ok(r) => r,
@@ -1283,10 +1288,6 @@ fn read_items(
         }
         let weight = if opts.weight == Weight::Period && !tracepoint_pl { s.period_or_attr() } else { 1 };
         let mut unwound = 0;
-        // With raw keys and no stack dump to unwind, the key is made from the record's callchain
-        // and the frames are copied only when the key is new to the batch (a third of the
-        // samples of the bench file).
-        let later = raw.is_some() && dwarf.is_none();
         let callchain = s.callchain();
         let chain = callchain.map(|c| {
             let start = batch.ips.len();
@@ -1776,14 +1777,8 @@ fn drive<'o>(
                 let mut batch = batch?;
                 if raw_keys {
                     for s in &batch.fresh {
-                        let mut s = *s;
-                        if let Some((chain, more)) = batch.chain(&s) {
-                            s.chain_at = u32::try_from(ips.len()).unwrap_or(u32::MAX);
-                            ips.extend_from_slice(chain);
-                            ips.extend_from_slice(more);
-                        }
                         debug_assert_eq!(s.key as usize, firsts.len(), "numbers come in order");
-                        firsts.push(s);
+                        firsts.push(s.moved(&batch.ips, &mut ips));
                     }
                     let n = &mut batch.numbered;
                     let (mut weights, mut machine) = (n.weights.iter(), n.machine.iter_mut());
