@@ -4,6 +4,9 @@
 # present. Needs CPython >= 3.9 with pip (PYTHON picks the interpreter) and PyPI for the venv.
 set -euo pipefail
 cd "$(dirname "$0")"
+# Only our own code and no build output in git (the fixtures from elsewhere are listed, with their
+# origin and licence, in testdata/README.md).
+python3 tools/check-tracked.py
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --release -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
