@@ -11,6 +11,11 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --release -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 cargo test --workspace --release
+# Demangling on a machine without libiberty-dev: the pure-Rust fallback's tests (they check its
+# documented difference from perf), in a target dir of their own so that the build above keeps
+# libiberty. `perfdata --version` names the demangler a build uses.
+PERFDATA_LIBIBERTY=none CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/fallback" \
+	cargo test --release --quiet -p perfdata-symbolize --test demangle
 
 # perfdata-core as a downstream user gets it without default features: its own workspace (no feature
 # of ours leaks in), a `for` loop counting what perf report --stats counts, and none of the analysis

@@ -11,12 +11,21 @@
 # `…@@VERSION`, not demangling) must be one of ours for that binary's symbols.
 # Install the binaries: apt-get install g++ nodejs libllvm14
 #   bench/demangle-compare.sh [BINARY...]
+# FALLBACK=1 measures the pure-Rust fallback instead (a build without libiberty, in
+# target/fallback): the difference docs/demangling.md documents.
 set -eu
 cd "$(dirname "$0")/.."
 mkdir -p bench/work
-cargo build -q --release -p perfdata-symbolize --example demangle
+demangle=target/release/examples/demangle
+if [ "${FALLBACK:-0}" = 1 ]; then
+    PERFDATA_LIBIBERTY=none CARGO_TARGET_DIR=target/fallback cargo build -q --release -p perfdata-symbolize --example demangle
+    demangle=target/fallback/release/examples/demangle
+else
+    cargo build -q --release -p perfdata-symbolize --example demangle
+fi
+echo "demangler: $("$demangle" --which)" >&2
 [ $# -gt 0 ] || set -- /usr/lib/gcc/x86_64-linux-gnu/*/cc1plus /usr/lib/x86_64-linux-gnu/libstdc++.so.6 \
-    /usr/bin/node /usr/lib/llvm-*/lib/libLLVM-*.so target/release/examples/demangle
+    /usr/bin/node /usr/lib/llvm-*/lib/libLLVM-*.so "$demangle"
 work=bench/work/demangle
 mkdir -p $work
 for f in "$@"; do
@@ -26,7 +35,7 @@ for f in "$@"; do
 done | sed 's/@.*//' | grep -E '^_Z|^_R' | LC_ALL=C sort -u > $work/symbols.txt
 xargs -a $work/symbols.txt -d '\n' c++filt -p -i > $work/cxxfilt.txt
 start=$(date +%s.%N)
-target/release/examples/demangle < $work/symbols.txt > $work/ours.txt
+"$demangle" < $work/symbols.txt > $work/ours.txt
 end=$(date +%s.%N)
 paste $work/symbols.txt $work/cxxfilt.txt $work/ours.txt | awk -F'\t' '$2 != $3' > bench/work/demangle-diffs.tsv
 total=$(wc -l < $work/symbols.txt)
@@ -39,7 +48,7 @@ for f in "$@"; do
     [ -e "$f" ] || continue
     { nm -D --defined-only "$f" 2>/dev/null || true; nm --defined-only "$f" 2>/dev/null || true; } | awk '{print $NF}' |
         sed 's/@.*//' | LC_ALL=C sort -u > $work/one.txt
-    target/release/examples/demangle < $work/one.txt | LC_ALL=C sort -u > $work/one-ours.txt
+    "$demangle" < $work/one.txt | LC_ALL=C sort -u > $work/one-ours.txt
     perf probe -x "$f" -F --filter '*' 2>/dev/null | grep -v -e '@plt$' -e '@@' | LC_ALL=C sort -u > $work/one-perf.txt
     missing=$(LC_ALL=C comm -23 $work/one-perf.txt $work/one-ours.txt | wc -l)
     echo "perf probe -F $f: $(wc -l < $work/one-perf.txt) names, $missing not among ours"

@@ -17,8 +17,17 @@ mod progress;
 mod sched;
 mod timeline;
 
+/// `perfdata --version`: the version and the demangler this build names C++ and Rust symbols
+/// with (libiberty, as perf does, or the pure-Rust fallback where the build found none).
+fn version() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        format!("{} (demangler: {})", env!("CARGO_PKG_VERSION"), perfdata_analysis::symbolize::DEMANGLER)
+    })
+}
+
 #[derive(Parser)]
-#[command(name = "perfdata", version, about = "Read Linux perf.data files: exact, fast, never crashing")]
+#[command(name = "perfdata", version = version(), about = "Read Linux perf.data files: exact, fast, never crashing")]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,

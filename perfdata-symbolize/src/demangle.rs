@@ -5,18 +5,28 @@
 //! (`rust_is_mangled`/`rust_demangle_sym`); when it gives none, perf tries its OCaml demangler,
 //! then its Java one. `cplus_demangle` in its default AUTO style tries libiberty's Rust
 //! demangler (`rust-demangle.c`: v0 `_R…` names, legacy `_ZN…17h<hash>E` ones) and then its C++
-//! one (`cp-demangle.c`, the g++ v3 ABI). Both files are compiled in (`libiberty/`, see its
-//! README) and called as `cplus_demangle` calls them, so their output is perf's by
-//! construction, including what they refuse (a C++ name over 1024 bytes is past cp-demangle.c's
-//! recursion limit and stays mangled). perf's own three steps are written here from what they
-//! do, and checked against perf itself (`perf probe -F` lists a binary's functions as perf
-//! names them: tests/demangle.rs).
+//! one (`cp-demangle.c`, the g++ v3 ABI). Where the build found the system's libiberty (Debian's
+//! `libiberty-dev`, the library perf links; see build.rs), those two are called as
+//! `cplus_demangle` calls them, so the names are perf's by construction, including what they
+//! refuse (a C++ name over 1024 bytes is past cp-demangle.c's recursion limit and stays
+//! mangled). Without it, the pure-Rust `rustc-demangle` and `cpp_demangle` stand in, with
+//! libiberty's choices where they have options for them; they differ from perf on a few names
+//! (docs/demangling.md has the measured difference). perf's own three steps are written here
+//! from what they do, and checked against perf itself (`perf probe -F` lists a binary's
+//! functions as perf names them: tests/demangle.rs).
+
+/// Which demangler this build uses: `libiberty (PATH)` (perf's names) or the pure-Rust fallback.
+/// `perfdata --version` prints it.
+pub const DEMANGLER: &str = env!("PERFDATA_DEMANGLER");
+
+/// Whether this build demangles with libiberty, so its names are perf's exactly.
+pub const DEMANGLES_LIKE_PERF: bool = cfg!(libiberty);
 
 /// Demangle like perf's default (`DMGL_NO_OPTS`: C++ names without parameter lists, and so
 /// without the return types of template functions; Rust names without the hash; OCaml and Java
 /// names as perf spells them). Names that are not mangled come back unchanged.
 pub fn demangle(name: &str) -> String {
-    match libiberty_demangle(name) {
+    match cplus_demangle(name) {
         Some(d) => match rust_hash_left(&d) {
             Some(fixed) => fixed,
             None => d,
@@ -29,7 +39,8 @@ pub fn demangle(name: &str) -> String {
 /// `cplus_demangle_v3` (cplus-dem.c), through their callback forms (the same code without
 /// the malloc'd result). `None` when neither demangles `name`, or when it holds a NUL (a C
 /// string cannot; names read from ELF string tables never do).
-fn libiberty_demangle(name: &str) -> Option<String> {
+#[cfg(libiberty)]
+fn cplus_demangle(name: &str) -> Option<String> {
     use std::ffi::{c_char, c_int, c_void, CString};
     /// `demangle.h`'s `DMGL_AUTO`: the style bits `cplus_demangle` adds to perf's
     /// `DMGL_NO_OPTS` before calling the two (neither tests them; passed to be the same call).
@@ -72,6 +83,46 @@ fn libiberty_demangle(name: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// What `cplus_demangle(name, DMGL_NO_OPTS)` gives, from the pure-Rust demanglers (a build
+/// without libiberty): a Rust name (v0 `_R…`, or legacy `_ZN…E` ending in a `17h` hash, which
+/// libiberty's Rust demangler requires) without its hash, else a C++ name without parameters
+/// and return types. `None` when neither demangles `name`.
+#[cfg(not(libiberty))]
+fn cplus_demangle(name: &str) -> Option<String> {
+    // libiberty's demanglers look at nothing else (without DMGL_TYPES).
+    if !(name.starts_with("_Z") || name.starts_with("_R") || name.starts_with("_GLOBAL_")) {
+        return None;
+    }
+    if name.starts_with("_R") || is_legacy_rust(name) {
+        if let Ok(d) = rustc_demangle::try_demangle(name) {
+            // `{:#}` leaves out the hash (legacy) and the crate disambiguators (v0), as
+            // libiberty does without DMGL_VERBOSE.
+            return Some(format!("{d:#}"));
+        }
+    }
+    // A C++ name ends where libiberty stops reading without DMGL_PARAMS: at a `@` version.
+    let cxx = name.split('@').next().unwrap_or(name);
+    let symbol = cpp_demangle::Symbol::new(cxx).ok()?;
+    let options = cpp_demangle::DemangleOptions::new().no_params().no_return_type();
+    let name = symbol.demangle_with_options(&options).ok()?;
+    // cpp_demangle prints an empty trailing pack as `, >` (`Run<Phase, >`), libiberty prints
+    // nothing (`Run<Phase>`); no template argument is ever empty, so the text cannot mean more.
+    Some(if name.contains(", >") { name.replace(", >", ">") } else { name })
+}
+
+/// A legacy Rust name as libiberty's Rust demangler takes it: `_ZN…E` whose last component is
+/// `17h` and 16 hex digits.
+#[cfg(not(libiberty))]
+fn is_legacy_rust(name: &str) -> bool {
+    let Some(body) = name.strip_prefix("_ZN").and_then(|b| b.strip_suffix('E')) else {
+        return false;
+    };
+    body.len() >= 19
+        && body
+            .get(body.len() - 19..)
+            .is_some_and(|h| h.starts_with("17h") && h.bytes().skip(3).all(|c| c.is_ascii_hexdigit()))
 }
 
 /// The bytes as a `String`: a demangler copies input bytes, and a length prefix or an escape

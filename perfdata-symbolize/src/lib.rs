@@ -28,7 +28,7 @@ pub mod srcline;
 pub mod unwind;
 
 pub use binary::Binary;
-pub use demangle::demangle;
+pub use demangle::{demangle, DEMANGLER, DEMANGLES_LIKE_PERF};
 pub use inline::InlineFrame;
 pub use srcline::SrcLine;
 

@@ -7,8 +7,39 @@
 //! libiberty's printed differently; Rust v0 and legacy names; hand-made edge cases (names at
 //! and past libiberty's length limit, malformed and truncated names).
 //! `bench/demangle-compare.sh` runs the same comparison over every symbol of those binaries.
+//!
+//! Those names are perf's only where the build linked libiberty (`DEMANGLES_LIKE_PERF`). A build
+//! without it demangles with cpp_demangle and rustc-demangle: there each comparison prints a NOTE
+//! and checks that the fallback differs on no more names than docs/demangling.md documents.
 
-use perfdata_symbolize::demangle;
+use perfdata_symbolize::{demangle, DEMANGLER, DEMANGLES_LIKE_PERF};
+
+/// How many names of symbols.tsv, perf-names.tsv and the hand-checked cases the pure-Rust
+/// fallback names differently from libiberty (measured; docs/demangling.md).
+const FALLBACK_MAX_SAMPLE: usize = 701;
+const FALLBACK_MAX_PERF_NAMES: usize = 6;
+const FALLBACK_MAX_SPECIAL: usize = 13;
+
+/// With libiberty, no name may differ; without, at most `fallback_max` (docs/demangling.md).
+fn check(what: &str, wrong: &[String], n: usize, fallback_max: usize) {
+    if DEMANGLES_LIKE_PERF {
+        assert!(wrong.is_empty(), "{} of {n} differ from {what}:\n{}", wrong.len(), wrong.join("\n"));
+    } else {
+        // Past the test harness's capture, so that a passing run shows it.
+        let note = format!(
+            "NOTE: demangled by {DEMANGLER}, not libiberty: {} of {n} names differ from {what} \
+             (the exact check needs libiberty-dev; at most {fallback_max} allowed)\n",
+            wrong.len()
+        );
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), note.as_bytes());
+        assert!(
+            wrong.len() <= fallback_max,
+            "the fallback got worse: {} of {n} differ from {what} (documented: {fallback_max}):\n{}",
+            wrong.len(),
+            wrong.join("\n")
+        );
+    }
+}
 
 fn testdata(name: &str) -> String {
     let path = format!("{}/../testdata/demangle/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -39,7 +70,7 @@ fn demangles_as_cplus_demangle() {
             (ours != *expected).then(|| format!("{mangled}\n  c++filt: {expected}\n  ours:    {ours}"))
         })
         .collect();
-    assert!(wrong.is_empty(), "{} of {} differ from c++filt -p -i:\n{}", wrong.len(), sample.len(), wrong.join("\n"));
+    check("c++filt -p -i", &wrong, sample.len(), FALLBACK_MAX_SAMPLE);
 }
 
 #[test]
@@ -62,7 +93,7 @@ fn demangles_as_perf() {
         }
     }
     assert!(n >= 50, "{n} names");
-    assert!(wrong.is_empty(), "{} of {n} differ from perf:\n{}", wrong.len(), wrong.join("\n"));
+    check("perf", &wrong, n, FALLBACK_MAX_PERF_NAMES);
 }
 
 #[test]
@@ -93,7 +124,7 @@ fn the_sample_covers_the_tricky_categories() {
 #[test]
 fn literal_suffixes_and_special_names() {
     // Hand-checked against c++filt -p -i (binutils 2.40).
-    for (mangled, expected) in [
+    let cases = [
         ("_ZN4llvm11IntervalMapImlLj8ENS_23IntervalMapHalfOpenInfoImEEE8iterator9eraseNodeEj",
          "llvm::IntervalMap<unsigned long, long, 8u, llvm::IntervalMapHalfOpenInfo<unsigned long> >::iterator::eraseNode"),
         ("_ZN1AILln1EE1fEv", "A<-1l>::f"),
@@ -124,9 +155,15 @@ fn literal_suffixes_and_special_names() {
         ("_ZN3foo3barE", "foo::bar"),
         // A NUL cannot reach the C demangler: the name is returned as it is.
         ("_ZN3foo3barE\0x", "_ZN3foo3barE\0x"),
-    ] {
-        assert_eq!(demangle(mangled), expected, "{mangled}");
-    }
+    ];
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter_map(|&(mangled, expected)| {
+            let ours = demangle(mangled);
+            (ours != expected).then(|| format!("{mangled}\n  c++filt: {expected}\n  ours:    {ours}"))
+        })
+        .collect();
+    check("c++filt -p -i", &wrong, cases.len(), FALLBACK_MAX_SPECIAL);
 }
 
 #[test]
@@ -142,5 +179,9 @@ fn deep_names_on_a_small_stack() {
         .expect("spawn")
         .join()
         .expect("no stack overflow");
-    assert_eq!(wrong, 0);
+    // The fallback's names may differ (demangles_as_cplus_demangle bounds how many): here it
+    // must only not overflow the stack.
+    if DEMANGLES_LIKE_PERF {
+        assert_eq!(wrong, 0);
+    }
 }

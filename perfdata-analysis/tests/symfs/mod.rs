@@ -34,3 +34,15 @@ pub fn symbols_for(name: &str) -> perfdata_symbolize::SymbolizeOptions {
         folded_symbols()
     }
 }
+
+/// Whether the C++ recordings' names can equal perf's: only in a build that links libiberty, the
+/// demangler perf links (docs/demangling.md). Without it, prints that `test` is skipped.
+pub fn cxx_names_exact(test: &str) -> bool {
+    if !perfdata_symbolize::DEMANGLES_LIKE_PERF {
+        // Past the test harness's capture, so that a passing run shows it.
+        let note =
+            format!("NOTE: {test} skipped: perf's C++ names need libiberty-dev ({})\n", perfdata_symbolize::DEMANGLER);
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), note.as_bytes());
+    }
+    perfdata_symbolize::DEMANGLES_LIKE_PERF
+}
