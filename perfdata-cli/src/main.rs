@@ -1,12 +1,13 @@
 //! `perfdata`: read perf.data files from the command line.
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use perfdata_analysis::script::TpState;
 use perfdata_core::{json, Order, PerfFile, RecordKind};
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
+mod docs;
 mod export;
 mod folded;
 mod info;
@@ -172,6 +173,25 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Print a shell completion script on stdout, e.g.
+    /// `perfdata completions bash > /etc/bash_completion.d/perfdata`.
+    #[command(hide = true)]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page perfdata.1 on stdout, or write it and one page per subcommand
+    /// (perfdata-sched-latency.1 etc.) into a directory (-o).
+    #[command(hide = true)]
+    Man {
+        /// Write every page into this directory (created), their paths on stdout.
+        #[arg(short, long, value_name = "DIR")]
+        output: Option<std::path::PathBuf>,
+    },
+    /// Print the Markdown command reference (the generated part of docs/cli.md) on stdout.
+    #[command(hide = true)]
+    HelpMarkdown,
 }
 
 /// How a command names its input in titles and progress: `stdin` for `-`.
@@ -245,6 +265,9 @@ fn main() -> ExitCode {
         Cmd::Flamegraph { files, fold, graph, query, output } => {
             folded::run_flamegraph(&files, &fold, &graph, &query, output.as_ref())
         }
+        Cmd::Completions { shell } => docs::completions(Cli::command(), shell),
+        Cmd::Man { output } => docs::man(Cli::command(), output.as_deref()),
+        Cmd::HelpMarkdown => docs::help_markdown(Cli::command()),
     };
     progress::finish();
     match res {
