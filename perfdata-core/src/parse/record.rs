@@ -240,7 +240,7 @@ pub fn callchain_deferred(input: Reader<'_>) -> PResult<'_, CallchainDeferredRec
 /// The body of this parser is the hand-written walk over the event's sample plan — fixed fields
 /// skipped at once, variable ones (callchain, raw data, branch stack, registers, user stack)
 /// stepped over by their counts — not a chain of combinators: it is the hot path of every reader.
-/// callgrind (`read_bench` on a 15 MB `-g` recording, BENCHMARKS.md "nom as the parser, second
+/// callgrind (`read_bench` on a 15 MB `-g` recording, bench/NOTES.md "nom as the parser, second
 /// part"): file-order decode 77,393,396 instructions with the walk called directly, 77,819,856
 /// (+0.55%) with it as this parser's body; time order +0.34%.
 #[inline(always)]
