@@ -28,17 +28,30 @@ if grep -E '^(gimli|object|addr2line|flate2|rustc-demangle|cpp_demangle|inferno|
 	exit 1
 fi
 
-# Python bindings (perfdata-py, its own cargo workspace): format and lint them, build them into a venv
-# inside the repo (.venv) with maturin, and run their pytest suite (pyarrow, pandas, polars, DuckDB,
-# Dask distributed and the notebook runner are installed so that none of those tests is skipped;
-# dask[distributed] adds ~7 s and 44 MB to a fresh venv. pyspark is not: its 456 MB sdist took ~2 min
-# to download and install here, so its test skips with the reason).
-PY_TEST_DEPS=(maturin pytest pyarrow pandas polars duckdb "dask[distributed]" nbclient nbformat ipykernel zstandard mypy jsonschema)
+# Python bindings (perfdata-py, its own cargo workspace): format and lint them, build their wheel
+# (perfdata-py/build-wheel.sh: maturin build, abi3, profile dist, stripped; a repack of the wheel
+# .ci/run built when nothing changed), install that very file into a venv inside the repo (.venv)
+# from no index (nothing is compiled at install time), check the type stubs against it
+# (mypy.stubtest) and run their pytest suite. The suite's libraries come from PyPI as the extra
+# perfdata[test] (pyarrow, pandas, polars, DuckDB, Dask distributed, the notebook runner, mypy) so
+# that none of those tests is skipped; dask[distributed] adds ~7 s and 44 MB to a fresh venv.
+# pyspark is not in it: its 456 MB sdist took ~2 min to download and install here, so its test
+# skips with the reason.
 [ -x .venv/bin/python ] || "${PYTHON:-python3}" -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check "${PY_TEST_DEPS[@]}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}" PYO3_PYTHON="$PWD/.venv/bin/python"
 cargo fmt --manifest-path perfdata-py/Cargo.toml -- --check
 cargo clippy --manifest-path perfdata-py/Cargo.toml --all-targets --release -- -D warnings
-VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" \
-	.venv/bin/maturin develop --release --quiet -m perfdata-py/Cargo.toml
+wheel=$(perfdata-py/build-wheel.sh)
+.venv/bin/python -m pip install -q --disable-pip-version-check "$wheel[test]"
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-index --force-reinstall "$wheel"
+# The extension links libiberty statically: none of its functions may be exported, so that a process
+# that also loads another libiberty (or a second demangler) keeps each its own.
+so=$(.venv/bin/python -c 'import perfdata._perfdata as m; print(m.__file__)')
+if nm -D --defined-only "$so" | grep -E ' (cplus_|rust_demangle|d_demangle|xmalloc|_sch_)'; then
+	echo "$so exports libiberty's symbols (above)" >&2
+	exit 1
+fi
+# The type stubs (python/perfdata/__init__.pyi) against the installed module: every name, signature
+# and default as the runtime has it (no allowlist: nothing is left that a stub cannot say).
+.venv/bin/python -m mypy.stubtest perfdata --mypy-config-file perfdata-py/pyproject.toml
 .venv/bin/python -m pytest -p no:cacheprovider perfdata-py/tests -q

@@ -337,8 +337,10 @@ impl PerfData {
     ///         and ``symbol`` (of the sample's ip, as perf names them) and ``frames`` (the stack as
     ///         ``folded()`` writes it, leaf first, without the comm; null where ``folded()`` drops
     ///         the sample), dictionary-encoded.
-    ///     **options: with ``symbolize``, ``folded()``'s frame options (``compat``, ``inline``,
-    ///         ``kernel``, ``jit``, ``srcline``, ``addrs``, ``symfs``, ``buildid_dir``, ``kallsyms``…).
+    ///     **options: ``progress=True``: show the progress of reading the file on stderr (a tqdm
+    ///         bar when tqdm is installed); with ``symbolize``, ``folded()``'s frame options
+    ///         (``compat``, ``inline``, ``kernel``, ``jit``, ``srcline``, ``plain_unwind``, ``addrs``,
+    ///         ``symfs``, ``buildid_dir``, ``kallsyms``…).
     ///
     /// Returns:
     ///     ArrowTable: implements ``__arrow_c_stream__``: pass it to ``pyarrow.table()``,
@@ -370,6 +372,13 @@ impl PerfData {
     /// pandas' nullable integer types, so 64-bit addresses stay exact; list and string columns stay
     /// Arrow-backed (``pd.ArrowDtype``) unless ``dtypes="object"``.
     ///
+    /// Args:
+    ///     table, order, stack_data, symbolize: as ``to_arrow()``.
+    ///     dtypes: ``"arrow"`` (list and string columns as ``pd.ArrowDtype``) or ``"object"``
+    ///         (Python objects).
+    ///     **options: as ``to_arrow()``: ``progress=True`` (a progress bar on stderr) and, with
+    ///         ``symbolize``, ``folded()``'s frame options.
+    ///
     /// Example:
     ///     >>> df = perfdata.open("perf.data").to_pandas("samples")
     ///     >>> int(df["period"].sum()), str(df["callchain"].dtype)
@@ -397,6 +406,11 @@ impl PerfData {
     }
 
     /// ``to_arrow(...)`` as a ``polars.DataFrame`` (requires polars).
+    ///
+    /// Args:
+    ///     table, order, stack_data, symbolize: as ``to_arrow()``.
+    ///     **options: as ``to_arrow()``: ``progress=True`` (a progress bar on stderr) and, with
+    ///         ``symbolize``, ``folded()``'s frame options.
     ///
     /// Example:
     ///     >>> df = perfdata.open("perf.data").to_polars("samples")
@@ -771,7 +785,8 @@ impl PerfData {
     ///         ``dso``, ``sym``, ``cpu`` (default ``["comm", "dso", "sym"]``).
     ///     children: also count every function on the samples' callchains with its callees'
     ///         samples (``perf report --children``); rows then go by ``children``.
-    ///     **options: ``folded()``'s symbol options (``symfs``, ``kallsyms``, ``buildid_dir``…).
+    ///     **options: ``progress=True`` (a progress bar on stderr, tqdm when installed) and
+    ///         ``folded()``'s symbol options (``symfs``, ``kallsyms``, ``buildid_dir``…).
     ///
     /// Returns:
     ///     pandas.DataFrame: ``overhead`` (% of the event count in the row's own samples; perf's
@@ -940,6 +955,60 @@ impl PerfData {
         .map_err(|e| pyo3::exceptions::PyOSError::new_err((e.raw_os_error().unwrap_or(0), e.to_string())))
     }
 
+    /// Write the recording as a perf.data file again (perfdata's writer: every record, decompressed,
+    /// and every feature section, in little-endian file format; pipe data stays a pipe stream), with
+    /// the HOSTNAME and CMDLINE header features replaced when given: a copy to share without the
+    /// machine's name, or recordings made for a test (``examples/fleet.ipynb`` makes a fleet of
+    /// hosts so). The file is written under a temporary name and renamed at the end.
+    ///
+    /// Args:
+    ///     path: the file to write.
+    ///     hostname: the new HOSTNAME (perf's ``hostname :`` line, the dataset's ``host=``).
+    ///     cmdline: the new CMDLINE, a list of arguments (perf's ``cmdline :`` line).
+    ///
+    /// Raises:
+    ///     ValueError: ``hostname`` or ``cmdline`` given for a recording without that feature
+    ///         section (pipe data carries its features as records, which are copied unchanged).
+    ///     PerfDataError: a record or section the writer cannot re-encode.
+    ///
+    /// Example:
+    ///     >>> perfdata.open("perf.data").write("copy.data", hostname="web1", cmdline=["perf", "record"])
+    ///     >>> g = perfdata.open("copy.data")
+    ///     >>> g.header.hostname, g.header.cmdline, len(g.to_arrow())
+    ///     ('web1', ['perf', 'record'], 441)
+    #[pyo3(signature = (path, *, hostname = None, cmdline = None))]
+    fn write(
+        &self,
+        py: Python<'_>,
+        path: std::path::PathBuf,
+        hostname: Option<String>,
+        cmdline: Option<Vec<String>>,
+    ) -> PyResult<()> {
+        let file = self.file()?;
+        let mut edit = HeaderEdit { hostname, cmdline, seen: Vec::new() };
+        let written =
+            py.detach(|| perfdata_core::write::write_file_edited(&file, perfdata_core::Endian::Little, &mut edit));
+        let bytes = written.map_err(|e| error::to_py(py, e, file.path()))?;
+        for (name, bit, given) in [
+            ("hostname", perfdata_core::header::feature::HOSTNAME, edit.hostname.is_some()),
+            ("cmdline", perfdata_core::header::feature::CMDLINE, edit.cmdline.is_some()),
+        ] {
+            if given && !edit.seen.contains(&bit) {
+                return Err(PyValueError::new_err(format!(
+                    "{name}: the recording has no {} feature section to replace",
+                    name.to_uppercase()
+                )));
+            }
+        }
+        let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+        py.detach(|| {
+            std::fs::write(&tmp, &bytes).and_then(|()| std::fs::rename(&tmp, &path)).inspect_err(|_| {
+                let _ = std::fs::remove_file(&tmp);
+            })
+        })
+        .map_err(|e| pyo3::exceptions::PyOSError::new_err((e.raw_os_error().unwrap_or(0), e.to_string())))
+    }
+
     /// Write every table as a Parquet file (zstd) into the directory ``dir`` (created if
     /// missing), in one pass without the GIL: ``samples.parquet``, ``mmaps.parquet``,
     /// ``comms.parquet``, ``tasks.parquet``, ``lost.parquet``, ``records.parquet`` (the columns
@@ -1031,6 +1100,10 @@ impl PerfData {
     ///         debug info) as ``func:file:line``, as ``perf script -F +srcline |
     ///         stackcollapse-perf.pl --srcline`` does (``[module]:module`` where perf knows no line,
     ///         nothing for kernel frames).
+    ///     plain_unwind: unwind ``--call-graph dwarf`` stacks with each binary's own CFI
+    ///         (``.eh_frame`` without ``.eh_frame_hdr``, ``.debug_frame``) as perfparser does, not
+    ///         with perf 6.1's lookup rules: static binaries without ``.eh_frame_hdr`` unwind past
+    ///         the leaf frame, where perf stops.
     ///     addrs: unresolved frames as ``[module <ADDR>]``.
     ///     event: only this event's samples (a name such as ``"cycles:u"``, or an ``Event``).
     ///     all_events: every event's samples (the default of perf-script-py).
@@ -1049,6 +1122,8 @@ impl PerfData {
     ///         ``--perf-prof``, perf's JVMTI agent; recorded with ``-k mono``), read at the path of
     ///         its MMAP record (under ``symfs``), as after ``perf inject --jit`` (default True);
     ///         False: as ``perf script`` names it without that step.
+    ///     progress: show the progress of reading the file on stderr (a tqdm bar when tqdm is
+    ///         installed).
     ///
     /// Returns:
     ///     dict: ``"comm;root;…;leaf"`` → weight, in the tools' (byte) order.
@@ -1065,9 +1140,9 @@ impl PerfData {
     #[pyo3(signature = (**options))]
     #[pyo3(
         text_signature = "($self, *, compat='stackcollapse-pl', weight=None, root='comm', kernel=False, jit=False, \
-                          inline=True, annotate_inline=False, srcline=False, addrs=False, event=None, all_events=False, \
-                          tidy=None, tidy_java=None, pid=None, tid=None, comm=None, time=None, symfs=None, buildid_dir=None, \
-                          kallsyms=None, jitdump=True)"
+                          inline=True, annotate_inline=False, srcline=False, plain_unwind=False, addrs=False, event=None, \
+                          all_events=False, tidy=None, tidy_java=None, pid=None, tid=None, comm=None, time=None, \
+                          symfs=None, buildid_dir=None, kallsyms=None, jitdump=True, progress=False)"
     )]
     fn folded<'py>(&self, py: Python<'py>, options: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {
         let (stacks, _) = self.fold(py, options, &[])?;
@@ -1120,7 +1195,10 @@ impl PerfData {
     ///         blue, green, orange, purple, red, yellow.
     ///     inverted: an icicle graph (roots at the top).
     ///     width: image width in pixels (default 1200).
-    ///     **options: how stacks are folded: the options of ``folded``.
+    ///     **options: how stacks are folded: the options of ``folded`` (``compat``, ``weight``,
+    ///         ``root``, ``kernel``, ``jit``, ``addrs``, ``inline``, ``plain_unwind``, ``event``,
+    ///         ``pid``, ``time``, ``symfs``…), and ``progress=True`` (a progress bar on stderr,
+    ///         tqdm when installed).
     ///
     /// Returns:
     ///     FlameGraph
@@ -1266,5 +1344,44 @@ fn human_size(n: u64) -> String {
         (0, _) => format!("{n} B"),
         (_, Some(unit)) => format!("{v:.1} {unit}"),
         _ => format!("{n} B"),
+    }
+}
+
+/// The changes of `PerfData.write`: HOSTNAME and CMDLINE replaced (sections re-encoded by the
+/// core's writer, in the output's byte order), and the feature bits met on the way.
+struct HeaderEdit {
+    hostname: Option<String>,
+    cmdline: Option<Vec<String>>,
+    seen: Vec<u32>,
+}
+
+/// A perf_header_string: u32 length (NUL included, padded to 64 bytes), the bytes, NULs.
+fn header_string(s: &str, out: &mut Vec<u8>) {
+    let len = (s.len() + 1).next_multiple_of(64);
+    out.extend_from_slice(&u32::try_from(len).unwrap_or(u32::MAX).to_le_bytes());
+    let start = out.len();
+    out.extend_from_slice(s.as_bytes());
+    out.resize(start + len, 0);
+}
+
+impl perfdata_core::write::Edit for HeaderEdit {
+    fn feature(&mut self, bit: u32, payload: &mut Vec<u8>) {
+        use perfdata_core::header::feature;
+        self.seen.push(bit);
+        if bit == feature::HOSTNAME {
+            if let Some(h) = &self.hostname {
+                payload.clear();
+                header_string(h, payload);
+            }
+        } else if bit == feature::CMDLINE {
+            if let Some(args) = &self.cmdline {
+                // u32 nr, then nr strings.
+                payload.clear();
+                payload.extend_from_slice(&u32::try_from(args.len()).unwrap_or(u32::MAX).to_le_bytes());
+                for a in args {
+                    header_string(a, payload);
+                }
+            }
+        }
     }
 }

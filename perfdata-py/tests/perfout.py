@@ -32,13 +32,75 @@ def cargo_built(name: str) -> Optional[Path]:
     return None
 
 
+# The committed recordings a fleet is made of (make-fleet's SOURCES), and the rules both fleets
+# follow (make-fleet's, and examples/fleet.ipynb's made with PerfData.write): member i is written
+# from FLEET_SOURCES[(i // 10 + i) % 10], named host i % 10, dated day (i // 10) % 7 of 2026-11.
+FLEET_SOURCES = [
+    "fp.data",
+    "multi.data",
+    "multi-g.data",
+    "cgroup.data",
+    "python.data",
+    "group.data",
+    "clock-mono.data",
+    "syscalls.data",
+    "mem.data",
+    "switch-ns.data",
+]
+
+
+# 2026-11-01 00:00 UTC: the fleet's first day.
+FLEET_DAY0 = 1_793_491_200
+
+
+def fleet_member(i: int) -> tuple:
+    """(source recording, host, date) of the fleet's member ``i``."""
+    return FLEET_SOURCES[(i // 10 + i) % 10], f"host{i % 10:02}", f"2026-11-{1 + (i // 10) % 7:02}"
+
+
 def make_fleet(out: Path, n: int) -> List[tuple]:
-    """Generate the fleet of ``perfdata-cli/examples/make-fleet.rs`` (built by ``cargo test``):
-    (path, source recording, host, date) per file, ``-`` for the damaged ones' source and host."""
-    binary = cargo_built("examples/make-fleet")
-    assert binary is not None, "make-fleet is not built (cargo test --release builds it)"
-    listing = subprocess.run([binary, TESTDATA, out, str(n)], check=True, capture_output=True, text=True).stdout
-    return [tuple(line.split()) for line in listing.splitlines()]
+    """Write a fleet into ``out`` as ``perfdata-cli/examples/make-fleet.rs`` does, with the
+    package's own writer (``PerfData.write``; no cargo build needed): ``n`` recordings made from
+    the committed FLEET_SOURCES with HOSTNAME ``hostNN``, an argument ``--fleet-member=I``
+    appended to CMDLINE (no two have the same bytes) and the modification time (perf's "captured
+    on", the dataset's ``date=``) on their day, plus three damaged files (``damaged-truncated``:
+    fp.data cut in the middle of its records, ``damaged-corrupt``: quickstart.data with 64 bytes
+    of 0xff among them, ``damaged-notperf``: text). Returns (path, source, host, date) per file,
+    ``-`` for the damaged ones' host and date (and source, for the text)."""
+    import perfdata
+
+    out.mkdir(parents=True, exist_ok=True)
+    listing = []
+    for i in range(n):
+        source, host, date = fleet_member(i)
+        path = out / f"{host}-{i:05}.data"
+        with perfdata.open(TESTDATA / source) as f:
+            f.write(path, hostname=host, cmdline=[*(f.header.cmdline or []), f"--fleet-member={i}"])
+        mtime = FLEET_DAY0 + (i // 10) % 7 * 86_400 + (i % 1440) * 60
+        os.utime(path, (mtime, mtime))
+        listing.append((str(path), source, host, date))
+    damaged = []
+    h = _open_header(TESTDATA / "fp.data")
+    cut = (TESTDATA / "fp.data").read_bytes()[: h.data_offset + h.data_size // 2]
+    damaged.append((out / "damaged-truncated.data", cut, "fp.data"))
+    h = _open_header(TESTDATA / "quickstart.data")
+    mid = h.data_offset + h.data_size // 2
+    corrupt = bytearray((TESTDATA / "quickstart.data").read_bytes())
+    corrupt[mid : mid + 64] = b"\xff" * 64
+    damaged.append((out / "damaged-corrupt.data", bytes(corrupt), "quickstart.data"))
+    damaged.append((out / "damaged-notperf.data", b"this is not a perf.data file\n" * 100, "-"))
+    for path, data, source in damaged:
+        path.write_bytes(data)
+        os.utime(path, (FLEET_DAY0, FLEET_DAY0))
+        listing.append((str(path), source, "-", "-"))
+    return listing
+
+
+def _open_header(path: Path):
+    import perfdata
+
+    with perfdata.open(path) as f:
+        return f.header
 
 
 def perf_samples(source: str) -> int:

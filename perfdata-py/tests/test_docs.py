@@ -6,6 +6,7 @@ tracepoints). The printed values are those files' own."""
 
 import doctest
 import inspect
+import re
 import shutil
 
 import perfdata
@@ -50,3 +51,41 @@ def test_example_runs(name, obj, tmp_path, monkeypatch):
     out = []
     result = runner.run(test, out=out.append)
     assert result.failed == 0, "".join(out)
+
+
+# README's Python section: "`folded()` takes the options of `perfdata folded` (...)", and
+# "`progress=True` on `folded`, `flamegraph`, `report` and `to_arrow`/`to_pandas`/`to_polars`".
+README_FOLDED_OPTIONS = [
+    "compat", "weight", "root", "kernel", "jit", "addrs", "inline", "annotate_inline", "srcline",
+    "plain_unwind", "event", "all_events", "tidy", "tidy_java", "pid", "tid", "comm", "time", "symfs",
+    "buildid_dir", "kallsyms",
+]  # fmt: skip
+README_PROGRESS = ["folded", "flamegraph", "report", "to_arrow", "to_pandas", "to_polars"]
+
+
+def documented_args(doc):
+    """The names an ``Args:`` section documents (``pid, tid, comm: ...`` names three)."""
+    section = doc.split("Args:", 1)[1]
+    section = re.split(r"^\s*(Returns|Raises|Example):", section, flags=re.M)[0]
+    names = set()
+    for m in re.finditer(r"^ {4}(?:\*\*)?(\w+(?:, \w+)*):", section, re.M):
+        names |= set(m.group(1).split(", "))
+    return names
+
+
+def test_folded_documents_and_takes_every_option_the_readme_lists():
+    doc = perfdata.PerfData.folded.__doc__
+    missing = set(README_FOLDED_OPTIONS + ["progress"]) - documented_args(doc)
+    assert not missing, f"folded()'s docstring lacks {sorted(missing)}"
+    params = inspect.signature(perfdata.PerfData.folded).parameters
+    assert not set(README_FOLDED_OPTIONS + ["progress"]) - set(params)
+    with perfdata.open(perfout.TESTDATA / "quickstart.data") as f:
+        # every one is accepted (its value the default the signature shows)
+        defaults = {k: params[k].default for k in README_FOLDED_OPTIONS + ["progress"]}
+        assert sum(f.folded(**defaults).values()) == sum(f.folded().values())
+
+
+@pytest.mark.parametrize("name", README_PROGRESS)
+def test_progress_is_documented(name):
+    doc = getattr(perfdata.PerfData, name).__doc__
+    assert re.search(r"\bprogress\b", doc), f"PerfData.{name}'s docstring does not say progress=True"

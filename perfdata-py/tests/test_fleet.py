@@ -1,6 +1,6 @@
 """A fleet as one dataset: 200 recordings made by perfdata's writer from committed ones (ten
-hostnames, seven dates; ``make-fleet``, the example of perfdata-cli that ``cargo test`` builds)
-plus three damaged files, exported with ``perfdata.export_dataset(jobs=2)``. The samples per host
+hostnames, seven dates; ``perfout.make_fleet``: ``PerfData.write`` as perfdata-cli's make-fleet
+example writes them) plus three damaged files, exported with ``perfdata.export_dataset(jobs=2)``. The samples per host
 equal the sum of perf's ``perf report --stats`` SAMPLE counts of that host's recordings; DuckDB
 over the dataset gives the same top-10 functions per host as a plain loop over the files
 (``PerfData.folded()`` per file); exporting again appends nothing; the damaged files are in the

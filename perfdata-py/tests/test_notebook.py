@@ -75,8 +75,9 @@ def test_quickstart_notebook_executes(tmp_path, monkeypatch):
 
 
 def test_fleet_notebook_executes(tmp_path, monkeypatch):
-    """examples/fleet.ipynb: Dask's answer is DuckDB's, the flame graph from the dataset weighs
-    what PerfData.folded() of the recordings selected weighs, and the samples per host are perf's
+    """examples/fleet.ipynb, which makes its fleet with the package alone (PerfData.write, no
+    cargo): Dask's answer is DuckDB's, the flame graph from the dataset weighs what
+    PerfData.folded() of the recordings selected weighs, and the samples per host are perf's
     counts."""
     pytest.importorskip("duckdb")
     pytest.importorskip("distributed")
@@ -86,11 +87,12 @@ def test_fleet_notebook_executes(tmp_path, monkeypatch):
     printed = lambda c: "".join(o.get("text", "") for o in c.outputs if o.output_type == "stream")
     dask = [c for c in code if "LocalCluster(" in c.source][0]
     assert "Dask == DuckDB: True" in printed(dask)
-    # The same fleet (make-fleet is deterministic), for the oracle: a plain loop over its files.
-    fleet = perfout.make_fleet(tmp_path / "fleet", 40)
+    # The oracle: the committed recordings the notebook's 40 members were written from (the fleet's
+    # rules, perfout.fleet_member), folded as they are, and perf's sample counts of them.
+    fleet = [perfout.fleet_member(i) for i in range(40)]
     graph = [c for c in code if "dataset_flamegraph(ds, \"host IN" in c.source][0]
-    chosen = [p for p, _, host, date in fleet if host in ("host01", "host02") and date >= "2026-11-02"]
-    total = sum(sum(perfdata.open(p).folded().values()) for p in chosen)
+    chosen = [s for s, host, date in fleet if host in ("host01", "host02") and date >= "2026-11-02"]
+    total = sum(sum(perfdata.open(perfout.TESTDATA / s).folded().values()) for s in chosen)
     shown = result(graph)
     assert shown["text/plain"].startswith("<perfdata.FlameGraph ") and f"total {total}," in shown["text/plain"]
     assert shown["image/svg+xml"].lstrip().startswith("<?xml") and "<iframe srcdoc=" in shown["text/html"]
@@ -98,9 +100,8 @@ def test_fleet_notebook_executes(tmp_path, monkeypatch):
     diff = [c for c in code if "diff=(" in c.source][0]
     assert "Differential Flame Graph" in result(diff)["image/svg+xml"]
     per_host = {}
-    for _, source, host, _ in fleet:
-        if host != "-":
-            per_host[host] = per_host.get(host, 0) + perfout.perf_samples(source)
+    for source, host, _ in fleet:
+        per_host[host] = per_host.get(host, 0) + perfout.perf_samples(source)
     counts = [c for c in code if "value_counts" in c.source][0]
     last = eval(result(counts)["text/plain"])  # a dict literal
     assert {h: n for h, n in last.items() if h.startswith("host")} == per_host

@@ -26,16 +26,20 @@ __all__ = [
     "export_dataset",
     "read_samples",
     "read_stacks",
+    "AnalysisResult",
     "ArrowTable",
     "BuildId",
     "Event",
     "FlameGraph",
     "Header",
+    "Histogram",
     "PerfData",
     "PerfDataError",
+    "Picture",
     "Record",
     "RecordIterator",
     "Sample",
+    "SchedTimeline",
     "__version__",
     "flamegraph_diff",
     "open",
@@ -388,7 +392,9 @@ class Record:
     time: Optional[int]
     def to_dict(self) -> Dict[str, Any]:
         """The record's fields."""
-    def __getattr__(self, name: str) -> Any: ...
+    # The fields as attributes (``r.pid``): the runtime's attribute lookup (tp_getattro, what PyO3
+    # makes of ``__getattr__``), which mypy consults for names the class does not declare.
+    def __getattribute__(self, name: str, /) -> Any: ...
 
 @final
 class Sample:
@@ -663,6 +669,15 @@ class PerfData:
     ) -> None:
         """Write speedscope JSON, Chrome Trace Event JSON (Perfetto UI), pprof's gzipped
         profile.proto (go tool pprof) or a directory of Parquet files (``to_parquet``)."""
+    def write(
+        self,
+        path: _Path,
+        *,
+        hostname: Optional[str] = None,
+        cmdline: Optional[Sequence[str]] = None,
+    ) -> None:
+        """Write the recording as a perf.data file again, with HOSTNAME and CMDLINE replaced when
+        given."""
     def to_parquet(
         self,
         dir: Union[str, "os.PathLike[str]"],
