@@ -32,6 +32,21 @@ def combined_sample_type(f):
     return out
 
 
+def dump_line(p):
+    """What perf's dump line of sample `p` says, in expected_line's form."""
+    return dict(
+        prefix=p.prefix,
+        misc=p.misc,
+        size=p.size,
+        pid=p.pid,
+        tid=p.tid,
+        ip=p.ip,
+        period=p.period,
+        addr=p.addr,
+        callchain=p.callchain,
+    )
+
+
 def expected_line(s, combined):
     """What perf's dump_sample line shows for our sample (perf's defaults where a field is absent:
     cpu/pid/tid -1, time -1, ip/addr 0)."""
@@ -66,18 +81,7 @@ def test_samples_match_perf_dump(recording):
     else:
         assert len(ours) == len(perf)
     for i, (s, p) in enumerate(zip(ours, perf)):
-        want = dict(
-            prefix=p.prefix,
-            misc=p.misc,
-            size=p.size,
-            pid=p.pid,
-            tid=p.tid,
-            ip=p.ip,
-            period=p.period,
-            addr=p.addr,
-            callchain=p.callchain,
-        )
-        assert expected_line(s, combined) == want, f"sample {i} at {p.offset:#x}"
+        assert expected_line(s, combined) == dump_line(p), f"sample {i} at {p.offset:#x}"
         if not compressed:
             assert s.offset == p.offset, f"sample {i}"
 
