@@ -17,6 +17,11 @@ cargo test --workspace --release
 PERFDATA_LIBIBERTY=none CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/fallback" \
 	cargo test --release --quiet -p perfdata-symbolize --test demangle
 
+# The four crates package for crates.io (in dependency order, their path dependencies resolved
+# against each other). Without the verifying build, which took 8 minutes here (run it by hand
+# before a release: drop --no-verify).
+cargo package --quiet --no-verify --allow-dirty -p perfdata-core -p perfdata-symbolize -p perfdata-analysis -p perfdata-cli
+
 # perfdata-core as a downstream user gets it without default features: its own workspace (no feature
 # of ours leaks in), a `for` loop counting what perf report --stats counts, and none of the analysis
 # dependencies in its tree.
