@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Fails when git tracks a build output or a binary that testdata/README.md does not list.
 
-Build outputs: anything under a target/, .venv/, __pycache__/ or node_modules/ directory, wheels,
-object files, archives, shared objects, Rust metadata, Python bytecode, WebAssembly. Binaries: ELF
-files and ar archives, found by their first bytes. Either may be tracked only when its path
-matches a pattern of the first column of testdata/README.md's table "Files from elsewhere, and
+Nothing under a target/, .venv/, dist/, __pycache__/ or node_modules/ directory may be tracked,
+listed or not. Build outputs by name (wheels, object files, archives, shared objects, Rust
+metadata, Python bytecode, WebAssembly) and binaries (ELF files and ar archives, found by their
+first bytes) may be tracked only when the path matches a pattern of the first column of testdata/README.md's table "Files from elsewhere, and
 binaries kept as fixtures" (test fixtures, each with its origin and licence there; `*` matches
 across `/`, and a pattern also matches its own text literally, so `[vdso]` names that file).
 """
@@ -15,7 +15,7 @@ import re
 import subprocess
 import sys
 
-BUILD_DIRS = {"target", ".venv", "__pycache__", "node_modules"}
+BUILD_DIRS = {"target", ".venv", "dist", "__pycache__", "node_modules"}
 BUILD_SUFFIXES = re.compile(r"\.(whl|o|a|so|rlib|rmeta|pyc|pyd|dll|dylib|exe|wasm)$|\.so\.[0-9.]+$")
 TABLE = "## Files from elsewhere, and binaries kept as fixtures"
 
@@ -60,8 +60,9 @@ def main():
         if not path:
             continue
         why = why_not(path)
-        if why and not any(path == p or fnmatch.fnmatchcase(path, p) for p in allowed):
-            print(f"tracked but {why}, and not listed in testdata/README.md: {path}", file=sys.stderr)
+        listed = any(path == p or fnmatch.fnmatchcase(path, p) for p in allowed)
+        if why == "in a build directory" or (why and not listed):
+            print(f"tracked but {why}{'' if listed else ', and not listed in testdata/README.md'}: {path}", file=sys.stderr)
             bad += 1
     if bad:
         sys.exit(f"{bad} tracked files are build outputs or unlisted binaries (see tools/check-tracked.py)")

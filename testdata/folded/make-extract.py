@@ -22,6 +22,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTDATA = os.path.dirname(HERE)
 DEBUG = os.path.expanduser("~/.debug")
+# Paths through directories that hold build outputs, which git must not track.
+BUILD_DIR = re.compile(r"/(target|\.venv|dist|__pycache__|node_modules)/")
 FRAME = re.compile(r"^\t\s*\S+ (.*) \((.*)\)$")
 
 
@@ -223,6 +225,11 @@ def extract_dsos(wanted, bids, cfi_dsos, root, reduce_dynsym=False):
         found |= {u for m, u in zip(mangled, unversioned) if m in keep}
         missing = sorted(names - found)
         out = os.path.join(root, dso.lstrip("/"))
+        if bid and BUILD_DIR.search(dso):
+            # A DSO of a build or virtualenv directory (a pyarrow wheel's libarrow under .venv/):
+            # tools/check-tracked.py keeps such directories out of git, so its stand-in goes where
+            # perf and perfdata also look under --symfs, by build id.
+            out = os.path.join(root, "usr/lib/debug/.build-id", bid[:2], bid[2:] + ".debug")
         os.makedirs(os.path.dirname(out), exist_ok=True)
         # The binary itself (what perf unwinds with and takes PLT symbols from).
         runtime = os.path.join(DEBUG, dso.lstrip("/"), bid or "-", "elf")
