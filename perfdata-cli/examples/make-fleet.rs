@@ -8,7 +8,7 @@
 //! the damaged ones).
 
 use perfdata_core::header::feature as bit;
-use perfdata_core::write::{write_file_edited, Edit};
+use perfdata_core::write::{header_string, write_file_edited, Edit};
 use perfdata_core::{Endian, PerfFile};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -58,26 +58,17 @@ struct Edits {
     cmdline_seen: bool,
 }
 
-/// A perf_header_string: u32 len (NUL included, padded to 64), the bytes, NULs.
-fn header_string(s: &str, out: &mut Vec<u8>) {
-    let len = (s.len() + 1).next_multiple_of(64);
-    out.extend_from_slice(&(len as u32).to_le_bytes());
-    let start = out.len();
-    out.extend_from_slice(s.as_bytes());
-    out.resize(start + len, 0);
-}
-
 impl Edit for Edits {
     fn feature(&mut self, b: u32, payload: &mut Vec<u8>) {
         if b == bit::HOSTNAME {
             payload.clear();
-            header_string(&self.host, payload);
+            header_string(&self.host, Endian::Little, payload);
         } else if b == bit::CMDLINE {
             // u32 nr, then nr strings.
             if let Some(nr) = payload.get_mut(..4) {
                 let n = u32::from_le_bytes([nr[0], nr[1], nr[2], nr[3]]) + 1;
                 nr.copy_from_slice(&n.to_le_bytes());
-                header_string(&format!("--fleet-member={}", self.index), payload);
+                header_string(&format!("--fleet-member={}", self.index), Endian::Little, payload);
                 self.cmdline_seen = true;
             }
         }

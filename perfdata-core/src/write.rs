@@ -741,6 +741,18 @@ pub trait Edit {
     }
 }
 
+/// Appends `s` as perf writes a header string (`perf_header_string`, in byte order `to`): a u32
+/// length that counts the NUL and is padded to a multiple of 64, the bytes, then NULs. What an
+/// [`Edit`] writes to replace the string of a HOSTNAME or OSRELEASE section, or CMDLINE's
+/// arguments (after their u32 count).
+pub fn header_string(s: &str, to: Endian, out: &mut Vec<u8>) {
+    let len = s.len().saturating_add(1).next_multiple_of(64);
+    to.put_u32(out, u32::try_from(len).unwrap_or(u32::MAX));
+    let start = out.len();
+    out.extend_from_slice(s.as_bytes());
+    out.resize(start.saturating_add(len), 0);
+}
+
 /// The [`Edit`] that changes nothing.
 struct NoEdit;
 

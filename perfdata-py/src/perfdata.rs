@@ -946,13 +946,7 @@ impl PerfData {
                 )))
             }
         };
-        let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
-        py.detach(|| {
-            std::fs::write(&tmp, &bytes).and_then(|()| std::fs::rename(&tmp, &path)).inspect_err(|_| {
-                let _ = std::fs::remove_file(&tmp);
-            })
-        })
-        .map_err(|e| pyo3::exceptions::PyOSError::new_err((e.raw_os_error().unwrap_or(0), e.to_string())))
+        write_whole(py, &path, &bytes)
     }
 
     /// Write the recording as a perf.data file again (perfdata's writer: every record, decompressed,
@@ -1000,13 +994,7 @@ impl PerfData {
                 )));
             }
         }
-        let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
-        py.detach(|| {
-            std::fs::write(&tmp, &bytes).and_then(|()| std::fs::rename(&tmp, &path)).inspect_err(|_| {
-                let _ = std::fs::remove_file(&tmp);
-            })
-        })
-        .map_err(|e| pyo3::exceptions::PyOSError::new_err((e.raw_os_error().unwrap_or(0), e.to_string())))
+        write_whole(py, &path, &bytes)
     }
 
     /// Write every table as a Parquet file (zstd) into the directory ``dir`` (created if
@@ -1332,6 +1320,18 @@ fn require(py: Python<'_>, modules: &[&str]) -> PyResult<()> {
     Ok(())
 }
 
+/// Writes `bytes` to `path` under a temporary name, renamed at the end, so that a failure leaves
+/// no partial file (the exports and `PerfData.write`); without the GIL.
+fn write_whole(py: Python<'_>, path: &std::path::Path, bytes: &[u8]) -> PyResult<()> {
+    let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+    py.detach(|| {
+        std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path)).inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })
+    })
+    .map_err(|e| pyo3::exceptions::PyOSError::new_err((e.raw_os_error().unwrap_or(0), e.to_string())))
+}
+
 fn human_size(n: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut v = n as f64;
@@ -1348,30 +1348,23 @@ fn human_size(n: u64) -> String {
 }
 
 /// The changes of `PerfData.write`: HOSTNAME and CMDLINE replaced (sections re-encoded by the
-/// core's writer, in the output's byte order), and the feature bits met on the way.
+/// core's writer, in the output's byte order: little-endian), and the feature bits met on the way.
 struct HeaderEdit {
     hostname: Option<String>,
     cmdline: Option<Vec<String>>,
     seen: Vec<u32>,
 }
 
-/// A perf_header_string: u32 length (NUL included, padded to 64 bytes), the bytes, NULs.
-fn header_string(s: &str, out: &mut Vec<u8>) {
-    let len = (s.len() + 1).next_multiple_of(64);
-    out.extend_from_slice(&u32::try_from(len).unwrap_or(u32::MAX).to_le_bytes());
-    let start = out.len();
-    out.extend_from_slice(s.as_bytes());
-    out.resize(start + len, 0);
-}
-
 impl perfdata_core::write::Edit for HeaderEdit {
     fn feature(&mut self, bit: u32, payload: &mut Vec<u8>) {
         use perfdata_core::header::feature;
+        use perfdata_core::write::header_string;
+        use perfdata_core::Endian;
         self.seen.push(bit);
         if bit == feature::HOSTNAME {
             if let Some(h) = &self.hostname {
                 payload.clear();
-                header_string(h, payload);
+                header_string(h, Endian::Little, payload);
             }
         } else if bit == feature::CMDLINE {
             if let Some(args) = &self.cmdline {
@@ -1379,7 +1372,7 @@ impl perfdata_core::write::Edit for HeaderEdit {
                 payload.clear();
                 payload.extend_from_slice(&u32::try_from(args.len()).unwrap_or(u32::MAX).to_le_bytes());
                 for a in args {
-                    header_string(a, payload);
+                    header_string(a, Endian::Little, payload);
                 }
             }
         }
