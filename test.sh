@@ -7,6 +7,8 @@ cd "$(dirname "$0")"
 # Only our own code and no build output in git (the fixtures from elsewhere are listed, with their
 # origin and licence, in testdata/README.md).
 python3 tools/check-tracked.py
+# Commit messages: a subject of at most 72 characters, a blank line, a body (DEVELOPERS.md).
+python3 tools/check-commits.py
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --release -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
