@@ -1,6 +1,7 @@
 //! Name the leaf of every sample (`symbol (dso)`), as `perf script -F ip,sym,dso`
 //! does: records in time order keep the thread and map timeline, the symbolizer reads the ELF
-//! symbols of each mapped file (or kallsyms for the kernel).
+//! symbols of each mapped file (or kallsyms for the kernel); on stderr, per DSO, how many
+//! frames stayed unnamed and why.
 //!
 //! `cargo run --example symbolize -- testdata/fp.data`
 use perfdata_core::process::Machine;
@@ -32,6 +33,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             symbolizer.resolve(machine.find_map(pid, ip, false), ip)
         };
         writeln!(out, "{ip:16x} {} ({})", frame.symbol.as_deref().unwrap_or("[unknown]"), frame.dso)?;
+    }
+    // What could not be named, and why (one line per DSO).
+    for u in symbolizer.unnamed() {
+        eprintln!("{u}");
     }
     Ok(())
 }

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use object::{Object, ObjectSection, ObjectSegment};
 
 use super::elf::ElfSymbols;
+use crate::Error;
+use std::sync::Arc;
 
 /// The bytes of a binary: mapped, or (for an empty or unmappable file) owned.
 pub(crate) enum Bytes {
@@ -16,18 +18,18 @@ pub(crate) enum Bytes {
 
 /// The bytes of a file read whole (a kallsyms file) at `path`: a regular file with bytes is
 /// mapped and populated (one call, not a page fault per few pages), others are read (procfs files
-/// say they are empty); `None` if it cannot be read.
-pub(crate) fn file_bytes(path: &Path) -> Option<Bytes> {
-    let file = std::fs::File::open(path).ok()?;
-    let meta = file.metadata().ok()?;
+/// say they are empty).
+pub(crate) fn try_file_bytes(path: &Path) -> std::io::Result<Bytes> {
+    let file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
     if meta.is_file() && meta.len() > 0 {
         // SAFETY: a read-only map of a file nothing here writes (one truncated underneath us would
         // be a SIGBUS, as for perf's own maps).
         if let Ok(m) = unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
-            return Some(Bytes::Mapped(m));
+            return Ok(Bytes::Mapped(m));
         }
     }
-    std::fs::read(path).ok().map(Bytes::Owned)
+    std::fs::read(path).map(Bytes::Owned)
 }
 
 impl Bytes {
@@ -107,31 +109,52 @@ impl std::fmt::Debug for Binary {
 }
 
 impl Binary {
-    /// Map and parse the ELF file at `path`; `None` if it cannot be read or is not ELF.
+    /// Map and parse the ELF file at `path`; `None` if it cannot be read or is not ELF
+    /// ([`Binary::try_open`] says why).
     pub fn open(path: &Path) -> Option<Binary> {
-        let file = std::fs::File::open(path).ok()?;
-        if !file.metadata().ok()?.is_file() {
-            return None;
+        Binary::try_open(path).ok()
+    }
+
+    /// Map and parse the ELF file at `path`, or say why not: [`Error::Unreadable`] (with the io
+    /// error) or [`Error::NotElf`] (with `object`'s error for a damaged or truncated file).
+    ///
+    /// ```
+    /// use perfdata_symbolize::{Binary, Error};
+    /// let dir = std::env::temp_dir().join(format!("perfdata-doc-binary-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("not-elf");
+    /// std::fs::write(&path, b"#!/bin/sh\n")?;
+    /// assert!(matches!(Binary::try_open(&path), Err(Error::NotElf { .. })));
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn try_open(path: &Path) -> Result<Binary, Error> {
+        let file = std::fs::File::open(path).map_err(|e| Error::unreadable(path, e))?;
+        let meta = file.metadata().map_err(|e| Error::unreadable(path, e))?;
+        if !meta.is_file() {
+            let e = std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file");
+            return Err(Error::unreadable(path, e));
         }
         // SAFETY: read-only map of a binary that is not modified while we read it (a file
         // truncated underneath us would be a SIGBUS, as for perf's own mmap of it).
         let bytes = match unsafe { memmap2::Mmap::map(&file) } {
             Ok(m) => Bytes::Mapped(m),
-            Err(_) => Bytes::Owned(std::fs::read(path).ok()?),
+            Err(_) => Bytes::Owned(std::fs::read(path).map_err(|e| Error::unreadable(path, e))?),
         };
         Binary::from_bytes(path.to_path_buf(), bytes)
     }
 
     /// Parse owned bytes (tests, and files that cannot be mapped).
     pub fn from_vec(path: PathBuf, data: Vec<u8>) -> Option<Binary> {
-        Binary::from_bytes(path, Bytes::Owned(data))
+        Binary::from_bytes(path, Bytes::Owned(data)).ok()
     }
 
-    fn from_bytes(path: PathBuf, bytes: Bytes) -> Option<Binary> {
+    fn from_bytes(path: PathBuf, bytes: Bytes) -> Result<Binary, Error> {
         let data = bytes.as_slice();
-        let file = object::File::parse(data).ok()?;
+        let not_elf = |source| Error::NotElf { path: Arc::from(path.as_path()), source };
+        let file = object::File::parse(data).map_err(|e| not_elf(Some(e)))?;
         if file.format() != object::BinaryFormat::Elf {
-            return None;
+            return Err(not_elf(None));
         }
         let segments = file
             .segments()
@@ -151,9 +174,9 @@ impl Binary {
             })
             .collect();
         let (machine, is_exec) = elf_header(data, file.is_little_endian());
-        let symbols = ElfSymbols::from_object(&file);
+        let symbols = ElfSymbols::from_object(&file).ok_or_else(|| not_elf(None))?;
         let (little_endian, is_64) = (file.is_little_endian(), file.is_64());
-        Some(Binary { path, symbols: symbols?, segments, sections, machine, is_exec, little_endian, is_64, bytes })
+        Ok(Binary { path, symbols, segments, sections, machine, is_exec, little_endian, is_64, bytes })
     }
 
     /// Where the file was read from.

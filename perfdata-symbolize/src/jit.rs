@@ -36,7 +36,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::SymbolizeOptions;
+use super::{Error, SymbolizeOptions};
 use perfdata_core::event::Event;
 use perfdata_core::jitdump::{flags, JitDump, JitRecordKind, PREFIX_SIZE};
 use perfdata_core::process::{JitSymbol, MachineEvent, Map};
@@ -107,6 +107,8 @@ pub struct JitInjector {
     /// Processes whose dump was read: their later anonymous mmaps are dropped.
     injected: HashSet<u32>,
     diagnostics: Vec<String>,
+    /// The dumps that could not be used, and why.
+    errors: Vec<Error>,
 }
 
 impl JitInjector {
@@ -126,12 +128,26 @@ impl JitInjector {
             arrivals: 0,
             injected: HashSet::new(),
             diagnostics: Vec::new(),
+            errors: Vec::new(),
         }
     }
 
     /// What was wrong with the dumps found so far (unreadable, refused, damaged).
     pub fn diagnostics(&self) -> &[String] {
         &self.diagnostics
+    }
+
+    /// The dumps that could not be used, one [`Error`] each ([`Error::JitdumpUnreadable`],
+    /// [`Error::JitdumpRefused`]): their JIT code keeps the names perf gives it without
+    /// `perf inject --jit` (a perf map's, else none).
+    ///
+    /// ```
+    /// use perfdata_symbolize::{jit::JitInjector, SymbolizeOptions};
+    /// let injector = JitInjector::new(&[], &SymbolizeOptions::default());
+    /// assert!(injector.errors().is_empty());
+    /// ```
+    pub fn errors(&self) -> &[Error] {
+        &self.errors
     }
 
     /// Take one record (in time order): `apply` gets, in order, the JIT code maps due by its
@@ -195,6 +211,7 @@ impl JitInjector {
             Ok(b) => b,
             Err(e) => {
                 self.diagnose(format!("jitdump {}: {e}; its JIT code is not named", path.display()));
+                self.errors.push(Error::JitdumpUnreadable { path: Arc::from(path.as_path()), source: Arc::new(e) });
                 return false;
             }
         };
@@ -205,6 +222,7 @@ impl JitInjector {
             }
             Err(why) => {
                 self.diagnose(format!("jitdump {}: {why}; not used", path.display()));
+                self.errors.push(Error::JitdumpRefused { path: Arc::from(path.as_path()), reason: Arc::from(why) });
                 false
             }
         }
@@ -341,6 +359,26 @@ mod tests {
         assert_eq!(tsc_to_perf_time(1000, &tc), 2100);
         let zero = TimeConvRecord { time_cycles: Some(0), time_mask: Some(!0), cap_user_time_zero: Some(0), ..tc };
         assert_eq!(tsc_to_perf_time(1000, &zero), 0);
+    }
+
+    /// A marker whose dump is missing, and one whose dump is not a jitdump: each an [`Error`].
+    #[test]
+    fn unusable_dumps_are_errors() {
+        let dir = std::env::temp_dir().join(format!("perfdata-jit-errors-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("tmp")).unwrap();
+        std::fs::write(dir.join("tmp/jit-8.dump"), b"not a jitdump").unwrap();
+        let opts = SymbolizeOptions { symfs: Some(dir.clone()), ..Default::default() };
+        let mut j = JitInjector::new(&[], &opts);
+        assert!(!j.inject("/tmp/jit-7.dump", 7, None));
+        assert!(!j.inject("/tmp/jit-8.dump", 8, None));
+        let [missing, refused] = j.errors() else { panic!("{:?}", j.errors()) };
+        let Error::JitdumpUnreadable { path, source } = missing else { panic!("{missing}") };
+        assert_eq!((&**path, source.kind()), (dir.join("tmp/jit-7.dump").as_path(), std::io::ErrorKind::NotFound));
+        let Error::JitdumpRefused { path, .. } = refused else { panic!("{refused}") };
+        assert_eq!(&**path, dir.join("tmp/jit-8.dump"));
+        assert!(refused.to_string().starts_with(&format!("jitdump {} not used: ", path.display())), "{refused}");
+        assert_eq!(j.diagnostics().len(), 2);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

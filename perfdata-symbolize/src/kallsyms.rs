@@ -304,6 +304,14 @@ impl KernelSyms {
         (addr < s.end).then(|| (s.name(self.text.as_slice(), &self.table.lossy), s.start, s.end))
     }
 
+    /// Every address is zero: the kernel hid them (`kptr_restrict`) from whoever read the file.
+    pub(crate) fn addresses_hidden(&self) -> bool {
+        let (kernel, modules) = (&self.table.kernel, &self.table.modules);
+        (!kernel.is_empty() || !modules.is_empty())
+            && kernel.iter().all(|s| s.start == 0)
+            && modules.iter().all(|m| m.sym.start == 0)
+    }
+
     /// The module symbols ([`Kallsyms::modules`]).
     pub(crate) fn modules(&self) -> &[ModuleSym] {
         &self.table.modules

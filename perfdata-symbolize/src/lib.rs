@@ -9,14 +9,19 @@
 //! maps [`jit::JitInjector`] makes, as `perf inject --jit`); on request, inline frames and source
 //! lines from the DWARF of the symbol files ([`Symbolizer::inlines`], [`Symbolizer::srcline`]).
 //! Results for user binaries are cached per (binary, address).
+//!
+//! Why a frame has no name is an [`Error`]: [`Symbolizer::try_resolve`] and its siblings return
+//! it, and [`Symbolizer::unnamed`] sums up, after a run, what could not be named in each DSO and
+//! why.
 
-#![warn(missing_docs)]
+#![warn(missing_docs, unreachable_pub)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
 
 pub mod binary;
 mod demangle;
 pub mod elf;
+mod error;
 pub mod inline;
 pub mod jit;
 pub mod kallsyms;
@@ -29,13 +34,15 @@ pub mod unwind;
 
 pub use binary::Binary;
 pub use demangle::{demangle, DEMANGLER, DEMANGLES_LIKE_PERF};
+pub use error::{Error, Result, Unnamed};
 pub use inline::InlineFrame;
 pub use srcline::SrcLine;
 
-use binary::file_bytes;
+use binary::try_file_bytes;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use perfdata_core::feature::BuildId;
 use perfdata_core::process::{Machine, Map};
@@ -282,18 +289,24 @@ impl Frame {
 }
 
 enum Source {
-    /// An ELF file, and the PLT symbols of its runtime binary when it has none (a debug file).
-    Elf(Rc<Binary>, Option<SymbolTable>),
+    /// An ELF file, and the PLT symbols of its runtime binary when it has none (a debug file);
+    /// [`Error::NoSymbols`] when neither has a symbol.
+    Elf(Rc<Binary>, Option<SymbolTable>, Option<Error>),
     Absolute(SymbolTable),
-    None,
+    /// No symbols, and why.
+    None(Error),
 }
 
 /// The kernel's and its modules' symbols, as perf's kernel dso and module dsos hold them over
 /// time (see [`kmod`]).
 #[derive(Default)]
 struct KernelState {
-    /// The kallsyms file, read once (`Some(None)`: unreadable).
-    kallsyms: Option<Option<Rc<kallsyms::KernelSyms>>>,
+    /// The kallsyms file, read once (`Some(Err)`: none, and why).
+    kallsyms: Option<Result<Rc<kallsyms::KernelSyms>>>,
+    /// [`Error::KernelAddressesHidden`] when the kallsyms file read shows only zero addresses.
+    hidden: Option<Error>,
+    /// Why a module's file was not found (its symbols then come from kallsyms alone), by name.
+    module_causes: HashMap<String, Error>,
     /// perf has loaded the kernel dso (an address was looked up in the kernel map): the module
     /// symbols went to their modules, and the map spans the kernel's symbols.
     loaded: bool,
@@ -310,14 +323,15 @@ pub struct Symbolizer {
     opts: SymbolizeOptions,
     build_ids: HashMap<String, Vec<u8>>,
     kernel_build_id: Option<Vec<u8>>,
-    sources: HashMap<String, Rc<Source>>,
+    sources: HashMap<String, Rc<Source>, ahash::RandomState>,
     kernel: KernelState,
     cache: HashMap<(Rc<str>, u64), Found, ahash::RandomState>,
     dso_names: HashMap<String, Rc<str>, ahash::RandomState>,
-    /// Every file opened, by path (`None`: not a readable ELF file), so each is mapped once.
-    binaries: HashMap<PathBuf, Option<Rc<Binary>>>,
+    /// Every file opened, by path (`Err`: not a readable ELF file, and why), so each is mapped
+    /// once.
+    binaries: HashMap<PathBuf, Result<Rc<Binary>>>,
     /// The runtime image of each mapped file name (see [`Symbolizer::runtime_binary`]).
-    runtimes: HashMap<String, Option<Rc<Binary>>>,
+    runtimes: HashMap<String, Result<Rc<Binary>>>,
     /// The DWARF of each symbol file, by path.
     debug_info: HashMap<PathBuf, Rc<inline::DebugInfo>>,
     /// Inline lists by (dso, file offset).
@@ -334,6 +348,8 @@ pub struct Symbolizer {
     kernel_release: Option<String>,
     /// Where the running kernel describes itself.
     host: Host,
+    /// Lookups without a name, by dso: how many, and why ([`Symbolizer::unnamed`]).
+    unnamed: HashMap<Rc<str>, (u64, Error), ahash::RandomState>,
 }
 
 /// The running kernel's release, build id and symbols, as files (tests point them elsewhere).
@@ -376,6 +392,48 @@ use perfdata_core::names::hex;
 /// time of folding stacks). Used by the unwinder's caches and by the analyses.
 pub type FastMap<K, V> = HashMap<K, V, ahash::RandomState>;
 
+/// Why no candidate file of a DSO was taken, gathered while trying them: the first build-id
+/// mismatch, else the first file that was there but unusable, else nothing was there.
+#[derive(Default)]
+struct Miss {
+    mismatch: Option<Error>,
+    unusable: Option<Error>,
+}
+
+impl Miss {
+    /// `b` was found but has another build id than `expected`.
+    fn mismatch(&mut self, b: &Binary, expected: Option<&[u8]>) {
+        if let (None, Some(want), Some(got)) = (&self.mismatch, expected, b.symbols.build_id.as_deref()) {
+            self.mismatch =
+                Some(Error::BuildIdMismatch { path: Arc::from(b.path()), expected: want.into(), found: got.into() });
+        }
+    }
+
+    /// A candidate could not be opened as an ELF file.
+    fn error(&mut self, e: Error) {
+        if self.unusable.is_none() && !e.is_absent() {
+            self.unusable = Some(e);
+        }
+    }
+
+    /// The cause for `dso`, having tried `tried`.
+    fn cause(self, dso: &str, tried: Vec<PathBuf>) -> Error {
+        self.mismatch.or(self.unusable).unwrap_or_else(|| {
+            if is_anonymous(dso) {
+                Error::Anonymous { dso: dso.into() }
+            } else {
+                Error::NotFound { dso: dso.into(), tried: tried.into() }
+            }
+        })
+    }
+}
+
+/// Memory perf has no file for: anonymous maps that are not JIT code (those are named
+/// `/tmp/perf-PID.map` by perfdata-core, as perf names them), heap and stack.
+fn is_anonymous(dso: &str) -> bool {
+    ["//anon", "[heap]", "[stack", "[anon:", "/anon_hugepage", "/dev/zero", "/SYSV"].iter().any(|p| dso.starts_with(p))
+}
+
 impl Symbolizer {
     /// A symbolizer; `build_ids` maps file names to build ids (the BUILD_ID feature).
     pub fn new(opts: SymbolizeOptions, build_ids: HashMap<String, Vec<u8>>) -> Symbolizer {
@@ -384,7 +442,7 @@ impl Symbolizer {
             opts,
             build_ids,
             kernel_build_id,
-            sources: HashMap::new(),
+            sources: HashMap::default(),
             kernel: KernelState::default(),
             cache: HashMap::default(),
             dso_names: HashMap::default(),
@@ -398,6 +456,7 @@ impl Symbolizer {
             recorded: recorded::RecordedSymbols::default(),
             kernel_release: None,
             host: Host::default(),
+            unnamed: HashMap::default(),
         }
     }
 
@@ -417,10 +476,15 @@ impl Symbolizer {
 
     /// The ELF file at `path`, mapped and parsed once.
     fn binary(&mut self, path: &Path) -> Option<Rc<Binary>> {
+        self.try_binary(path).ok()
+    }
+
+    /// [`Symbolizer::binary`], or why not ([`Binary::try_open`]), kept with the file.
+    fn try_binary(&mut self, path: &Path) -> Result<Rc<Binary>> {
         if let Some(b) = self.binaries.get(path) {
             return b.clone();
         }
-        let b = Binary::open(path).map(Rc::new);
+        let b = Binary::try_open(path).map(Rc::new);
         self.binaries.insert(path.to_path_buf(), b.clone());
         b
     }
@@ -442,6 +506,25 @@ impl Symbolizer {
     /// `elf` (`vdso` for `[vdso]`) when the build id is known, else the path under `--symfs`.
     /// A file whose build id differs from the expected one is not used.
     pub fn runtime_binary(&mut self, map: &Map) -> Option<Rc<Binary>> {
+        self.try_runtime_binary(map).ok()
+    }
+
+    /// [`Symbolizer::runtime_binary`], or why no file was used: [`Error::BuildIdMismatch`] when
+    /// a file was found with another build id, [`Error::Unreadable`]/[`Error::NotElf`] when one
+    /// was found but could not be read, else [`Error::NotFound`] with the paths tried
+    /// ([`Error::Anonymous`] for anonymous memory). Kept per file name, so each is looked for once.
+    ///
+    /// ```
+    /// use perfdata_core::process::Map;
+    /// use perfdata_symbolize::{Error, SymbolizeOptions, Symbolizer};
+    ///
+    /// let opts = SymbolizeOptions { buildid_dir: Some("/nonexistent".into()), ..Default::default() };
+    /// let mut s = Symbolizer::new(opts, Default::default());
+    /// let map = Map::from_mmap(1, 0x1000, 0x1000, 0, "/nonexistent/bin/app".into(), 5, 2);
+    /// let Err(Error::NotFound { tried, .. }) = s.try_runtime_binary(&map) else { panic!() };
+    /// assert_eq!(tried.len(), 1);
+    /// ```
+    pub fn try_runtime_binary(&mut self, map: &Map) -> Result<Rc<Binary>> {
         if let Some(b) = self.runtimes.get(&map.filename) {
             return b.clone();
         }
@@ -455,14 +538,20 @@ impl Symbolizer {
             candidates.push(self.under_symfs(&map.filename));
         }
         let mut found = None;
-        for c in candidates {
-            if let Some(b) = self.binary(&c) {
-                if expected.is_none() || b.symbols.build_id.is_none() || b.symbols.build_id == expected {
-                    found = Some(b);
-                    break;
+        let mut miss = Miss::default();
+        for c in &candidates {
+            match self.try_binary(c) {
+                Ok(b) => {
+                    if expected.is_none() || b.symbols.build_id.is_none() || b.symbols.build_id == expected {
+                        found = Some(b);
+                        break;
+                    }
+                    miss.mismatch(&b, expected.as_deref());
                 }
+                Err(e) => miss.error(e),
             }
         }
+        let found = found.ok_or_else(|| miss.cause(&map.filename, candidates));
         self.runtimes.insert(map.filename.clone(), found.clone());
         found
     }
@@ -478,18 +567,29 @@ impl Symbolizer {
         }
     }
 
-    fn load_kernel(&self) -> Option<kallsyms::KernelSyms> {
-        let text = if let Some(p) = &self.opts.kallsyms {
-            file_bytes(p)
-        } else {
-            let bid = self.kernel_build_id.as_deref().map(hex);
-            let cached = match (&bid, self.buildid_dir()) {
-                (Some(b), Some(dir)) => file_bytes(&dir.join("[kernel.kallsyms]").join(b).join("kallsyms")),
-                _ => None,
-            };
-            cached.or_else(|| self.running_kallsyms(bid.as_deref()))
+    /// The kernel's symbols and the file they came from: `--kallsyms`, else the build-id cache's
+    /// copy for the recorded kernel, else the running kernel's when it is the recorded one.
+    fn load_kernel(&self) -> Result<(kallsyms::KernelSyms, PathBuf)> {
+        let read = |p: &Path| {
+            try_file_bytes(p)
+                .map(|t| (kallsyms::KernelSyms::parse(t), p.to_path_buf()))
+                .map_err(|e| Error::KallsymsUnreadable { path: Arc::from(p), source: Arc::new(e) })
         };
-        text.map(kallsyms::KernelSyms::parse)
+        if let Some(p) = &self.opts.kallsyms {
+            return read(p);
+        }
+        let bid = self.kernel_build_id.as_deref().map(hex);
+        let cached = match (&bid, self.buildid_dir()) {
+            (Some(b), Some(dir)) => Some(dir.join("[kernel.kallsyms]").join(b).join("kallsyms")),
+            _ => None,
+        };
+        if let Some(Ok(k)) = cached.as_deref().map(read) {
+            return Ok(k);
+        }
+        match self.running_kallsyms(bid.as_deref()) {
+            Ok(()) => read(&self.host.kallsyms),
+            Err(reason) => Err(Error::NoKernelSymbols { tried: cached.as_deref().map(Arc::from), reason }),
+        }
     }
 
     /// The running kernel's kallsyms when it is the recorded kernel: the same build id, or, for a
@@ -497,28 +597,42 @@ impl Symbolizer {
     /// perf 6.1 reads the running kernel's symbols for such a recording whatever kernel it was
     /// made on, which names every kernel frame wrongly after a kernel update; those stay
     /// unresolved here (`--kallsyms` names them).
-    fn running_kallsyms(&self, bid: Option<&str>) -> Option<binary::Bytes> {
-        let same = match bid {
+    /// `Ok` when the running kernel is the recorded one, else why it is not known to be.
+    fn running_kallsyms(&self, bid: Option<&str>) -> std::result::Result<(), &'static str> {
+        match bid {
             Some(bid) => {
-                let notes = std::fs::read(&self.host.notes).ok()?;
-                hex(&running_kernel_build_id(&notes)?) == bid
+                let notes =
+                    std::fs::read(&self.host.notes).map_err(|_| "the running kernel's build id is unreadable")?;
+                let running = running_kernel_build_id(&notes).ok_or("the running kernel's build id is unreadable")?;
+                if hex(&running) != bid {
+                    return Err("the running kernel is another build (build id)");
+                }
             }
             None => {
-                let running = std::fs::read_to_string(&self.host.release).ok()?;
-                self.kernel_release.as_deref().is_some_and(|r| !r.is_empty() && r == running.trim_end())
+                let running = std::fs::read_to_string(&self.host.release)
+                    .map_err(|_| "the running kernel's release is unreadable")?;
+                match self.kernel_release.as_deref() {
+                    None | Some("") => return Err("the recording names neither the kernel's build id nor its release"),
+                    Some(r) if r != running.trim_end() => return Err("the running kernel is another release"),
+                    Some(_) => {}
+                }
             }
-        };
-        same.then(|| file_bytes(&self.host.kallsyms)).flatten()
+        }
+        Ok(())
     }
 
     fn load_elf(&mut self, map: &Map) -> Source {
         let path = map.filename.as_str();
         if path.starts_with("/tmp/perf-") && path.ends_with(".map") {
-            return std::fs::read_to_string(self.under_symfs(path))
-                .map_or(Source::None, |t| Source::Absolute(perfmap::parse(&t)));
+            let file = self.under_symfs(path);
+            return match std::fs::read_to_string(&file) {
+                Ok(t) => Source::Absolute(perfmap::parse(&t)),
+                Err(e) => Source::None(Error::PerfMapMissing { path: Arc::from(file.as_path()), source: Arc::new(e) }),
+            };
         }
         let direct = self.under_symfs(path);
-        let own = self.binary(&direct);
+        let own_result = self.try_binary(&direct);
+        let own = own_result.as_ref().ok().cloned();
         let expected = self.expected_build_id(map).or_else(|| own.as_ref().and_then(|e| e.symbols.build_id.clone()));
         // perf's order (`binary_type_symtab`): DEBUGLINK, BUILD_ID_CACHE (+ its debug file),
         // FEDORA_DEBUGINFO, UBUNTU_DEBUGINFO, BUILDID_DEBUGINFO, then the file itself; each one
@@ -547,13 +661,18 @@ impl Symbolizer {
         };
         let mut chosen = None;
         let mut fallback = None;
+        let mut miss = Miss::default();
         for c in &candidates {
-            if let Some(e) = self.binary(c).filter(|e| ok(e)) {
-                if e.symbols.has_symtab {
-                    chosen = Some(e);
-                    break;
+            match self.try_binary(c) {
+                Ok(e) if ok(&e) => {
+                    if e.symbols.has_symtab {
+                        chosen = Some(e);
+                        break;
+                    }
+                    fallback.get_or_insert(e);
                 }
-                fallback.get_or_insert(e);
+                Ok(e) => miss.mismatch(&e, expected.as_deref()),
+                Err(e) => miss.error(e),
             }
         }
         let own = own.filter(|e| ok(e));
@@ -562,7 +681,16 @@ impl Symbolizer {
             (None, Some(e)) if e.symbols.has_symtab || fallback.is_none() => (e, None),
             (None, own) => match fallback {
                 Some(e) => (e, own),
-                None => return Source::None,
+                None => {
+                    // Only reached without a usable `own`: it was absent, unreadable or (with
+                    // an expected build id from the recording) another build.
+                    match own_result {
+                        Ok(e) => miss.mismatch(&e, expected.as_deref()),
+                        Err(e) => miss.error(e),
+                    }
+                    candidates.push(direct);
+                    return Source::None(miss.cause(path, candidates));
+                }
             },
         };
         // A debug file has no PLT contents: perf synthesizes the PLT symbols from the runtime
@@ -575,7 +703,9 @@ impl Symbolizer {
                 plt = Some(SymbolTable::new(r.symbols.plt.clone()));
             }
         }
-        Source::Elf(chosen.0, plt)
+        let empty = chosen.0.symbols.table.is_empty() && plt.as_ref().is_none_or(SymbolTable::is_empty);
+        let why = empty.then(|| Error::NoSymbols { path: Arc::from(chosen.0.path()) });
+        Source::Elf(chosen.0, plt, why)
     }
 
     fn dso_name(&mut self, name: &str) -> Rc<str> {
@@ -610,8 +740,8 @@ impl Symbolizer {
     /// The ELF file `map`'s symbols are read from, loaded at the first call.
     fn symbol_file(&mut self, map: &Map) -> Option<Rc<Binary>> {
         match &*self.source(map) {
-            Source::Elf(b, _) => Some(b.clone()),
-            Source::Absolute(_) | Source::None => None,
+            Source::Elf(b, _, _) => Some(b.clone()),
+            Source::Absolute(_) | Source::None(_) => None,
         }
     }
 
@@ -698,10 +828,30 @@ impl Symbolizer {
     }
 
     fn kallsyms(&mut self) -> Option<Rc<kallsyms::KernelSyms>> {
-        if self.kernel.kallsyms.is_none() {
-            self.kernel.kallsyms = Some(self.load_kernel().map(Rc::new));
+        self.try_kallsyms().ok()
+    }
+
+    /// The kernel's symbols, read at the first call, or why there are none.
+    fn try_kallsyms(&mut self) -> Result<Rc<kallsyms::KernelSyms>> {
+        if let Some(k) = &self.kernel.kallsyms {
+            return k.clone();
         }
-        self.kernel.kallsyms.clone().flatten()
+        let k = self.load_kernel().map(|(k, path)| {
+            if k.addresses_hidden() {
+                self.kernel.hidden = Some(Error::KernelAddressesHidden { path: Arc::from(path.as_path()) });
+            }
+            Rc::new(k)
+        });
+        self.kernel.kallsyms = Some(k.clone());
+        k
+    }
+
+    /// Why the kernel's symbols (kallsyms) name no symbol at `addr`.
+    fn kernel_miss(&self, addr: u64) -> Error {
+        match (&self.kernel.kallsyms, &self.kernel.hidden) {
+            (Some(Err(e)), _) | (_, Some(e)) => e.clone(),
+            _ => Error::NoSymbol { addr },
+        }
     }
 
     /// The recorded kernel's release (the OSRELEASE feature, `uname -r`): a recording without a
@@ -779,15 +929,39 @@ impl Symbolizer {
             candidates.push(self.under_symfs(&long));
         }
         let mut found = None;
-        for c in candidates {
-            let Ok(data) = std::fs::read(&c) else { continue };
-            let Ok(file) = object::File::parse(&*data) else { continue };
+        let mut miss = Miss::default();
+        for c in &candidates {
+            let data = match std::fs::read(c) {
+                Ok(data) => data,
+                Err(e) => {
+                    miss.error(Error::unreadable(c, e));
+                    continue;
+                }
+            };
+            let file = match object::File::parse(&*data) {
+                Ok(file) => file,
+                Err(e) => {
+                    miss.error(Error::NotElf { path: Arc::from(c.as_path()), source: Some(e) });
+                    continue;
+                }
+            };
             let file_bid = object::Object::build_id(&file).ok().flatten();
             let bid_ok = bid.is_none() || file_bid == bid.as_deref();
             if bid_ok && object::Object::symbol_table(&file).is_some() {
                 found = Some(data);
                 break;
             }
+            match (bid_ok, &bid, file_bid) {
+                (false, Some(want), Some(got)) if miss.mismatch.is_none() => {
+                    let (expected, found) = (want.as_slice().into(), got.into());
+                    miss.mismatch = Some(Error::BuildIdMismatch { path: Arc::from(c.as_path()), expected, found });
+                }
+                (true, _, _) => miss.error(Error::NoSymbols { path: Arc::from(c.as_path()) }),
+                _ => {}
+            }
+        }
+        if found.is_none() {
+            self.kernel.module_causes.insert(name.to_string(), miss.cause(name, candidates));
         }
         if let Some(dso) = self.kernel.modules.get_mut(name) {
             dso.loaded = true;
@@ -845,8 +1019,33 @@ impl Symbolizer {
     /// dso, which changes later answers ([`Symbolizer::kernel_generation`]). Kernel names are not
     /// demangled.
     pub fn resolve_kernel(&mut self, machine: &Machine, addr: u64) -> Frame {
+        let r = self.lookup_kernel(machine, addr);
+        self.frame(r)
+    }
+
+    /// [`Symbolizer::resolve_kernel`], or why the address has no name: [`Error::NoMap`] outside
+    /// the kernel's and modules' maps; for the kernel, why kallsyms could not be read
+    /// ([`Error::KallsymsUnreadable`], [`Error::NoKernelSymbols`],
+    /// [`Error::KernelAddressesHidden`]) or [`Error::NoSymbol`]; for a module without symbols,
+    /// why its file was not found. Counted in [`Symbolizer::unnamed`] like `resolve_kernel`'s.
+    ///
+    /// ```
+    /// use perfdata_core::process::Machine;
+    /// use perfdata_symbolize::{Error, SymbolizeOptions, Symbolizer};
+    ///
+    /// let mut s = Symbolizer::new(SymbolizeOptions::default(), Default::default());
+    /// // No kernel MMAP seen: no kernel map holds any address.
+    /// let e = s.try_resolve_kernel(&Machine::new(), 0xffff_ffff_8100_0000).unwrap_err();
+    /// assert!(matches!(e, Error::NoMap { .. }));
+    /// ```
+    pub fn try_resolve_kernel(&mut self, machine: &Machine, addr: u64) -> Result<Frame> {
+        let r = self.lookup_kernel(machine, addr);
+        self.named(r)
+    }
+
+    fn lookup_kernel(&mut self, machine: &Machine, addr: u64) -> Lookup {
         if let Some(symbol) = self.recorded_kernel(addr) {
-            return Frame { symbol: Some(symbol), dso: self.dso_name("[kernel.kallsyms]"), start: None, end: None };
+            return Ok(Frame { symbol: Some(symbol), dso: self.dso_name("[kernel.kallsyms]"), start: None, end: None });
         }
         if let Some(map) = machine.kernel_maps().find(addr) {
             let name = kmod::kmod_name(&map.filename).0;
@@ -855,75 +1054,271 @@ impl Symbolizer {
             }
             let dso = self.module_dso(&name, map);
             let found = dso.find(map.start, addr).map(|s| (Rc::from(s.name.as_str()), s.start, s.end));
-            return Frame::of(found, dso.name.clone());
+            let (empty, dso) = (dso.tree.is_empty(), dso.name.clone());
+            return match found {
+                Some(f) => Ok(Frame::of(Some(f), dso)),
+                None => {
+                    let cause = match (&self.kernel.hidden, self.kernel.module_causes.get(&name)) {
+                        (Some(e), _) => e.clone(),
+                        (None, Some(e)) if empty => e.clone(),
+                        _ => Error::NoSymbol { addr },
+                    };
+                    Err(NoName::new(dso, cause))
+                }
+            };
         }
         let in_kernel = machine.kernel_image().is_some_and(|k| self.in_kernel_map(k, addr));
         if !in_kernel {
-            return Frame::of(None, self.dso_name("[unknown]"));
+            return Err(NoName::new(self.dso_name("[unknown]"), Error::NoMap { addr }));
         }
         if !self.kernel.loaded {
             self.load_kernel_dso(machine);
         }
+        self.lookup_kallsyms(addr)
+    }
+
+    /// `addr` in the kernel's own symbols (kallsyms).
+    fn lookup_kallsyms(&mut self, addr: u64) -> Lookup {
+        let dso = self.dso_name("[kernel.kallsyms]");
         let found = self.kallsyms().and_then(|k| k.find(addr).map(|(name, start, end)| (Rc::from(name), start, end)));
-        Frame::of(found, self.dso_name("[kernel.kallsyms]"))
+        match found {
+            Some(f) => Ok(Frame::of(Some(f), dso)),
+            None => Err(NoName::new(dso, self.kernel_miss(addr))),
+        }
     }
 
     /// [`Symbolizer::resolve`] for an address of process `pid`: one that no map holds may still
     /// have a recorded symbol (simpleperf's `perf-PID.map` tables, [`recorded`]).
     pub fn resolve_in(&mut self, pid: u32, map: Option<&Map>, addr: u64) -> Frame {
+        let r = self.lookup_in(pid, map, addr);
+        self.frame(r)
+    }
+
+    /// [`Symbolizer::resolve_in`], or why the address has no name (see
+    /// [`Symbolizer::try_resolve`]).
+    ///
+    /// ```
+    /// use perfdata_symbolize::{Error, SymbolizeOptions, Symbolizer};
+    /// let mut s = Symbolizer::new(SymbolizeOptions::default(), Default::default());
+    /// assert!(matches!(s.try_resolve_in(7, None, 0x1000), Err(Error::NoMap { addr: 0x1000 })));
+    /// ```
+    pub fn try_resolve_in(&mut self, pid: u32, map: Option<&Map>, addr: u64) -> Result<Frame> {
+        let r = self.lookup_in(pid, map, addr);
+        self.named(r)
+    }
+
+    fn lookup_in(&mut self, pid: u32, map: Option<&Map>, addr: u64) -> Lookup {
         if map.is_none() {
             if let Some((dso, symbol)) = self.recorded.find_unmapped(pid, addr) {
-                return Frame { symbol: Some(symbol), dso: self.dso_name(&dso), start: None, end: None };
+                return Ok(Frame { symbol: Some(symbol), dso: self.dso_name(&dso), start: None, end: None });
             }
         }
-        self.resolve(map, addr)
+        self.lookup(map, addr)
     }
 
     /// Resolve `addr` in the process map `map` (`None`: no map holds the address). Kernel-mode
     /// addresses go through [`Symbolizer::resolve_kernel`]; given the kernel image's map, this
     /// answers from kallsyms alone.
     pub fn resolve(&mut self, map: Option<&Map>, addr: u64) -> Frame {
+        let r = self.lookup(map, addr);
+        self.frame(r)
+    }
+
+    /// [`Symbolizer::resolve`], or why the address has no name: [`Error::NoMap`] without a map,
+    /// the DSO's cause when no usable file was found for it (the same [`Error`] for every address
+    /// of the DSO, found once: [`Error::NotFound`] with the paths tried,
+    /// [`Error::BuildIdMismatch`], [`Error::Unreadable`], [`Error::NotElf`],
+    /// [`Error::NoSymbols`], [`Error::PerfMapMissing`], [`Error::Anonymous`]), the kernel's (see
+    /// [`Symbolizer::try_resolve_kernel`]), else [`Error::NoSymbol`]. The frame `resolve` gives
+    /// for such an address is the DSO's name without a symbol; each one is counted in
+    /// [`Symbolizer::unnamed`].
+    ///
+    /// ```
+    /// use perfdata_core::process::Map;
+    /// use perfdata_symbolize::{Error, SymbolizeOptions, Symbolizer};
+    ///
+    /// let opts = SymbolizeOptions { buildid_dir: Some("/nonexistent".into()), ..Default::default() };
+    /// let mut s = Symbolizer::new(opts, Default::default());
+    /// let map = Map::from_mmap(1, 0x1000, 0x1000, 0, "/nonexistent/libgone.so".into(), 5, 2);
+    /// let e = s.try_resolve(Some(&map), 0x1010).unwrap_err();
+    /// assert!(matches!(e, Error::NotFound { .. }), "{e}");
+    /// assert!(e.to_string().starts_with("no file found for /nonexistent/libgone.so (tried "));
+    /// // `resolve` gives the frame perf prints, without a symbol.
+    /// let f = s.resolve(Some(&map), 0x1010);
+    /// assert_eq!((f.symbol, &*f.dso), (None, "/nonexistent/libgone.so"));
+    /// assert_eq!(s.unnamed()[0].frames, 2);
+    /// ```
+    pub fn try_resolve(&mut self, map: Option<&Map>, addr: u64) -> Result<Frame> {
+        let r = self.lookup(map, addr);
+        self.named(r)
+    }
+
+    fn lookup(&mut self, map: Option<&Map>, addr: u64) -> Lookup {
         let Some(map) = map else {
-            return Frame::of(None, self.dso_name("[unknown]"));
+            return Err(NoName::new(self.dso_name("[unknown]"), Error::NoMap { addr }));
         };
         if map.is_kernel() {
-            let dso = self.dso_name("[kernel.kallsyms]");
             if let Some(symbol) = self.recorded_kernel(addr) {
-                return Frame { symbol: Some(symbol), dso, start: None, end: None };
+                return Ok(Frame {
+                    symbol: Some(symbol),
+                    dso: self.dso_name("[kernel.kallsyms]"),
+                    start: None,
+                    end: None,
+                });
             }
-            let found =
-                self.kallsyms().and_then(|k| k.find(addr).map(|(name, start, end)| (Rc::from(name), start, end)));
-            return Frame::of(found, dso);
+            return self.lookup_kallsyms(addr);
         }
         let dso = self.dso_name(&map.filename);
         if let Some(symbol) = self.recorded.find(map, addr) {
-            return Frame { symbol: Some(symbol), dso, start: None, end: None };
+            return Ok(Frame { symbol: Some(symbol), dso, start: None, end: None });
         }
         let key = (dso.clone(), map.map_ip(addr));
         if let Some(s) = self.cache.get(&key) {
-            return Frame::of(s.clone(), dso);
+            return match s {
+                Some(f) => Ok(Frame::of(Some(f.clone()), dso)),
+                None => {
+                    // A miss cached for its address is in a DSO already counted: count it here
+                    // without looking for its cause again (the DSO's, or no symbol at `addr`).
+                    if let Some((n, kept)) = self.unnamed.get_mut(&dso) {
+                        *n = n.saturating_add(1);
+                        let cause = if kept.is_per_dso() { kept.clone() } else { Error::NoSymbol { addr } };
+                        return Err(NoName { dso, cause, counted: true });
+                    }
+                    let cause = self.miss(map, addr);
+                    Err(NoName::new(dso, cause))
+                }
+            };
         }
         if let Some(code) = &map.jit {
             // (JIT code has one name per load: no two symbols to tell apart.)
             let found = jit::symbol_at(code, key.1).map(|n| (Rc::from(demangle(n)), 0, 0));
             self.cache.insert(key, found.clone());
-            return Frame::of(found, dso);
+            return found
+                .map(|f| Frame::of(Some(f), dso.clone()))
+                .ok_or_else(|| NoName::new(dso, Error::NoSymbol { addr }));
         }
-        let source = Some(self.source(map));
-        let found: Found = match source.as_deref() {
+        let source = self.source(map);
+        let found: Found = match &*source {
             // perf demangles no perf map name (dso__load_perf_map keeps them as written).
-            Some(Source::Absolute(t)) => t.find(addr).map(|s| (Rc::from(s.name.as_str()), s.start, s.end)),
-            Some(Source::Elf(e, plt)) => {
+            Source::Absolute(t) => t.find(addr).map(|s| (Rc::from(s.name.as_str()), s.start, s.end)),
+            Source::Elf(e, plt, _) => {
                 let vaddr = e.offset_to_vaddr(key.1);
                 plt.as_ref()
                     .and_then(|p| p.find(vaddr))
                     .or_else(|| e.symbols.table.find(vaddr))
                     .map(|s| (Rc::from(demangle(&s.name)), s.start, s.end))
             }
-            Some(Source::None) | None => None,
+            Source::None(_) => None,
         };
         self.cache.insert(key, found.clone());
-        Frame::of(found, dso)
+        match found {
+            Some(f) => Ok(Frame::of(Some(f), dso)),
+            None => Err(NoName::new(dso, source_miss(&source, addr))),
+        }
+    }
+
+    /// Why an address of the user-space `map` whose lookup is cached as unnamed has no name.
+    fn miss(&self, map: &Map, addr: u64) -> Error {
+        match self.sources.get(&map.filename) {
+            Some(source) if map.jit.is_none() => source_miss(source, addr),
+            _ => Error::NoSymbol { addr },
+        }
+    }
+
+    /// The frame [`Symbolizer::resolve`] gives for a lookup: unnamed ones are counted.
+    fn frame(&mut self, r: Lookup) -> Frame {
+        match r {
+            Ok(f) => f,
+            Err(miss) => {
+                if !miss.counted {
+                    self.note(&miss.dso, miss.cause);
+                }
+                Frame::of(None, miss.dso)
+            }
+        }
+    }
+
+    /// [`Symbolizer::frame`] for the `try_` functions.
+    fn named(&mut self, r: Lookup) -> Result<Frame> {
+        r.map_err(|miss| {
+            if !miss.counted {
+                self.note(&miss.dso, miss.cause.clone());
+            }
+            miss.cause
+        })
+    }
+
+    /// Count an unnamed lookup in `dso`; a cause of the whole DSO replaces a per-address one.
+    fn note(&mut self, dso: &Rc<str>, cause: Error) {
+        match self.unnamed.get_mut(dso) {
+            Some((n, kept)) => {
+                *n = n.saturating_add(1);
+                if cause.is_per_dso() && !kept.is_per_dso() {
+                    *kept = cause;
+                }
+            }
+            None => {
+                self.unnamed.insert(dso.clone(), (1, cause));
+            }
+        }
+    }
+
+    /// What could not be named so far, per DSO (perf's dso name; `[unknown]` for addresses
+    /// without a map), most unnamed lookups first: how many lookups of [`Symbolizer::resolve`],
+    /// [`Symbolizer::resolve_in`], [`Symbolizer::resolve_kernel`] (and their `try_` forms) found
+    /// no name, and why — the cause of the whole DSO when it had no usable file (reported once,
+    /// however many addresses), else the first address without a symbol.
+    ///
+    /// ```
+    /// use perfdata_core::process::Map;
+    /// use perfdata_symbolize::{SymbolizeOptions, Symbolizer};
+    ///
+    /// let opts = SymbolizeOptions { buildid_dir: Some("/nonexistent".into()), ..Default::default() };
+    /// let mut s = Symbolizer::new(opts, Default::default());
+    /// let map = Map::from_mmap(1, 0x1000, 0x1000, 0, "[heap]".into(), 3, 2);
+    /// for a in [0x1000, 0x1008, 0x1010] {
+    ///     s.resolve(Some(&map), a);
+    /// }
+    /// s.resolve(None, 0x10);
+    /// let lines: Vec<String> = s.unnamed().iter().map(|u| u.to_string()).collect();
+    /// assert_eq!(lines, [
+    ///     "[heap]: 3 frames unnamed: [heap] is anonymous memory: no file to read symbols from",
+    ///     "[unknown]: 1 frame unnamed: no mapping covers 0x10",
+    /// ]);
+    /// ```
+    pub fn unnamed(&self) -> Vec<Unnamed> {
+        let mut v: Vec<Unnamed> = self
+            .unnamed
+            .iter()
+            .map(|(dso, (frames, cause))| Unnamed { dso: Arc::from(&**dso), frames: *frames, cause: cause.clone() })
+            .collect();
+        v.sort_by(|a, b| b.frames.cmp(&a.frames).then_with(|| a.dso.cmp(&b.dso)));
+        v
+    }
+}
+
+/// A lookup's frame, or the dso perf names for it and why it has no symbol.
+type Lookup = std::result::Result<Frame, NoName>;
+
+/// A lookup that found no name: in which DSO, why, and whether [`Symbolizer::unnamed`] has
+/// counted it already.
+struct NoName {
+    dso: Rc<str>,
+    cause: Error,
+    counted: bool,
+}
+
+impl NoName {
+    fn new(dso: Rc<str>, cause: Error) -> NoName {
+        NoName { dso, cause, counted: false }
+    }
+}
+
+/// Why `source` names nothing at `addr`.
+fn source_miss(source: &Source, addr: u64) -> Error {
+    match source {
+        Source::None(e) | Source::Elf(_, _, Some(e)) => e.clone(),
+        Source::Elf(_, _, None) | Source::Absolute(_) => Error::NoSymbol { addr },
     }
 }
 
@@ -971,7 +1366,7 @@ mod tests {
             let mut s = Symbolizer::new(opts, ids);
             s.host = host.clone();
             s.set_kernel_release(release);
-            s.load_kernel().map(|k| k.names())
+            s.load_kernel().ok().map(|(k, _)| k.names())
         };
         let named = Some(vec!["_text".to_string(), "do_work".to_string()]);
         assert_eq!(kernel(None, Some("6.1.0-test"), None), named);

@@ -202,6 +202,24 @@ pub enum Stop {
     Failed(Fail),
 }
 
+impl Stop {
+    /// The crate's [`Error`](crate::Error) for a walk that failed ([`Stop::Failed`]:
+    /// [`Error::Unwind`](crate::Error::Unwind)); `None` for a walk that ended as perf's ends.
+    ///
+    /// ```
+    /// use perfdata_symbolize::unwind::{Fail, Stop};
+    /// assert!(Stop::End.cause().is_none());
+    /// let e = Stop::Failed(Fail::NoInfo).cause().unwrap();
+    /// assert_eq!(e.to_string(), "DWARF unwinding failed: no CFI for the address");
+    /// ```
+    pub fn cause(&self) -> Option<crate::Error> {
+        match self {
+            Stop::Failed(fail) => Some((*fail).into()),
+            Stop::NoRegs | Stop::Abi32 | Stop::NoStack | Stop::End | Stop::MaxStack => None,
+        }
+    }
+}
+
 /// The result of [`Unwinder::unwind`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unwound {

@@ -68,7 +68,7 @@ type Step = Result<u8, Fail>;
 
 impl Walk<'_, '_> {
     /// perf's `get_entries`: the sampled IP, then one entry per successful `unw_step`.
-    pub fn run(&mut self) -> (Vec<UserFrame>, Stop) {
+    pub(crate) fn run(&mut self) -> (Vec<UserFrame>, Stop) {
         let Some(ip0) = self.regs.ip() else { return (Vec::new(), Stop::Failed(Fail::Other("no sampled IP"))) };
         let mut frames = vec![UserFrame { ip: ip0, source: FrameSource::Registers }];
         let max = self.opts.max_stack.max(1);

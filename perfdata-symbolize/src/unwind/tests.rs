@@ -238,6 +238,8 @@ fn x86_64_stack_bounds() {
     let u = run(Arch::X86_64, UnwindOptions::default(), &r, cut, &mut space(x86_binary(), None));
     assert_eq!(ips(&u), vec![LOAD + 0x1004, RA1 - 1]);
     assert_eq!(u.stop, Stop::Failed(Fail::Other("no map for address")));
+    let cause = u.stop.cause().map(|e| e.to_string());
+    assert_eq!(cause.as_deref(), Some("DWARF unwinding failed: no map for address"));
     let cut = &stack[..(0x18 + 17) as usize];
     let u = run(Arch::X86_64, UnwindOptions::default(), &r, cut, &mut space(x86_binary(), None));
     assert_eq!(ips(&u), vec![LOAD + 0x1004, RA1 - 1, RA2 - 1]);
