@@ -5,7 +5,8 @@
     tools/module-graph.py CRATE_SRC_DIR --check    # exit 1 when the modules form a cycle
     tools/module-graph.py CRATE_SRC_DIR --depth=1  # the same for the top-level modules only
 
-A module is a file (`feature/bpf.rs` is `feature::bpf`, `feature/mod.rs` is `feature`). An edge
+A module is a file (`feature/bpf.rs` is `feature::bpf`, `feature/mod.rs` is `feature`; a file named
+by a `#[path = "…"] mod name;` is `name` in the module that declares it). An edge
 A -> B is a path in A's code (a `use`, or a `crate::`/`super::` path in an expression or type)
 that names an item B defines. Unit tests (`#[cfg(test)] mod tests`) are left out: they may look
 anywhere. A parent's `mod child;` and its `pub use child::Item` re-exports are containment, not
@@ -38,6 +39,13 @@ LEXEMES = re.compile(
 
 def code_only(text):
     return LEXEMES.sub(lambda m: "" if m.group("comment") else '""', text)
+
+
+def code_only_keep_strings(text):
+    return LEXEMES.sub(lambda m: "" if m.group("comment") else m.group(0), text)
+
+
+PATH_ATTR = re.compile(r'#\[\s*path\s*=\s*"([^"]+)"\s*\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+([A-Za-z_][A-Za-z0-9_]*)\s*;')
 PATH = re.compile(r"\b(crate|super|self)((?:\s*::\s*[A-Za-z_][A-Za-z0-9_]*)+)")
 
 
@@ -66,8 +74,8 @@ def strip_tests(text):
 
 
 def expand_use(body):
-    """`a::{b, c::{d, e}}` -> ['a::b', 'a::c::d', 'a::c::e']."""
-    body = re.sub(r"\s+", "", body)
+    """`a::{b, c::{d, e as f}}` -> ['a::b', 'a::c::d', 'a::c::e@f'] (`@` marks a rename)."""
+    body = re.sub(r"\s+", "", re.sub(r"\s+as\s+", "@", body))
 
     def split_top(s):
         parts, depth, cur = [], 0, ""
@@ -92,7 +100,7 @@ def expand_use(body):
             for inner in expand_use(rest[:-1]):
                 out.append(prefix + inner)
         else:
-            out.append(part.split("as")[0] if re.search(r"\bas\b", part) else part)
+            out.append(part)
     return out
 
 
@@ -101,19 +109,62 @@ def main():
     check = "--check" in sys.argv
     depth = next((int(a.split("=")[1]) for a in sys.argv if a.startswith("--depth=")), None)
     src = args[0]
-    files = {}
+    texts = {}
     for root, _, names in os.walk(src):
         for n in names:
             if n.endswith(".rs"):
                 p = os.path.join(root, n)
-                files[module_of(src, p)] = open(p).read()
+                texts[os.path.normpath(p)] = open(p).read()
+    # `#[path = "x.rs"] mod name;` puts x.rs at `declaring module::name`, wherever the file is
+    # (relative to the declaring file's directory).
+    placed = {}
+    for p, text in texts.items():
+        for pm in PATH_ATTR.finditer(code_only_keep_strings(text)):
+            placed[os.path.normpath(os.path.join(os.path.dirname(p), pm.group(1)))] = (p, pm.group(2))
+
+    def module_at(p, seen=()):
+        if p in placed and p not in seen:
+            decl, name = placed[p]
+            return module_at(decl, seen + (p,)) + (name,)
+        return module_of(src, p)
+
+    files = {module_at(p): text for p, text in texts.items()}
     modules = set(files)
     defines = {}
     for m, text in files.items():
         code = strip_tests(code_only(text))
         defines[m] = set(ITEM.findall(code)) | set(MACRO.findall(code))
 
-    def resolve(base, segs):
+    def absolute(own, segs):
+        """`segs` of a `use` in module `own` as (base module, rest), or None for another crate."""
+        head, rest = segs[0], segs[1:]
+        if head == "crate":
+            return (), rest
+        if head == "super":
+            base = own[:-1]
+            while rest and rest[0] == "super":
+                base, rest = base[:-1], rest[1:]
+            return base, rest
+        if head == "self":
+            return own, rest
+        if own + (head,) in modules:
+            return own, segs
+        return None
+
+    # `pub use path::Item [as Name];`: where each module's re-exported names come from.
+    reexports = defaultdict(dict)
+    for m, text in files.items():
+        for um in re.finditer(r"\bpub(?:\([^)]*\))?\s+use\s+([^;]+);", strip_tests(code_only(text))):
+            for u in expand_use(um.group(1)):
+                path, _, alias = u.partition("@")
+                segs = [s for s in path.split("::") if s]
+                if not segs or segs[-1] == "*":
+                    continue
+                target = absolute(m, segs)
+                if target is not None and target[1]:
+                    reexports[m][alias or segs[-1]] = target
+
+    def resolve(base, segs, seen=()):
         """The module that `base::segs...` names (longest module prefix, then the item)."""
         mod = base
         i = 0
@@ -125,6 +176,10 @@ def main():
         name = segs[i]
         if name in defines.get(mod, ()):
             return mod
+        # Re-exported by a `pub use` of `mod`: where that path leads.
+        if name in reexports.get(mod, {}) and (mod, name) not in seen:
+            rbase, rsegs = reexports[mod][name]
+            return resolve(rbase, list(rsegs) + segs[i + 1 :], seen + ((mod, name),))
         # Re-exported: the module below `mod` that defines it.
         cands = [m for m in modules if m[: len(mod)] == mod and name in defines[m]]
         if len(cands) == 1:
@@ -145,6 +200,7 @@ def main():
                 uses.append((is_pub, u))
         targets = []
         for is_pub, u in uses:
+            u, _, alias = u.partition("@")
             segs = [s for s in u.split("::") if s]
             if not segs:
                 continue
@@ -164,7 +220,7 @@ def main():
             t = resolve(base, rest)
             if rest and rest[-1] != "*":
                 if base + tuple(rest) in modules:
-                    aliases[rest[-1]] = base + tuple(rest)
+                    aliases[alias or rest[-1]] = base + tuple(rest)
             # A parent re-exporting its child's items is containment.
             if is_pub and t[: len(own)] == own:
                 continue

@@ -15,7 +15,7 @@ fn count(file: &PerfFile<'_>) -> perfdata_core::Result<(BTreeMap<String, u64>, B
         let record = record?;
         *types.entry(common::perf_name(&record.type_name())).or_insert(0u64) += 1;
         if let (RecordKind::Sample(s), Some(event)) = (&record.kind, record.event) {
-            for name in perfdata_core::event::sample_event_names(s, event, record.events) {
+            for name in perfdata_core::sample::sample_event_names(s, event, record.events) {
                 *events.entry(name).or_default() += 1;
             }
         }

@@ -683,7 +683,7 @@ fn touch(r: &perfdata_core::Record<'_>) {
             }
             let _ = s.stack_user().map(|u| (u.size, u.data.len(), u.dyn_size));
             if let Some(ev) = r.event {
-                let _ = perfdata_core::event::sample_event_names(s, ev, r.events);
+                let _ = perfdata_core::sample::sample_event_names(s, ev, r.events);
             }
         }
         RecordKind::ThreadMap(t) => {

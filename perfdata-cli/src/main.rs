@@ -456,7 +456,7 @@ fn stats(path: &str, as_json: bool) -> CliResult {
                     RecordKind::Sample(s) => match r.event {
                         // Group-read samples count once per member, as in `perf report --stats`.
                         Some(ev) => {
-                            for name in perfdata_core::event::sample_event_names(s, ev, r.events) {
+                            for name in perfdata_core::sample::sample_event_names(s, ev, r.events) {
                                 *by_event.entry(name).or_default() += 1;
                             }
                         }

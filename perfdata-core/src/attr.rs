@@ -2,7 +2,10 @@
 //! derived from it once per attr.
 
 pub use crate::abi::{branch_sample_type, read_format, sample_type};
+use crate::abi::{read_format as rf, sample_type as st};
 use crate::error::{Position, Result};
+use crate::header::{section, Section};
+use crate::reader::{i32, malformed, take, take_input, u16, u32, u64, PResult};
 use crate::reader::{Endian, Reader};
 
 /// Names of the bits of the attr flag word (offset 40), little-endian bit numbering.
@@ -129,7 +132,7 @@ impl EventAttr {
     /// Decode an attr from `bytes` (the bytes the writer stored; `attr.size` decides which fields exist).
     /// Fields that lie beyond `bytes` are 0.
     pub fn parse(bytes: &[u8], endian: Endian, pos: Position) -> Result<EventAttr> {
-        Reader::new(bytes, endian, pos, "perf_event_attr").run(crate::parse::event_attr)
+        Reader::new(bytes, endian, pos, "perf_event_attr").run(event_attr)
     }
 
     /// Encode in `endian`: `self.stored_size()` bytes (the writer's size), capped at the bytes this
@@ -283,8 +286,8 @@ pub struct SampleLayout {
     /// Size of one read_format block for a non-group read (group reads are variable).
     pub read_value_size: usize,
     /// Byte offsets in a SAMPLE body of the fixed-prefix fields, indexed by
-    /// [`crate::sample::fixed`] (`ABSENT` when the field is not sampled).
-    pub fixed_offsets: [u8; crate::sample::FIXED_FIELDS],
+    /// [`fixed`] (`ABSENT` when the field is not sampled).
+    pub fixed_offsets: [u8; FIXED_FIELDS],
 }
 
 impl SampleLayout {
@@ -325,7 +328,7 @@ impl SampleLayout {
                     | read_format::ID
                     | read_format::LOST))
                 .count_ones() as usize);
-        let mut fixed_offsets = [crate::sample::fixed::ABSENT; crate::sample::FIXED_FIELDS];
+        let mut fixed_offsets = [fixed::ABSENT; FIXED_FIELDS];
         let mut off = 0u8;
         for (i, bit) in
             [st::IDENTIFIER, st::IP, st::TID, st::TIME, st::ADDR, st::ID, st::STREAM_ID, st::CPU, st::PERIOD]
@@ -352,6 +355,285 @@ impl SampleLayout {
             read_value_size,
         }
     }
+}
+
+/// Number of fixed-prefix fields (see [`SampleLayout::fixed_offsets`]).
+pub const FIXED_FIELDS: usize = 9;
+// Which variable field a plan step is (`PlanStep::slot`).
+pub(crate) const V_READ: usize = 0;
+pub(crate) const V_CALLCHAIN: usize = 1;
+pub(crate) const V_RAW: usize = 2;
+pub(crate) const V_BRANCH: usize = 3;
+pub(crate) const V_REGS_USER: usize = 4;
+pub(crate) const V_STACK_USER: usize = 5;
+pub(crate) const V_WEIGHT: usize = 6;
+pub(crate) const V_DATA_SRC: usize = 7;
+pub(crate) const V_TRANSACTION: usize = 8;
+pub(crate) const V_REGS_INTR: usize = 9;
+pub(crate) const V_PHYS_ADDR: usize = 10;
+pub(crate) const V_CGROUP: usize = 11;
+pub(crate) const V_DATA_PAGE_SIZE: usize = 12;
+pub(crate) const V_CODE_PAGE_SIZE: usize = 13;
+pub(crate) const V_AUX: usize = 14;
+pub(crate) const V_FIELDS: usize = 15;
+
+/// Indexes of the fixed-prefix fields in [`SampleLayout::fixed_offsets`].
+pub mod fixed {
+    #![allow(missing_docs)]
+    pub const IDENTIFIER: usize = 0;
+    pub const IP: usize = 1;
+    pub const TID: usize = 2;
+    pub const TIME: usize = 3;
+    pub const ADDR: usize = 4;
+    pub const ID: usize = 5;
+    pub const STREAM_ID: usize = 6;
+    pub const CPU: usize = 7;
+    pub const PERIOD: usize = 8;
+    /// Marks an absent field.
+    pub const ABSENT: u8 = u8::MAX;
+}
+
+/// What sample parsing needs besides the attr: whether the event's group has branch counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SampleContext {
+    /// The event's group has a member with `PERF_SAMPLE_BRANCH_COUNTERS`.
+    pub(crate) branch_counters: bool,
+}
+
+/// One variable-size (or post-variable) field of a sample, in emit order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum VarField {
+    /// READ block.
+    Read,
+    /// u64 nr + nr × u64.
+    Callchain,
+    /// u32 size + bytes.
+    Raw,
+    /// Branch stack.
+    BranchStack,
+    /// REGS_USER.
+    RegsUser,
+    /// STACK_USER.
+    StackUser,
+    /// One u64 (WEIGHT, DATA_SRC, TRANSACTION, PHYS_ADDR, CGROUP, page sizes) at this slot.
+    Word(u8),
+    /// REGS_INTR.
+    RegsIntr,
+    /// u64 size + bytes.
+    Aux,
+}
+
+impl VarField {
+    /// What this field is called in errors.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            VarField::Read => "SAMPLE read",
+            VarField::Callchain => "SAMPLE callchain",
+            VarField::Raw => "SAMPLE raw",
+            VarField::BranchStack => "SAMPLE branch_stack",
+            VarField::RegsUser => "SAMPLE regs_user",
+            VarField::StackUser => "SAMPLE stack_user",
+            VarField::Word(_) => "SAMPLE field",
+            VarField::RegsIntr => "SAMPLE regs_intr",
+            VarField::Aux => "SAMPLE aux",
+        }
+    }
+}
+
+/// One variable field of an event's samples, with what its size depends on worked out from the attr
+/// once ([`sample_plan`]), so that walking a sample reads only the sample's own counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PlanStep {
+    /// The field.
+    pub(crate) field: VarField,
+    /// Which field it is (one of the `V_*` numbers).
+    pub(crate) slot: u8,
+    pub(crate) size: StepSize,
+}
+
+/// How a variable field's size follows from its bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StepSize {
+    /// Always this many bytes (one word; READ without GROUP).
+    Fixed(usize),
+    /// 8 × (head + nr × per) bytes, nr being the u64 the field starts with (CALLCHAIN, READ with
+    /// GROUP, BRANCH_STACK).
+    Counted { head: u64, per: u64 },
+    /// A u64 abi, then this many registers unless the abi is 0.
+    Regs(usize),
+    /// A u64 size, then (unless it is 0) the size's bytes and a u64 dyn_size.
+    Stack,
+    /// A u32 size, then its bytes.
+    Raw,
+    /// A u64 size, then its bytes.
+    Aux,
+}
+
+/// How an event's samples lay out their variable fields, worked out once per event: the steps in
+/// emit order, and where each field starts when nothing variable comes before it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SamplePlan {
+    /// The variable fields in emit order, with how each one's size is found.
+    pub(crate) steps: Vec<PlanStep>,
+    /// Per field (`V_*`): its offset in the body when only fixed-size fields precede it,
+    /// [`SamplePlan::WALK`] when a field of variable size does, [`SamplePlan::ABSENT`] when the
+    /// sample has no such field.
+    pub(crate) at: [u16; V_FIELDS],
+}
+
+impl SamplePlan {
+    /// The field is not in the sample.
+    pub(crate) const ABSENT: u16 = u16::MAX;
+    /// The field's offset depends on the sizes of fields before it.
+    pub(crate) const WALK: u16 = u16::MAX - 1;
+}
+
+/// The variable part of an attr's samples (see [`SamplePlan`]), which start after `fixed_size`
+/// bytes of fixed fields ([`SampleLayout::fixed_size`]). Computed once per event.
+pub(crate) fn sample_plan(attr: &EventAttr, ctx: SampleContext, fixed_size: usize) -> SamplePlan {
+    let steps = sample_steps(attr, ctx);
+    let mut at = [SamplePlan::ABSENT; V_FIELDS];
+    let mut known = Some(fixed_size);
+    for step in &steps {
+        if let Some(slot) = at.get_mut(usize::from(step.slot)) {
+            *slot =
+                known.and_then(|k| u16::try_from(k).ok()).filter(|&k| k < SamplePlan::WALK).unwrap_or(SamplePlan::WALK);
+        }
+        known = match step.size {
+            StepSize::Fixed(n) => known.and_then(|k| k.checked_add(n)),
+            _ => None,
+        };
+    }
+    SamplePlan { steps, at }
+}
+
+fn sample_steps(attr: &EventAttr, ctx: SampleContext) -> Vec<PlanStep> {
+    let t = attr.sample_type;
+    let rfmt = attr.read_format;
+    let per_value = 1 + u64::from(rfmt & rf::ID != 0) + u64::from(rfmt & rf::LOST != 0);
+    let times = u64::from(rfmt & rf::TOTAL_TIME_ENABLED != 0) + u64::from(rfmt & rf::TOTAL_TIME_RUNNING != 0);
+    let read = if rfmt & rf::GROUP != 0 {
+        StepSize::Counted { head: 1 + times, per: per_value }
+    } else {
+        StepSize::Fixed(8 * (times + per_value) as usize)
+    };
+    let hw_idx = u64::from(attr.branch_sample_type & branch_sample_type::HW_INDEX != 0);
+    let branch = StepSize::Counted { head: 1 + hw_idx, per: 3 + u64::from(ctx.branch_counters) };
+    let word = StepSize::Fixed(8);
+    let mut plan = Vec::new();
+    let mut add = |bit: u64, field: VarField, slot: usize, size: StepSize| {
+        if t & bit != 0 {
+            plan.push(PlanStep { field, slot: slot as u8, size });
+        }
+    };
+    add(st::READ, VarField::Read, V_READ, read);
+    add(st::CALLCHAIN, VarField::Callchain, V_CALLCHAIN, StepSize::Counted { head: 1, per: 1 });
+    add(st::RAW, VarField::Raw, V_RAW, StepSize::Raw);
+    add(st::BRANCH_STACK, VarField::BranchStack, V_BRANCH, branch);
+    add(st::REGS_USER, VarField::RegsUser, V_REGS_USER, StepSize::Regs(attr.sample_regs_user.count_ones() as usize));
+    add(st::STACK_USER, VarField::StackUser, V_STACK_USER, StepSize::Stack);
+    add(st::WEIGHT | st::WEIGHT_STRUCT, VarField::Word(0), V_WEIGHT, word);
+    add(st::DATA_SRC, VarField::Word(0), V_DATA_SRC, word);
+    add(st::TRANSACTION, VarField::Word(0), V_TRANSACTION, word);
+    add(st::REGS_INTR, VarField::RegsIntr, V_REGS_INTR, StepSize::Regs(attr.sample_regs_intr.count_ones() as usize));
+    add(st::PHYS_ADDR, VarField::Word(0), V_PHYS_ADDR, word);
+    add(st::CGROUP, VarField::Word(0), V_CGROUP, word);
+    add(st::DATA_PAGE_SIZE, VarField::Word(0), V_DATA_PAGE_SIZE, word);
+    add(st::CODE_PAGE_SIZE, VarField::Word(0), V_CODE_PAGE_SIZE, word);
+    add(st::AUX, VarField::Aux, V_AUX, StepSize::Aux);
+    plan
+}
+
+// The nom parsers of `perf_file_attr` and `perf_event_attr`.
+
+/// `struct perf_file_attr`, one entry of the attrs section: a `perf_event_attr` filling
+/// `attr_size - 16` bytes (the header's `attr_size` is the entry's stride), then the
+/// `perf_file_section` of the event's ids. Errors name `perf_event_attr` and `attr ids section`.
+pub fn file_attr<'a>(attr_size: usize) -> impl Fn(Reader<'a>) -> PResult<'a, (EventAttr, Section)> {
+    move |input: Reader<'a>| {
+        let Some(n) = attr_size.checked_sub(16) else {
+            return malformed(&input, "attr_size {} is below its 16-byte ids section", [attr_size as u64, 0]);
+        };
+        let (rest, attr) = take_input(n)(input.context("perf_event_attr"))?;
+        let (_, attr) = event_attr(attr)?;
+        let (rest, ids) = section(rest.context("attr ids section"))?;
+        Ok((rest, (attr, ids)))
+    }
+}
+
+/// `struct perf_event_attr` at any ABI size: `type`, then `size` (0 is the first ABI's 64 bytes),
+/// then the fields that size covers. Reads `size` bytes, or what is left when the input is
+/// shorter; fields beyond them are 0, bytes beyond the 144 this crate knows are kept in
+/// [`EventAttr::extra`]. The flag word of a big-endian file is renumbered to the little-endian
+/// bit order of [`crate::attr::FLAG_NAMES`].
+pub fn event_attr(input: Reader<'_>) -> PResult<'_, EventAttr> {
+    let endian = input.endian();
+    let (_, type_) = u32(input)?;
+    let (_, size) = u32(input.advanced(4))?;
+    let declared = if size == 0 { 64 } else { size as usize };
+    let (rest, bytes) = take(declared.min(input.remaining()))(input)?;
+    // Zero-padded to the known size: the fields past `size` read as 0.
+    let mut buf = [0u8; ATTR_SIZE_KNOWN];
+    let known = bytes.len().min(ATTR_SIZE_KNOWN);
+    if let (Some(dst), Some(src)) = (buf.get_mut(..known), bytes.get(..known)) {
+        dst.copy_from_slice(src);
+    }
+    let extra = bytes.get(ATTR_SIZE_KNOWN..).unwrap_or_default().to_vec();
+    let f = Reader::new(&buf, endian, input.position(), input.what()).advanced(8);
+    let (f, config) = u64(f)?;
+    let (f, sample_period) = u64(f)?;
+    let (f, sample_type) = u64(f)?;
+    let (f, read_format) = u64(f)?;
+    let (f, raw_flags) = u64(f)?;
+    let (f, wakeup_events) = u32(f)?;
+    let (f, bp_type) = u32(f)?;
+    let (f, config1) = u64(f)?;
+    let (f, config2) = u64(f)?;
+    let (f, branch_sample_type) = u64(f)?;
+    let (f, sample_regs_user) = u64(f)?;
+    let (f, sample_stack_user) = u32(f)?;
+    let (f, clockid) = i32(f)?;
+    let (f, sample_regs_intr) = u64(f)?;
+    let (f, aux_watermark) = u32(f)?;
+    let (f, sample_max_stack) = u16(f)?;
+    let (f, reserved_2) = u16(f)?;
+    let (f, aux_sample_size) = u32(f)?;
+    let (f, aux_action) = u32(f)?;
+    let (f, sig_data) = u64(f)?;
+    let (f, config3) = u64(f)?;
+    let (_, config4) = u64(f)?;
+    let flags = match endian {
+        Endian::Little => raw_flags,
+        Endian::Big => flag_word_from_be(raw_flags),
+    };
+    let attr = EventAttr {
+        type_,
+        size,
+        config,
+        sample_period,
+        sample_type,
+        read_format,
+        flags,
+        wakeup_events,
+        bp_type,
+        config1,
+        config2,
+        branch_sample_type,
+        sample_regs_user,
+        sample_stack_user,
+        clockid,
+        sample_regs_intr,
+        aux_watermark,
+        sample_max_stack,
+        reserved_2,
+        aux_sample_size,
+        aux_action,
+        sig_data,
+        config3,
+        config4,
+        extra,
+    };
+    Ok((rest, attr))
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use crate::error::{Error, Position, Result};
 pub const DEFAULT_MAX_DECOMPRESSED: usize = 16 << 20;
 
 /// A streaming zstd decoder that appends each compressed payload's output to a buffer.
-pub struct Decompressor {
+pub(crate) struct Decompressor {
     #[cfg(feature = "zstd")]
     dec: zstd::stream::raw::Decoder<'static>,
     /// Upper bound of bytes one payload may produce.
@@ -32,7 +32,7 @@ impl Decompressor {
 
     /// A decoder allowing up to `max_output` bytes per payload.
     #[cfg(feature = "zstd")]
-    pub fn new(max_output: usize) -> Result<Self> {
+    pub(crate) fn new(max_output: usize) -> Result<Self> {
         let dec = zstd::stream::raw::Decoder::new()
             .map_err(|e| Error::Decompress { pos: Position::default(), detail: e.to_string() })?;
         Ok(Decompressor { dec, max_output })
@@ -48,7 +48,7 @@ impl Decompressor {
     /// Decompress `payload`, appending to `out`. Stops with an error when the output would exceed the
     /// cap (a decompression bomb or a corrupt stream).
     #[cfg(feature = "zstd")]
-    pub fn feed(&mut self, payload: &[u8], out: &mut Vec<u8>, pos: Position) -> Result<()> {
+    pub(crate) fn feed(&mut self, payload: &[u8], out: &mut Vec<u8>, pos: Position) -> Result<()> {
         use zstd::stream::raw::{InBuffer, Operation, OutBuffer};
         let mut input = InBuffer::around(payload);
         let start = out.len();

@@ -1,10 +1,9 @@
 //! Events: each attr with its ids and name, and the record → event mapping exactly as perf does it
 //! (`evlist__event2evsel`, reference §2.4).
 
-use crate::attr::{branch_sample_type, EventAttr, SampleLayout};
+use crate::abi::record_type as rt;
+use crate::attr::{branch_sample_type, EventAttr, SampleContext, SampleLayout};
 use crate::reader::Endian;
-use crate::record::record_type as rt;
-use crate::sample::SampleContext;
 use std::collections::HashMap;
 
 /// One event of the recording: an attr, the kernel ids of its instances, and its name.
@@ -21,9 +20,9 @@ pub struct Event {
     /// Derived layout (computed once).
     pub layout: SampleLayout,
     /// Sample parsing context (branch counters).
-    pub sample_context: SampleContext,
+    pub(crate) sample_context: SampleContext,
     /// The variable sample fields of this event, in emit order (computed once).
-    pub sample_plan: crate::sample::SamplePlan,
+    pub(crate) sample_plan: crate::attr::SamplePlan,
 }
 
 impl Event {
@@ -32,8 +31,14 @@ impl Event {
         let layout = SampleLayout::new(&attr);
         let sample_context =
             SampleContext { branch_counters: attr.branch_sample_type & branch_sample_type::COUNTERS != 0 };
-        let sample_plan = crate::sample::sample_plan(&attr, sample_context, layout.fixed_size);
+        let sample_plan = crate::attr::sample_plan(&attr, sample_context, layout.fixed_size);
         Event { index, attr, ids, name: None, layout, sample_context, sample_plan }
+    }
+
+    /// Whether the event's samples carry branch counters after their branch stack: its group has
+    /// a member with `PERF_SAMPLE_BRANCH_COUNTERS`.
+    pub fn branch_counters(&self) -> bool {
+        self.sample_context.branch_counters
     }
 
     /// The name, or a generic one built from type and config (perf names unnamed events this way too).
@@ -60,7 +65,7 @@ pub enum Resolution {
 /// state, so files cannot be made to collide on purpose; SipHash cost a fifth of the time of a
 /// time-ordered pass over a tracepoint recording, where every record is looked up twice.
 #[derive(Clone, Debug)]
-pub struct IdHash {
+pub(crate) struct IdHash {
     key: u64,
 }
 
@@ -87,7 +92,7 @@ impl std::hash::BuildHasher for IdHash {
 
 /// See [`IdHash`].
 #[derive(Clone, Debug)]
-pub struct IdHasher {
+pub(crate) struct IdHasher {
     h: u64,
 }
 
@@ -199,20 +204,4 @@ impl EventList {
             None => Resolution::UnknownId(id),
         }
     }
-}
-
-/// The events a sample counts for, as perf delivers it (`deliver_sample_group`): a sample that read
-/// its whole group (`PERF_SAMPLE_READ` with `PERF_FORMAT_GROUP`, e.g. `{a,b}:S`) counts once for each
-/// member, found by the id of each value; any other sample counts for its own event.
-pub fn sample_event_names(s: &crate::Sample<'_>, event: &Event, events: &EventList) -> Vec<String> {
-    use crate::attr::{read_format, sample_type};
-    let group = event.attr.sample_type & sample_type::READ != 0 && event.attr.read_format & read_format::GROUP != 0;
-    if let (true, Some(read)) = (group, s.read()) {
-        let names: Vec<String> =
-            read.values().filter_map(|v| v.id.and_then(|id| events.by_id(id))).map(Event::display_name).collect();
-        if !names.is_empty() {
-            return names;
-        }
-    }
-    vec![event.display_name()]
 }

@@ -10,6 +10,7 @@ use crate::reader::{Endian, Reader};
 use crate::record::{decode, record_type as rt, RecordKind};
 use crate::records::{Order, ReadOptions, Records, Store};
 use crate::stream::{Frames, Input};
+use crate::tracepoint::Tracepoints;
 use std::io::Read;
 use std::path::Path;
 use std::sync::Mutex;
@@ -340,19 +341,6 @@ impl<'d> PerfFile<'d> {
         feature::compressed(d, self.header.endian, pos).ok()
     }
 
-    /// The samples in time order, as a std iterator with event/time/pid/tid/CPU filters
-    /// (see [`crate::typed`]).
-    pub fn samples(&self) -> Result<crate::typed::Samples<'_>> {
-        Ok(crate::typed::Samples::new(self.records(Order::Time)?))
-    }
-
-    /// The samples of the tracepoint event `event` (`"sched:sched_switch"`) in time order, with
-    /// their fields decoded by name from the recording's own format (see [`crate::typed`]). An
-    /// error names what is missing: the tracing data, or the event.
-    pub fn tracepoints(&self, event: &str) -> Result<crate::typed::TracepointSamples<'_>> {
-        crate::typed::TracepointSamples::new(self, event)
-    }
-
     /// The typed view over the feature sections (file: the section table; pipe: the HEADER_FEATURE
     /// records before the first kernel record).
     pub fn features(&self) -> feature::Features<'_> {
@@ -468,16 +456,6 @@ impl<'d> PerfFile<'d> {
         Ok(recs)
     }
 
-    /// Values extracted from each record, delivered in perf's time order: `extract` sees every
-    /// record once, in file order, framed and with its event resolved
-    /// ([`crate::RecordRef`]), and returns what to keep; only kept values are queued for ordering.
-    /// `opts.order` is ignored (the values always come in time order); `opts.window_records`
-    /// bounds the queue. See [`crate::Ordered`].
-    pub fn ordered<T, E: crate::Extract<T>>(&self, opts: ReadOptions, extract: E) -> Result<crate::Ordered<'_, T, E>> {
-        let recs = self.records_with(ReadOptions { order: Order::File, ..opts })?;
-        Ok(crate::Ordered::new(recs, extract))
-    }
-
     /// The raw record frames in file order (framing and decompression only, no decoding).
     pub fn frames(&self) -> Result<Frames<'_>> {
         self.records_with(ReadOptions { order: Order::File, ..ReadOptions::default() }).map(Records::into_frames)
@@ -550,7 +528,7 @@ fn read_attrs(data: &[u8], h: &FileHeader, diagnostics: &mut Vec<String>) -> Res
     for (i, entry) in attrs.chunks_exact(stride).enumerate() {
         let pos = Position::at(h.attrs.offset + (i * stride) as u64);
         let (attr, ids_sec) =
-            Reader::new(entry, h.endian, pos, "perf_file_attr").run(crate::parse::file_attr(stride))?;
+            Reader::new(entry, h.endian, pos, "perf_file_attr").run(crate::attr::file_attr(stride))?;
         let ids = match ids_sec.slice(data, "attr ids") {
             Ok(b) => {
                 Reader::new(b, h.endian, Position::at(ids_sec.offset), "attr ids").u64s((b.len() / 8) as u64)?.to_vec()
@@ -600,5 +578,34 @@ fn prescan_pipe(
             }
             _ => {}
         }
+    }
+}
+
+impl Tracepoints {
+    /// The tracing data of a file: feature 1 (`HEADER_TRACING_DATA`) of a regular file, or the
+    /// `HEADER_TRACING_DATA` record among the leading records of pipe data held in memory (or of
+    /// a simpleperf file, which has no feature 1 and carries the record before its samples).
+    /// `None` when the recording has none (and for pipe data read from a stream: feed its record
+    /// to [`Tracepoints::from_record`] while iterating).
+    pub fn from_file(f: &PerfFile<'_>) -> Result<Option<Tracepoints>> {
+        if let Some((d, pos)) = f.feature_data(feat::TRACING_DATA) {
+            return Tracepoints::parse(d, pos).map(Some);
+        }
+        let pipe = f.header().format == Format::Pipe;
+        if f.header().format == Format::Directory || (pipe && f.bytes().len() <= PIPE_HEADER_SIZE as usize) {
+            return Ok(None);
+        }
+        let mut frames = f.frames()?;
+        while let Some(Ok(frame)) = frames.next_frame() {
+            let t = frame.header.type_;
+            if t == rt::HEADER_TRACING_DATA || t == rt::SIMPLEPERF_TRACING_DATA {
+                let rec = crate::record::decode_tracing_data(&frame, f.endian())?;
+                return Tracepoints::from_record(&rec, frame.pos).map(Some);
+            }
+            if t == rt::SAMPLE || t == rt::FINISHED_INIT || (pipe && t < rt::USER_START) {
+                break;
+            }
+        }
+        Ok(None)
     }
 }

@@ -2,7 +2,8 @@
 
 pub use crate::abi::feature;
 use crate::error::{Error, Position, Result};
-use crate::reader::{Endian, Reader};
+use crate::reader::Endian;
+use crate::reader::{sized, u32, u64, PResult, ParseError, Reader};
 
 /// Magic of a perf.data v2 file as it appears in a little-endian file.
 pub const MAGIC_LE: &[u8; 8] = b"PERFILE2";
@@ -129,7 +130,7 @@ impl FileHeader {
     /// have them.
     pub fn parse(data: &[u8]) -> Result<FileHeader> {
         let (endian, _) = Self::detect(data.get(..16).unwrap_or(data))?;
-        let h = Reader::new(data, endian, Position::at(0), "perf_file_header").run(crate::parse::file_header)?;
+        let h = Reader::new(data, endian, Position::at(0), "perf_file_header").run(file_header)?;
         if h.format == Format::File {
             h.validate()?;
         }
@@ -180,12 +181,12 @@ impl FileHeader {
         let r = Reader::new(rest, self.endian, Position::at(start), "feature section table");
         let bits: Vec<u32> = self.feature_bits().collect();
         let (fit, cut) = bits.split_at(bits.len().min(r.remaining() / 16));
-        let out = match crate::parse::feature::table(fit)(r) {
+        let out = match feature_table(fit)(r) {
             Ok((_, table)) => table,
-            Err(e) => return (Vec::new(), Some(crate::parse::to_error(e))),
+            Err(e) => return (Vec::new(), Some(crate::reader::to_error(e))),
         };
         // A table that does not fit: the first entry missing says where and what.
-        let err = crate::parse::feature::table(cut)(r.advanced(fit.len() * 16)).err().map(crate::parse::to_error);
+        let err = feature_table(cut)(r.advanced(fit.len() * 16)).err().map(crate::reader::to_error);
         (out, err)
     }
 
@@ -209,6 +210,96 @@ impl FileHeader {
                 endian.put_u64(out, w);
             }
         }
+    }
+}
+
+// The nom parsers of the header's structures.
+
+/// `struct perf_file_section`: offset and size, two u64.
+pub fn section(input: Reader<'_>) -> PResult<'_, Section> {
+    let (input, offset) = u64(input)?;
+    let (input, size) = u64(input)?;
+    Ok((input, Section { offset, size }))
+}
+/// `struct perf_file_header` (104 bytes; 72 in files older than the feature bitmap) or
+/// `struct perf_pipe_file_header` (16 bytes: magic and size), in the byte order of the input,
+/// which must be the one its magic says ([`FileHeader::detect`]). A pipe header's data section
+/// is the rest of the input. The 256-bit `adds_features` bitmap of a cross-endian file from a
+/// 32-bit host, written as u32 words, is read as such. Not validated: see [`FileHeader::parse`].
+pub fn file_header(input: Reader<'_>) -> PResult<'_, FileHeader> {
+    use nom::bytes::complete::tag;
+    let endian = input.endian();
+    let magic: &[u8] = match endian {
+        Endian::Little => MAGIC_LE,
+        Endian::Big => MAGIC_BE,
+    };
+    let (input, _) = sized(input, 8, |i| {
+        tag(magic)(i).map_err(|_: nom::Err<ParseError>| nom::Err::Error(ParseError::malformed(&i, "bad magic", [0; 2])))
+    })?;
+    let at_size = input;
+    let (input, size) = u64(input)?;
+    if size == PIPE_HEADER_SIZE {
+        let data = Section { offset: PIPE_HEADER_SIZE, size: input.remaining() as u64 };
+        let h = FileHeader {
+            endian,
+            format: Format::Pipe,
+            size,
+            attr_size: 0,
+            attrs: Section::default(),
+            data,
+            event_types: Section::default(),
+            features: [0; 4],
+        };
+        return Ok((input, h));
+    }
+    if size != FILE_HEADER_SIZE && size != 72 {
+        let e = ParseError::malformed(
+            &at_size,
+            "header size {}, expected 104 (file), 72 (old file) or 16 (pipe)",
+            [size, 0],
+        );
+        return Err(nom::Err::Failure(e));
+    }
+    let (input, attr_size) = u64(input)?;
+    let (input, attrs) = section(input)?;
+    let (input, data) = section(input)?;
+    let (mut input, event_types) = section(input)?;
+    let mut features = [0u64; 4];
+    if size == FILE_HEADER_SIZE {
+        let at_features = input;
+        for w in features.iter_mut() {
+            (input, *w) = u64(input)?;
+        }
+        if endian != Endian::NATIVE && features[0] & (1 << 3) == 0 {
+            // adds_features was written as unsigned long[]: a cross-endian file from a 32-bit host
+            // has u32 words (reference §6.3). Read again as 8 u32 words.
+            let mut words = at_features.context("adds_features");
+            let mut f = [0u64; 4];
+            for w in f.iter_mut() {
+                let (rest, lo) = u32(words)?;
+                let (rest, hi) = u32(rest)?;
+                words = rest;
+                *w = u64::from(lo) | (u64::from(hi) << 32);
+            }
+            if f[0] & (1 << 3) != 0 {
+                features = f;
+            }
+        }
+    }
+    Ok((input, FileHeader { endian, format: Format::File, size, attr_size, attrs, data, event_types, features }))
+}
+/// The feature section table after the data section: one `perf_file_section` per set feature
+/// bit, in bit order (`bits`, as [`crate::header::FileHeader::feature_bits`] gives them).
+pub fn feature_table<'a>(bits: &[u32]) -> impl Fn(Reader<'a>) -> PResult<'a, Vec<(u32, Section)>> + '_ {
+    move |input: Reader<'a>| {
+        let mut input = input.context("feature section table");
+        let mut out = Vec::with_capacity(bits.len().min(input.remaining() / 16));
+        for &bit in bits {
+            let (rest, s) = section(input)?;
+            out.push((bit, s));
+            input = rest;
+        }
+        Ok((input, out))
     }
 }
 

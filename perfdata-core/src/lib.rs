@@ -28,23 +28,24 @@
 //!
 //! ## Map of the modules
 //!
+//! A stack, its bottom first: a module imports only from the rows before its own and from the
+//! modules before it in its own row (`tools/module-graph.py --check` finds no cycle). Each
+//! structure's nom parser is next to its type.
+//!
 //! | Layer | Modules |
 //! |---|---|
-//! | ABI constants (imports nothing) | [`abi`] — record types, `misc` bits, `sample_type`, `read_format`, feature ids, register names |
-//! | Bytes | [`parse`] (the nom parsers of the on-disk structures, public), [`reader`] (their input: bytes, byte order, absolute offset), [`header`] (file/pipe header, feature table), [`attr`] (`perf_event_attr` at every ABI size) |
-//! | Framing | [`stream`] (records out of mapped, streamed and decompressed input), [`compress`] (zstd of `perf record -z`) |
-//! | Records | [`record`] (every kernel and user record), [`sample`] (sample fields by the attr's layout), [`event`] (attrs, ids, names) |
-//! | Iteration | [`file`](mod@file) ([`PerfFile`]), [`records`] ([`Records`]: file or time order, std [`Iterator`] and lending form), [`typed`] (samples, tracepoints, filters) |
-//! | Header data | [`feature`] (every feature section), [`info`] ([`HeaderInfo`], `perf report --header-only`) |
-//! | Tracepoints | [`tracepoint`] (tracing data, formats, fields, print fmt rendering) |
-//! | Timelines | [`process`] (threads, comms and maps over time) |
-//! | Other formats | [`jitdump`] (`jit-PID.dump`) |
-//! | Views and output | `json` (feature `json`), `write` (feature `write`: perf.data from records), [`names`] |
+//! | Leaves (import nothing) | [`abi`] — record types, `misc` bits, `sample_type`, `read_format`, feature ids, register names; [`error`] |
+//! | Input | [`reader`] ([`Reader`](reader::Reader): bytes, byte order, absolute offset; the primitive nom parsers and [`ParseError`](reader::ParseError)) |
+//! | Structures and their parsers | [`header`] (file/pipe header, feature table), [`compress`] (zstd of `perf record -z`), [`attr`] (`perf_event_attr` at every ABI size, the sample layout and plan computed once per attr), [`names`], [`event`] (attrs, ids, names), [`sample`] (sample fields by the attr's layout), [`record`] (every kernel and user record, the record header, `decode`), [`feature`] (every feature section), [`tracepoint`] (tracing data, formats, fields, print fmt rendering) |
+//! | Framing | [`stream`] (records out of mapped, streamed and decompressed input) |
+//! | Iteration | [`records`] ([`Records`]: file or time order, std [`Iterator`] and lending form), [`file`](mod@file) ([`PerfFile`]) |
+//! | On top: analyses-facing helpers, views and output | [`ordered`] ([`Ordered`]: a few fields of many records, in time order), [`typed`] (samples, tracepoints, filters), [`process`] (threads, comms and maps over time), [`info`] ([`HeaderInfo`], `perf report --header-only`), [`jitdump`] (`jit-PID.dump`), `json` (feature `json`), `write` (feature `write`: perf.data from records) |
+//! | Façade | [`parse`]: every parser of the format under one public path (it only re-exports) |
 //!
 //! Features: `json` (serde JSON views), `zstd` (compressed records; without it they give an error
 //! naming the feature), `write` (the writer). All are on by default; with none, the dependencies
 //! are byteorder, elsa, memmap2, nom and thiserror.
-#![warn(missing_docs)]
+#![warn(missing_docs, unreachable_pub)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
 
@@ -61,6 +62,7 @@ pub mod jitdump;
 #[cfg(feature = "json")]
 pub mod json;
 pub mod names;
+pub mod ordered;
 pub mod parse;
 pub mod process;
 pub mod reader;
@@ -79,9 +81,9 @@ pub use event::{Event, EventList};
 pub use file::PerfFile;
 pub use header::{FileHeader, Format, Section};
 pub use info::HeaderInfo;
+pub use ordered::{Extract, Ordered, ParExtract, Parallel, RecordRef};
 pub use reader::Endian;
 pub use record::{Record, RecordHeader, RecordKind};
-pub use records::ordered::{Extract, Ordered, ParExtract, Parallel, RecordRef};
 pub use records::{Order, Progress, ReadOptions, Records};
 pub use sample::Sample;
 pub use typed::{SampleRecord, Samples, TracepointSample, TracepointSamples};

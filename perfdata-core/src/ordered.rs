@@ -29,11 +29,11 @@
 //! # Ok(()) }
 //! ```
 
-use super::{frame_time_of, learn_from, Diagnostics, ReadStats, Records};
 use crate::error::{Position, Result};
 use crate::event::{Event, EventList, Resolution};
 use crate::reader::Endian;
 use crate::record::{decode, record_type as rt, Record, RecordHeader};
+use crate::records::{frame_time_of, learn_from, Diagnostics, Order, ReadOptions, ReadStats, Records};
 use crate::sample::Sample;
 use crate::stream::Frame;
 
@@ -868,6 +868,16 @@ where
 }
 
 impl<'d> crate::PerfFile<'d> {
+    /// Values extracted from each record, delivered in perf's time order: `extract` sees every
+    /// record once, in file order, framed and with its event resolved
+    /// ([`crate::RecordRef`]), and returns what to keep; only kept values are queued for ordering.
+    /// `opts.order` is ignored (the values always come in time order); `opts.window_records`
+    /// bounds the queue. See [`crate::Ordered`].
+    pub fn ordered<T, E: crate::Extract<T>>(&self, opts: ReadOptions, extract: E) -> Result<crate::Ordered<'_, T, E>> {
+        let recs = self.records_with(ReadOptions { order: Order::File, ..opts })?;
+        Ok(crate::Ordered::new(recs, extract))
+    }
+
     /// [`crate::PerfFile::ordered`] with the records read and extracted by worker threads, a
     /// chunk of the data section each, while this thread puts the values in time order and runs
     /// `f` over them. The values, their order, the extractor's state after each value (chunk by

@@ -1,10 +1,14 @@
-//! The single checked, endian-aware byte reader every parser goes through.
+//! The single checked, endian-aware byte reader every parser goes through, and the primitive nom
+//! parsers over it (numbers, byte strings, counted lists) with their error, [`ParseError`].
 //!
 //! Each read checks bounds once and returns an [`Error::Truncated`] naming what was being read and
-//! where, so nothing above this module indexes raw slices.
+//! where, so nothing above this module indexes raw slices. The bottom of the crate: it imports
+//! only `error`; every structure's parser is built from these (see [`crate::parse`]).
 
 use crate::error::{Error, Position, Result};
 use byteorder::{BigEndian, ByteOrder, LittleEndian};
+use nom::error::ErrorKind;
+use nom::number::Endianness;
 
 /// Byte order of a perf.data file, detected from its magic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -167,25 +171,25 @@ impl<'a> Reader<'a> {
 
     /// Run a parser of [`crate::parse`] and advance past what it read.
     #[inline]
-    pub fn run<T>(&mut self, parser: impl FnOnce(Reader<'a>) -> crate::parse::PResult<'a, T>) -> Result<T> {
+    pub fn run<T>(&mut self, parser: impl FnOnce(Reader<'a>) -> PResult<'a, T>) -> Result<T> {
         match parser(*self) {
             Ok((rest, v)) => {
                 *self = rest;
                 Ok(v)
             }
-            Err(e) => Err(crate::parse::to_error(e)),
+            Err(e) => Err(to_error(e)),
         }
     }
 
     /// Take the next `n` bytes.
     #[inline]
     pub fn bytes(&mut self, n: usize) -> Result<&'a [u8]> {
-        self.run(crate::parse::take(n))
+        self.run(take(n))
     }
 
     /// Take `n` bytes where `n` came from the input as a u64.
     pub fn bytes_u64(&mut self, n: u64) -> Result<&'a [u8]> {
-        self.run(crate::parse::take_u64(n))
+        self.run(take_u64(n))
     }
 
     /// Skip `n` bytes.
@@ -197,38 +201,38 @@ impl<'a> Reader<'a> {
     /// Read a u8.
     #[inline]
     pub fn u8(&mut self) -> Result<u8> {
-        self.run(crate::parse::u8)
+        self.run(u8)
     }
     /// Read a u16 in file byte order.
     #[inline]
     pub fn u16(&mut self) -> Result<u16> {
-        self.run(crate::parse::u16)
+        self.run(u16)
     }
     /// Read a u32 in file byte order.
     #[inline]
     pub fn u32(&mut self) -> Result<u32> {
-        self.run(crate::parse::u32)
+        self.run(u32)
     }
     /// Read a u64 in file byte order.
     #[inline]
     pub fn u64(&mut self) -> Result<u64> {
-        self.run(crate::parse::u64)
+        self.run(u64)
     }
     /// Read an i32 in file byte order.
     #[inline]
     pub fn i32(&mut self) -> Result<i32> {
-        self.run(crate::parse::i32)
+        self.run(i32)
     }
 
     /// Read `count` u64 values, borrowing them as a [`U64s`] view.
     #[inline]
     pub fn u64s(&mut self, count: u64) -> Result<U64s<'a>> {
-        self.run(crate::parse::u64s(count))
+        self.run(u64s(count))
     }
 
     /// Read a NUL-padded string occupying exactly `n` bytes; the value stops at the first NUL.
     pub fn fixed_str(&mut self, n: usize) -> Result<&'a [u8]> {
-        self.run(crate::parse::fixed_str(n))
+        self.run(fixed_str(n))
     }
 }
 
@@ -363,6 +367,303 @@ impl std::fmt::Debug for U64s<'_> {
 impl PartialEq for U64s<'_> {
     fn eq(&self, other: &Self) -> bool {
         self.iter().eq(other.iter())
+    }
+}
+
+// The primitive parsers: numbers, byte strings and counted lists, and their error.
+
+/// What every parser returns: the rest of the input and the value, or where and why it stopped.
+pub type PResult<'a, T> = nom::IResult<Reader<'a>, T, ParseError>;
+
+/// Why a parser stopped. `Copy` and allocation-free; [`to_error`] makes the crate's [`Error`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParseError {
+    /// The input ended inside a value.
+    Truncated {
+        /// Where the value starts.
+        pos: Position,
+        /// The structure being read.
+        what: &'static str,
+        /// The bytes the value needs.
+        needed: u64,
+        /// The bytes that were left.
+        available: u64,
+    },
+    /// A value that makes the structure impossible to read: `detail` with each `{}` replaced by
+    /// the next of `values` in decimal (`{x}`: in hex) when the error is turned into text.
+    Malformed {
+        /// Where the value is.
+        pos: Position,
+        /// The structure being read.
+        what: &'static str,
+        /// What was wrong (`{}` where a value goes).
+        detail: &'static str,
+        /// The offending values.
+        values: [u64; 2],
+    },
+    /// A nom combinator failed (no alternative matched, a `verify` rejected a value).
+    Kind {
+        /// Where.
+        pos: Position,
+        /// The structure being read.
+        what: &'static str,
+        /// nom's name for the combinator.
+        kind: ErrorKind,
+    },
+}
+
+impl ParseError {
+    /// `input` holds fewer than `needed` bytes.
+    #[inline]
+    pub fn truncated(input: &Reader<'_>, needed: u64) -> ParseError {
+        ParseError::Truncated { pos: input.position(), what: input.what(), needed, available: input.remaining() as u64 }
+    }
+
+    /// A malformed value at `input` (`detail`'s `{}` are filled with `values` when printed).
+    pub fn malformed(input: &Reader<'_>, detail: &'static str, values: [u64; 2]) -> ParseError {
+        ParseError::Malformed { pos: input.position(), what: input.what(), detail, values }
+    }
+}
+
+impl<'a> nom::error::ParseError<Reader<'a>> for ParseError {
+    fn from_error_kind(input: Reader<'a>, kind: ErrorKind) -> Self {
+        match kind {
+            ErrorKind::Eof => ParseError::truncated(&input, input.remaining() as u64 + 1),
+            kind => ParseError::Kind { pos: input.position(), what: input.what(), kind },
+        }
+    }
+
+    fn append(_: Reader<'a>, _: ErrorKind, other: Self) -> Self {
+        other
+    }
+}
+
+impl<'a> nom::error::ContextError<Reader<'a>> for ParseError {
+    /// `context("name", parser)`: the error names the structure `name`.
+    fn add_context(_: Reader<'a>, ctx: &'static str, mut other: Self) -> Self {
+        match &mut other {
+            ParseError::Truncated { what, .. } | ParseError::Malformed { what, .. } | ParseError::Kind { what, .. } => {
+                *what = ctx
+            }
+        }
+        other
+    }
+}
+
+impl From<ParseError> for Error {
+    fn from(e: ParseError) -> Error {
+        match e {
+            ParseError::Truncated { pos, what, needed, available } => Error::Truncated { pos, what, needed, available },
+            ParseError::Malformed { pos, what, detail, values } => {
+                let mut text = String::with_capacity(detail.len() + 16);
+                let mut values = values.iter();
+                let mut rest = detail;
+                // `{}` is the next value in decimal, `{x}` in hex.
+                while let Some(at) = rest.find('{') {
+                    let (before, after) = rest.split_at(at);
+                    text.push_str(before);
+                    let mut next = || values.next().copied().unwrap_or(0);
+                    if let Some(after) = after.strip_prefix("{}") {
+                        text.push_str(&next().to_string());
+                        rest = after;
+                    } else if let Some(after) = after.strip_prefix("{x}") {
+                        text.push_str(&format!("{:x}", next()));
+                        rest = after;
+                    } else {
+                        text.push('{');
+                        rest = after.get(1..).unwrap_or_default();
+                    }
+                }
+                text.push_str(rest);
+                Error::malformed(pos, what, text)
+            }
+            ParseError::Kind { pos, what, kind } => Error::malformed(pos, what, format!("{kind:?} failed")),
+        }
+    }
+}
+
+/// The crate's [`Error`] for a parser's error.
+pub fn to_error(e: nom::Err<ParseError>) -> Error {
+    match e {
+        nom::Err::Error(e) | nom::Err::Failure(e) => e.into(),
+        // Every parser here is a complete one: the input is all there is.
+        nom::Err::Incomplete(n) => Error::Unsupported(format!("a streaming parser asked for more input ({n:?})")),
+    }
+}
+
+/// nom's endianness for the input's byte order.
+#[inline]
+fn endianness(input: &Reader<'_>) -> Endianness {
+    match input.endian() {
+        Endian::Little => Endianness::Little,
+        Endian::Big => Endianness::Big,
+    }
+}
+
+/// Run a parser that reads `needed` bytes; a short input is [`ParseError::Truncated`] for all of
+/// them, at the parser's start.
+#[inline(always)]
+pub(crate) fn sized<'a, T>(
+    input: Reader<'a>,
+    needed: u64,
+    parser: impl FnOnce(Reader<'a>) -> PResult<'a, T>,
+) -> PResult<'a, T> {
+    if (input.remaining() as u64) < needed {
+        return Err(nom::Err::Error(ParseError::truncated(&input, needed)));
+    }
+    parser(input)
+}
+
+/// The next `n` bytes.
+#[inline]
+pub fn take<'a>(n: usize) -> impl Fn(Reader<'a>) -> PResult<'a, &'a [u8]> {
+    move |input: Reader<'a>| {
+        sized(input, n as u64, |i| {
+            nom::bytes::complete::take(n)(i).map(|(rest, taken): (_, Reader<'a>)| (rest, taken.rest()))
+        })
+    }
+}
+
+/// The next `n` bytes, `n` a count read from the input (any u64).
+#[inline]
+pub fn take_u64<'a>(n: u64) -> impl Fn(Reader<'a>) -> PResult<'a, &'a [u8]> {
+    move |input: Reader<'a>| match usize::try_from(n) {
+        Ok(k) if k <= input.remaining() => take(k)(input),
+        _ => Err(nom::Err::Error(ParseError::truncated(&input, n))),
+    }
+}
+
+/// A byte.
+#[inline]
+pub fn u8(input: Reader<'_>) -> PResult<'_, u8> {
+    sized(input, 1, nom::number::complete::u8)
+}
+
+/// A u16 in the input's byte order.
+#[inline]
+pub fn u16(input: Reader<'_>) -> PResult<'_, u16> {
+    let e = endianness(&input);
+    sized(input, 2, nom::number::complete::u16(e))
+}
+
+/// A u32 in the input's byte order.
+#[inline]
+pub fn u32(input: Reader<'_>) -> PResult<'_, u32> {
+    let e = endianness(&input);
+    sized(input, 4, nom::number::complete::u32(e))
+}
+
+/// An i32 in the input's byte order.
+#[inline]
+pub fn i32(input: Reader<'_>) -> PResult<'_, i32> {
+    let e = endianness(&input);
+    sized(input, 4, nom::number::complete::i32(e))
+}
+
+/// A u64 in the input's byte order.
+#[inline]
+pub fn u64(input: Reader<'_>) -> PResult<'_, u64> {
+    let e = endianness(&input);
+    sized(input, 8, nom::number::complete::u64(e))
+}
+
+/// `count` u64 values in the input's byte order, borrowed (callchains, ids, registers).
+#[inline]
+pub fn u64s<'a>(count: u64) -> impl Fn(Reader<'a>) -> PResult<'a, U64s<'a>> {
+    move |input: Reader<'a>| {
+        let Some(n) = count.checked_mul(8) else {
+            return Err(nom::Err::Error(ParseError::malformed(&input, "array count {} overflows", [count, 0])));
+        };
+        let endian = input.endian();
+        take_u64(n)(input).map(|(rest, b)| (rest, U64s::new(b, endian)))
+    }
+}
+
+/// A NUL-padded string of exactly `n` bytes; the value stops at the first NUL.
+#[inline]
+pub fn fixed_str<'a>(n: usize) -> impl Fn(Reader<'a>) -> PResult<'a, &'a [u8]> {
+    move |input: Reader<'a>| take(n)(input).map(|(rest, b)| (rest, until_nul(b)))
+}
+
+/// The next `n` bytes as an input of their own (a structure framed by a size field), with the
+/// same byte order, name and absolute offsets.
+#[inline]
+pub fn take_input<'a>(n: usize) -> impl Fn(Reader<'a>) -> PResult<'a, Reader<'a>> {
+    move |input: Reader<'a>| {
+        if input.remaining() < n {
+            return Err(nom::Err::Error(ParseError::truncated(&input, n as u64)));
+        }
+        Ok((input.advanced(n), input.limited(n)))
+    }
+}
+
+/// A [`ParseError::Malformed`] at `input` as a parser's result.
+#[inline]
+pub fn malformed<'a, T>(input: &Reader<'a>, detail: &'static str, values: [u64; 2]) -> PResult<'a, T> {
+    Err(nom::Err::Error(ParseError::malformed(input, detail, values)))
+}
+
+/// `n` values of `item`, `n` a count read from the input, each value at least `min_size` bytes:
+/// the vector never reserves more than the input could hold, so a damaged count allocates
+/// nothing. An item that reads nothing stops the loop with an error (`ErrorKind::Count`).
+pub fn count<'a, T>(
+    n: u64,
+    min_size: usize,
+    mut item: impl FnMut(Reader<'a>) -> PResult<'a, T>,
+) -> impl FnMut(Reader<'a>) -> PResult<'a, Vec<T>> {
+    move |mut input: Reader<'a>| {
+        let cap = usize::try_from(n).unwrap_or(usize::MAX).min(input.remaining() / min_size.max(1));
+        let mut out = Vec::with_capacity(cap);
+        for _ in 0..n {
+            let (rest, v) = item(input)?;
+            if rest.remaining() == input.remaining() && n > 1 {
+                return Err(nom::Err::Error(ParseError::Kind {
+                    pos: input.position(),
+                    what: input.what(),
+                    kind: ErrorKind::Count,
+                }));
+            }
+            out.push(v);
+            input = rest;
+        }
+        Ok((input, out))
+    }
+}
+
+/// `item` repeated until the input ends (a sequence of entries that fills a section); an entry
+/// cut short is an error, not the end.
+pub fn until_end<'a, T>(
+    mut item: impl FnMut(Reader<'a>) -> PResult<'a, T>,
+) -> impl FnMut(Reader<'a>) -> PResult<'a, Vec<T>> {
+    move |mut input: Reader<'a>| {
+        let mut out = Vec::new();
+        while input.remaining() > 0 {
+            let (rest, v) = item(input)?;
+            if rest.remaining() == input.remaining() {
+                return Err(nom::Err::Error(ParseError::Kind {
+                    pos: input.position(),
+                    what: input.what(),
+                    kind: ErrorKind::Many0,
+                }));
+            }
+            out.push(v);
+            input = rest;
+        }
+        Ok((input, out))
+    }
+}
+
+/// The rest of the record as a string, cut at its first NUL (filenames, comms, paths).
+pub(crate) fn str_to_end(input: Reader<'_>) -> PResult<'_, &[u8]> {
+    let n = input.remaining();
+    take(n)(input).map(|(rest, b)| (rest, until_nul(b)))
+}
+
+/// `count` × `per` u64 words: an overflowing count is malformed (`what` names it).
+pub(crate) fn words<'a>(n: u64, per: u64, what: &'static str) -> impl Fn(Reader<'a>) -> PResult<'a, U64s<'a>> {
+    move |input: Reader<'a>| match n.checked_mul(per) {
+        Some(w) => u64s(w)(input),
+        None => malformed(&input, what, [n, 0]),
     }
 }
 

@@ -13,9 +13,6 @@ use crate::reader::Endian;
 use crate::record::{decode, decode_counting, record_type as rt, EventUpdate, Record, RecordKind};
 use crate::stream::{Frame, Frames};
 
-#[path = "ordered.rs"]
-pub mod ordered;
-
 /// The order records are delivered in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Order {
@@ -106,11 +103,11 @@ enum Current {
 /// # Ok(()) }
 /// ```
 pub struct Records<'f> {
-    frames: Frames<'f>,
+    pub(crate) frames: Frames<'f>,
     slices: Vec<&'f [u8]>,
-    events: EventList,
-    endian: Endian,
-    opts: ReadOptions,
+    pub(crate) events: EventList,
+    pub(crate) endian: Endian,
+    pub(crate) opts: ReadOptions,
     // time ordering: `queue` is sorted up to `sorted`, then unsorted appends of the current round.
     queue: Vec<Queued>,
     sorted: usize,
@@ -125,8 +122,8 @@ pub struct Records<'f> {
     current: Current,
     stats: ReadStats,
     /// SAMPLE and READ records whose id matched no event (counted where decoding finds out).
-    unknown_ids: std::cell::Cell<u64>,
-    errors: Vec<String>,
+    pub(crate) unknown_ids: std::cell::Cell<u64>,
+    pub(crate) errors: Vec<String>,
     /// Memory maps behind `slices` (same index), whose consumed pages are released while reading.
     maps: Vec<Option<&'f memmap2::Mmap>>,
     /// Per input file: bytes before this offset were already released.
@@ -270,7 +267,7 @@ impl<'f> Records<'f> {
     /// Count a call and, every 1024, publish the progress and drop the resident pages of mapped
     /// input already read.
     #[inline(always)]
-    fn tick(&mut self) {
+    pub(crate) fn tick(&mut self) {
         self.calls = self.calls.wrapping_add(1);
         if !self.calls.is_multiple_of(1024) {
             return;
@@ -622,7 +619,7 @@ impl Records<'_> {
 /// record itself is decoded against it.
 #[inline]
 /// Learn from a record that describes events; true when it was one.
-fn learn_from(events: &mut EventList, frame: &Frame<'_>, endian: Endian) -> bool {
+pub(crate) fn learn_from(events: &mut EventList, frame: &Frame<'_>, endian: Endian) -> bool {
     let learns = matches!(frame.header.type_, rt::HEADER_ATTR | rt::EVENT_UPDATE | rt::ID_INDEX);
     if learns {
         learn_from_frame(events, *frame, endian);
@@ -688,7 +685,7 @@ fn frame_time(frame: &Frame<'_>, events: &EventList, endian: Endian) -> Option<u
 
 /// The timestamp of a kernel record of event `ev`.
 #[inline(always)]
-fn frame_time_of(frame: &Frame<'_>, ev: &Event, endian: Endian) -> Option<u64> {
+pub(crate) fn frame_time_of(frame: &Frame<'_>, ev: &Event, endian: Endian) -> Option<u64> {
     let l = &ev.layout;
     if frame.header.type_ == rt::SAMPLE {
         let off = 8 + l.time_offset?;

@@ -4,22 +4,10 @@
 use crate::compress::Decompressor;
 use crate::error::{Error, Position, Result};
 use crate::reader::Endian;
+use crate::record::user::TRACING_DATA_RECORD_SIZE;
+pub use crate::record::Frame;
 use crate::record::{record_type as rt, RecordHeader};
 use std::io::Read;
-
-/// One framed record: its bytes and, for HEADER_TRACING_DATA and AUXTRACE, the out-of-band payload
-/// that follows it.
-#[derive(Clone, Copy, Debug)]
-pub struct Frame<'b> {
-    /// Where the record is.
-    pub pos: Position,
-    /// The decoded header.
-    pub header: RecordHeader,
-    /// The `header.size` bytes of the record.
-    pub bytes: &'b [u8],
-    /// Bytes after the record that belong to it (types 66 and 71), else empty.
-    pub payload: &'b [u8],
-}
 
 /// Where the bytes of a data stream come from.
 pub enum Input<'d> {
@@ -175,7 +163,7 @@ impl<'d> Frames<'d> {
     }
 
     /// The input file being read and the offset of its next unread byte.
-    pub fn input_position(&self) -> (usize, usize) {
+    pub(crate) fn input_position(&self) -> (usize, usize) {
         match self.inputs.front() {
             Some(Input::Slice { at, file, .. }) => (*file as usize, *at),
             _ => (usize::MAX, 0),
@@ -188,7 +176,7 @@ impl<'d> Frames<'d> {
     }
 
     /// The frame the last successful [`Frames::next_frame`] returned, again.
-    pub fn current_frame(&self) -> Option<Frame<'_>> {
+    pub(crate) fn current_frame(&self) -> Option<Frame<'_>> {
         let (loc, pos, header) = (self.last?, self.last_pos, self.last_header?);
         let (bytes, payload): (&[u8], &[u8]) = match loc {
             Loc::Decompressed { rec } => (self.dbuf.get(rec.0..rec.1)?, &[]),
@@ -252,7 +240,7 @@ impl<'d> Frames<'d> {
         let bytes = input_bytes(&self.inputs, rec);
         let payload = if header.type_ == rt::COMPRESSED2 {
             let mut body = crate::reader::Reader::new(bytes, self.endian, pos, "COMPRESSED2").advanced(8);
-            body.run(crate::parse::record::compressed2)?.data
+            body.run(crate::record::user::compressed2)?.data
         } else {
             bytes.get(8..).unwrap_or(&[])
         };
@@ -520,10 +508,6 @@ fn payload_len(header: RecordHeader, rec: &[u8], endian: Endian) -> Result<u64> 
         _ => Ok(0),
     }
 }
-
-/// The size of perf's HEADER_TRACING_DATA record (`struct perf_record_header_tracing_data`; older
-/// perf versions wrote 12, without the padding).
-pub(crate) const TRACING_DATA_RECORD_SIZE: u16 = 16;
 
 /// Largest possible perf record (`u16` size; simpleperf's own types can be larger).
 pub const MAX_RECORD_SIZE: usize = MAX_RECORD;

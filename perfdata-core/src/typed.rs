@@ -292,3 +292,18 @@ impl<'f> Iterator for TracepointSamples<'f> {
         }
     }
 }
+
+impl<'d> PerfFile<'d> {
+    /// The samples in time order, as a std iterator with event/time/pid/tid/CPU filters
+    /// (see [`crate::typed`]).
+    pub fn samples(&self) -> Result<Samples<'_>> {
+        Ok(Samples::new(self.records(Order::Time)?))
+    }
+
+    /// The samples of the tracepoint event `event` (`"sched:sched_switch"`) in time order, with
+    /// their fields decoded by name from the recording's own format (see [`crate::typed`]). An
+    /// error names what is missing: the tracing data, or the event.
+    pub fn tracepoints(&self, event: &str) -> Result<TracepointSamples<'_>> {
+        TracepointSamples::new(self, event)
+    }
+}

@@ -27,7 +27,7 @@ fn counts_equal_perf_report_stats() {
             let r = r.unwrap_or_else(|e| panic!("{base}: {e}"));
             *types.entry(perf_name(&r.type_name())).or_insert(0u64) += 1;
             if let RecordKind::Sample(s) = &r.kind {
-                for name in perfdata_core::event::sample_event_names(s, r.event.unwrap(), r.events) {
+                for name in perfdata_core::sample::sample_event_names(s, r.event.unwrap(), r.events) {
                     *events.entry(name).or_default() += 1;
                 }
             }

@@ -104,7 +104,7 @@ impl BpfProgInfo<'_> {
 /// Parse HEADER_BPF_PROG_INFO: `u32 count;` count × `{u32 info_len; u32 data_len; u64 arrays;
 /// u8 info[info_len]; u8 data[data_len]}`.
 pub fn bpf_prog_info(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<BpfProgInfo<'_>>> {
-    super::run(data, endian, pos, crate::parse::feature::bpf_prog_info)
+    super::run(data, endian, pos, parse::bpf_prog_info)
 }
 
 /// One BPF_BTF entry: a raw BTF blob.
@@ -118,7 +118,7 @@ pub struct BpfBtf<'a> {
 
 /// Parse HEADER_BPF_BTF: `u32 count;` count × `{u32 id; u32 data_size; u8 data[data_size]}`.
 pub fn bpf_btf(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<BpfBtf<'_>>> {
-    super::run(data, endian, pos, crate::parse::feature::bpf_btf)
+    super::run(data, endian, pos, parse::bpf_btf)
 }
 
 /// A parsed BTF blob, enough to name types (libbpf's `btf__new` + `btf__type_by_id` +
@@ -205,6 +205,41 @@ impl<'a> Btf<'a> {
     /// The name of type `id`.
     pub fn type_name(&self, id: u32) -> Option<&'a str> {
         self.string(self.name_off(id)?)
+    }
+}
+
+/// The nom parsers of these sections, run by the functions above; public as [`crate::parse::feature`].
+pub mod parse {
+    use super::*;
+    use crate::reader::{count, take_u64, u32, u64};
+    use crate::reader::{PResult, Reader};
+
+    /// HEADER_BPF_PROG_INFO: `u32 count;` count × `{u32 info_len; u32 data_len; u64 arrays; u8
+    /// info[info_len]; u8 data[data_len]}`, both byte arrays borrowed.
+    pub fn bpf_prog_info(input: Reader<'_>) -> PResult<'_, Vec<BpfProgInfo<'_>>> {
+        let endian = input.endian();
+        let prog = move |input| {
+            let (input, info_len) = u32(input)?;
+            let (input, data_len) = u32(input)?;
+            let (input, arrays) = u64(input)?;
+            let (input, info) = take_u64(info_len.into())(input)?;
+            let (input, data) = take_u64(data_len.into())(input)?;
+            Ok((input, BpfProgInfo { info_len, data_len, arrays, info, data, endian }))
+        };
+        let (input, nr) = u32(input.context("BPF_PROG_INFO"))?;
+        count(nr.into(), 16, prog)(input)
+    }
+
+    /// HEADER_BPF_BTF: `u32 count;` count × `{u32 id; u32 data_size; u8 data[data_size]}`, borrowed.
+    pub fn bpf_btf(input: Reader<'_>) -> PResult<'_, Vec<BpfBtf<'_>>> {
+        let btf = |input| {
+            let (input, id) = u32(input)?;
+            let (input, size) = u32(input)?;
+            let (input, data) = take_u64(size.into())(input)?;
+            Ok((input, BpfBtf { id, data }))
+        };
+        let (input, nr) = u32(input.context("BPF_BTF"))?;
+        count(nr.into(), 8, btf)(input)
     }
 }
 

@@ -66,7 +66,74 @@ pub(crate) const OLD_ENTRY_SIZE: usize = 8 + 24;
 /// padded). perf detects the old pid-less layout by a filename starting with `nel.kallsyms]` (the
 /// four bytes of `[ker` having been taken as the pid) and then re-reads the whole section with it.
 pub fn build_ids(data: &[u8], endian: Endian, pos: Position) -> Result<BuildIds> {
-    super::run(data, endian, pos, crate::parse::feature::build_ids)
+    super::run(data, endian, pos, parse::build_ids)
+}
+
+/// The nom parsers of these sections, run by the functions above; public as [`crate::parse::feature`].
+pub mod parse {
+    use super::*;
+    use crate::reader::{i32, malformed, take, take_input, u16, u32, until_end, until_nul};
+    use crate::reader::{PResult, ParseError, Reader};
+
+    /// HEADER_BUILD_ID: `perf_record_header_build_id` entries, each framed by its `header.size`, the
+    /// filename filling the rest. The old layout without `pid` (before 2010) is detected as perf's
+    /// `perf_header__read_build_ids_abi_quirk` does: a filename starting with `nel.kallsyms]`.
+    pub fn build_ids(input: Reader<'_>) -> PResult<'_, BuildIds> {
+        let input = input.context("BUILD_ID entry");
+        match until_end(build_id_entry(false))(input) {
+            Err(nom::Err::Error(ParseError::Kind { kind: nom::error::ErrorKind::Tag, .. })) => {
+                let (rest, entries) = until_end(build_id_entry(true))(input)?;
+                Ok((rest, BuildIds { entries, old_abi: true }))
+            }
+            r => r.map(|(rest, entries)| (rest, BuildIds { entries, old_abi: false })),
+        }
+    }
+
+    /// One BUILD_ID entry, `old` without the pid; in the new layout a filename that says the layout
+    /// is the old one fails with `ErrorKind::Tag`.
+    fn build_id_entry<'a>(old: bool) -> impl Fn(Reader<'a>) -> PResult<'a, BuildId> {
+        // Header, pid, build_id[24]; the old layout has no pid.
+        let fixed = if old { OLD_ENTRY_SIZE } else { ENTRY_SIZE } as u16;
+        move |input: Reader<'a>| {
+            let (input, _type) = u32(input)?;
+            let (input, misc) = u16(input)?;
+            let (input, size) = u16(input)?;
+            if size < fixed {
+                return malformed(
+                    &input,
+                    "entry size {} is below the {}-byte entry header",
+                    [size.into(), fixed.into()],
+                );
+            }
+            let (rest, body) = take_input(usize::from(size - 8))(input)?;
+            // perf leaves the pid unswapped (a bug); it is an s32 in the writer's byte order.
+            let (body, pid) = if old { (body, None) } else { i32(body).map(|(b, p)| (b, Some(p)))? };
+            let (body, id) = take(24)(body)?;
+            let filename = until_nul(body.rest());
+            if !old && filename.starts_with(b"nel.kallsyms]") {
+                return Err(nom::Err::Error(ParseError::Kind {
+                    pos: body.position(),
+                    what: "BUILD_ID entry",
+                    kind: nom::error::ErrorKind::Tag,
+                }));
+            }
+            let len = match id.get(BUILD_ID_SIZE) {
+                Some(&n) if misc & MISC_BUILD_ID_SIZE != 0 => usize::from(n).min(BUILD_ID_SIZE),
+                _ => BUILD_ID_SIZE,
+            };
+            let pid = pid.unwrap_or(match misc {
+                4 | 5 => DEFAULT_GUEST_KERNEL_ID,
+                _ => HOST_KERNEL_ID,
+            });
+            let entry = BuildId {
+                pid,
+                misc,
+                build_id: id.get(..len).unwrap_or_default().to_vec(),
+                filename: String::from_utf8_lossy(filename).into_owned(),
+            };
+            Ok((rest, entry))
+        }
+    }
 }
 
 #[cfg(test)]

@@ -16,13 +16,13 @@ pub struct SampleTime {
 
 /// Parse HEADER_SAMPLE_TIME: `u64 first; u64 last`.
 pub fn sample_time(data: &[u8], endian: Endian, pos: Position) -> Result<SampleTime> {
-    super::run(data, endian, pos, crate::parse::feature::sample_time)
+    super::run(data, endian, pos, parse::sample_time)
 }
 
 /// Parse HEADER_CLOCKID: `u64 clockid_res_ns`, the resolution of the clock in ns (the clock itself is
 /// `attr.clockid`).
 pub fn clockid_res_ns(data: &[u8], endian: Endian, pos: Position) -> Result<u64> {
-    super::run(data, endian, pos, crate::parse::feature::clockid_res_ns)
+    super::run(data, endian, pos, parse::clockid_res_ns)
 }
 
 /// HEADER_CLOCK_DATA: one reading of wall-clock time and of the sampling clock taken together, to
@@ -62,7 +62,37 @@ pub fn clock_name(clockid: u32) -> &'static str {
 /// Parse HEADER_CLOCK_DATA: `u32 version (1); u32 clockid; u64 tod_ns; u64 clockid_ns`. Only version
 /// 1 is defined (perf rejects others).
 pub fn clock_data(data: &[u8], endian: Endian, pos: Position) -> Result<ClockData> {
-    super::run(data, endian, pos, crate::parse::feature::clock_data)
+    super::run(data, endian, pos, parse::clock_data)
+}
+
+/// The nom parsers of these sections, run by the functions above; public as [`crate::parse::feature`].
+pub mod parse {
+    use super::*;
+    use crate::feature::version_1;
+    use crate::reader::{u32, u64};
+    use crate::reader::{PResult, Reader};
+
+    /// HEADER_SAMPLE_TIME: `u64 first; u64 last`.
+    pub fn sample_time(input: Reader<'_>) -> PResult<'_, SampleTime> {
+        let (input, first) = u64(input.context("SAMPLE_TIME"))?;
+        let (input, last) = u64(input)?;
+        Ok((input, SampleTime { first, last }))
+    }
+
+    /// HEADER_CLOCKID: `u64 clockid_res_ns`.
+    pub fn clockid_res_ns(input: Reader<'_>) -> PResult<'_, u64> {
+        u64(input.context("CLOCKID"))
+    }
+
+    /// HEADER_CLOCK_DATA: `u32 version (1); u32 clockid; u64 tod_ns; u64 clockid_ns`. perf rejects
+    /// other versions.
+    pub fn clock_data(input: Reader<'_>) -> PResult<'_, ClockData> {
+        let (input, version) = version_1(u32)(input.context("CLOCK_DATA"))?;
+        let (input, clockid) = u32(input)?;
+        let (input, tod_ns) = u64(input)?;
+        let (input, clockid_ns) = u64(input)?;
+        Ok((input, ClockData { version, clockid, tod_ns, clockid_ns }))
+    }
 }
 
 #[cfg(test)]

@@ -17,12 +17,12 @@ pub struct AuxtraceIndexEntry {
 
 /// Parse HEADER_AUXTRACE: `u64 nr;` nr × {u64 file_offset; u64 size} (auxtrace.c's disk format).
 pub fn auxtrace(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<AuxtraceIndexEntry>> {
-    super::run(data, endian, pos, crate::parse::feature::auxtrace)
+    super::run(data, endian, pos, parse::auxtrace)
 }
 
 /// Parse HEADER_DIR_FORMAT: `u64 version` (1) of the directory format.
 pub fn dir_format(data: &[u8], endian: Endian, pos: Position) -> Result<u64> {
-    super::run(data, endian, pos, crate::parse::feature::dir_format)
+    super::run(data, endian, pos, parse::dir_format)
 }
 
 /// HEADER_COMPRESSED: the compression settings of the data.
@@ -47,7 +47,40 @@ pub const COMP_ZSTD: u32 = 1;
 
 /// Parse HEADER_COMPRESSED: `u32 version, type, level, ratio, mmap_len`.
 pub fn compressed(data: &[u8], endian: Endian, pos: Position) -> Result<Compressed> {
-    super::run(data, endian, pos, crate::parse::feature::compressed)
+    super::run(data, endian, pos, parse::compressed)
+}
+
+/// The nom parsers of these sections, run by the functions above; public as [`crate::parse::feature`].
+pub mod parse {
+    use super::*;
+    use crate::reader::{count, u32, u64};
+    use crate::reader::{PResult, Reader};
+
+    /// HEADER_AUXTRACE: `u64 nr;` nr × {u64 file_offset; u64 size}.
+    pub fn auxtrace(input: Reader<'_>) -> PResult<'_, Vec<AuxtraceIndexEntry>> {
+        let entry = |input| {
+            let (input, file_offset) = u64(input)?;
+            let (input, size) = u64(input)?;
+            Ok((input, AuxtraceIndexEntry { file_offset, size }))
+        };
+        let (input, nr) = u64(input.context("AUXTRACE"))?;
+        count(nr, 16, entry)(input)
+    }
+
+    /// HEADER_DIR_FORMAT: `u64 version`.
+    pub fn dir_format(input: Reader<'_>) -> PResult<'_, u64> {
+        u64(input.context("DIR_FORMAT"))
+    }
+
+    /// HEADER_COMPRESSED: `u32 version, type, level, ratio, mmap_len`.
+    pub fn compressed(input: Reader<'_>) -> PResult<'_, Compressed> {
+        let (input, version) = u32(input.context("COMPRESSED feature"))?;
+        let (input, type_) = u32(input)?;
+        let (input, level) = u32(input)?;
+        let (input, ratio) = u32(input)?;
+        let (input, mmap_len) = u32(input)?;
+        Ok((input, Compressed { version, type_, level, ratio, mmap_len }))
+    }
 }
 
 #[cfg(test)]

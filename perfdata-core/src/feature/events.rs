@@ -17,7 +17,7 @@ pub struct EventDesc {
 
 /// Parse HEADER_EVENT_DESC: `u32 nr; u32 attr_size;` nr × {attr; u32 nr_ids; string name; u64 ids[]}.
 pub fn event_desc(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<EventDesc>> {
-    super::run(data, endian, pos, crate::parse::feature::event_desc)
+    super::run(data, endian, pos, parse::event_desc)
 }
 
 /// One GROUP_DESC entry: an event group as `perf record -e '{a,b}'` made it.
@@ -45,7 +45,7 @@ impl GroupDesc {
 
 /// Parse HEADER_GROUP_DESC: `u32 nr_groups;` nr × {string name; u32 leader_idx; u32 nr_members}.
 pub fn group_desc(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<GroupDesc>> {
-    super::run(data, endian, pos, crate::parse::feature::group_desc)
+    super::run(data, endian, pos, parse::group_desc)
 }
 
 /// One PMU_MAPPINGS entry: a PMU's dynamic `perf_event_attr.type` number.
@@ -61,7 +61,7 @@ pub struct PmuMapping {
 
 /// Parse HEADER_PMU_MAPPINGS: `u32 nr;` nr × {u32 type; string name}, in the writer's order.
 pub fn pmu_mappings(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<PmuMapping>> {
-    super::run(data, endian, pos, crate::parse::feature::pmu_mappings)
+    super::run(data, endian, pos, parse::pmu_mappings)
 }
 
 /// One PMU capability (a file of `/sys/bus/event_source/devices/<pmu>/caps/`).
@@ -86,13 +86,92 @@ pub struct PmuCaps {
 
 /// Parse HEADER_CPU_PMU_CAPS: `u32 nr;` nr × {string name; string value} of the `cpu` PMU.
 pub fn cpu_pmu_caps(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<PmuCap>> {
-    super::run(data, endian, pos, crate::parse::feature::cpu_pmu_caps)
+    super::run(data, endian, pos, parse::cpu_pmu_caps)
 }
 
 /// Parse HEADER_PMU_CAPS (perf ≤ 6.1: HYBRID_CPU_PMU_CAPS, same layout): `u32 nr_pmu;` nr_pmu ×
 /// {`u32 nr_caps;` caps; string pmu_name} — the name comes after its caps.
 pub fn pmu_caps(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<PmuCaps>> {
-    super::run(data, endian, pos, crate::parse::feature::pmu_caps)
+    super::run(data, endian, pos, parse::pmu_caps)
+}
+
+/// The nom parsers of these sections, run by the functions above; public as [`crate::parse::feature`].
+pub mod parse {
+    use super::*;
+    use crate::attr::event_attr;
+    use crate::feature::strings::parse::header_string;
+    use crate::reader::{count, malformed, take_input, u32, u64s};
+    use crate::reader::{PResult, Reader};
+
+    /// HEADER_EVENT_DESC: `u32 nr; u32 attr_size;` nr × {attr; u32 nr_ids; string name; u64 ids[]}.
+    pub fn event_desc<'a>(input: Reader<'a>) -> PResult<'a, Vec<EventDesc>> {
+        let input = input.context("EVENT_DESC");
+        let (input, nr) = u32(input)?;
+        let (rest, attr_size) = u32(input)?;
+        if attr_size < 64 {
+            return malformed(&input, "attr_size {} below 64", [attr_size.into(), 0]);
+        }
+        let entry = move |input: Reader<'a>| {
+            let (input, a) = take_input(attr_size as usize)(input)?;
+            let (_, attr) = event_attr(a.context("perf_event_attr"))?;
+            let (input, nr_ids) = u32(input)?;
+            let (input, name) = header_string(input)?;
+            let (input, ids) = u64s(nr_ids.into())(input)?;
+            Ok((input, EventDesc { attr, name, ids: ids.to_vec() }))
+        };
+        count(nr.into(), attr_size as usize, entry)(rest)
+    }
+
+    /// HEADER_GROUP_DESC: `u32 nr_groups;` nr × {string name; u32 leader_idx; u32 nr_members}.
+    pub fn group_desc(input: Reader<'_>) -> PResult<'_, Vec<GroupDesc>> {
+        let group = |input| {
+            let (input, name) = header_string(input)?;
+            let (input, leader_idx) = u32(input)?;
+            let (input, nr_members) = u32(input)?;
+            Ok((input, GroupDesc { name, leader_idx, nr_members }))
+        };
+        let (input, nr) = u32(input.context("GROUP_DESC"))?;
+        count(nr.into(), 12, group)(input)
+    }
+
+    /// HEADER_PMU_MAPPINGS: `u32 nr;` nr × {u32 type; string name}.
+    pub fn pmu_mappings(input: Reader<'_>) -> PResult<'_, Vec<PmuMapping>> {
+        let mapping = |input| {
+            let (input, type_) = u32(input)?;
+            let (input, name) = header_string(input)?;
+            Ok((input, PmuMapping { type_, name }))
+        };
+        let (input, nr) = u32(input.context("PMU_MAPPINGS"))?;
+        count(nr.into(), 8, mapping)(input)
+    }
+
+    /// `u32 nr;` nr × {string name; string value}.
+    fn caps(input: Reader<'_>) -> PResult<'_, Vec<PmuCap>> {
+        let cap = |input| {
+            let (input, name) = header_string(input)?;
+            let (input, value) = header_string(input)?;
+            Ok((input, PmuCap { name, value }))
+        };
+        let (input, nr) = u32(input)?;
+        count(nr.into(), 8, cap)(input)
+    }
+
+    /// HEADER_CPU_PMU_CAPS: `u32 nr;` nr × {string name; string value} of the `cpu` PMU.
+    pub fn cpu_pmu_caps(input: Reader<'_>) -> PResult<'_, Vec<PmuCap>> {
+        caps(input.context("CPU_PMU_CAPS"))
+    }
+
+    /// HEADER_PMU_CAPS (perf ≤ 6.1: HYBRID_CPU_PMU_CAPS): `u32 nr_pmu;` nr_pmu × {caps; string
+    /// pmu_name} — the name comes after its caps.
+    pub fn pmu_caps(input: Reader<'_>) -> PResult<'_, Vec<PmuCaps>> {
+        let pmu = |input| {
+            let (input, caps) = caps(input)?;
+            let (input, pmu_name) = header_string(input)?;
+            Ok((input, PmuCaps { pmu_name, caps }))
+        };
+        let (input, nr) = u32(input.context("PMU_CAPS"))?;
+        count(nr.into(), 8, pmu)(input)
+    }
 }
 
 #[cfg(test)]

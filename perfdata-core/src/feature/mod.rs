@@ -19,6 +19,8 @@
 //! | 25, 26 | BPF_PROG_INFO, BPF_BTF | [`bpf`] |
 //! | 128–130, 132 | simpleperf's FILE, META_INFO, DEBUG_UNWIND, FILE2 | [`simpleperf`] (131, 133, 134 raw) |
 
+use crate::reader::{malformed, PResult, Reader};
+
 pub mod bpf;
 pub mod build_id;
 pub mod clock;
@@ -48,11 +50,24 @@ fn run<'a, T>(
     data: &'a [u8],
     endian: crate::Endian,
     pos: crate::Position,
-    parser: impl FnOnce(crate::parse::Reader<'a>) -> crate::parse::PResult<'a, T>,
+    parser: impl FnOnce(Reader<'a>) -> PResult<'a, T>,
 ) -> crate::Result<T> {
-    crate::parse::Reader::new(data, endian, pos, "feature section").run(parser)
+    Reader::new(data, endian, pos, "feature section").run(parser)
 }
 
 // The parsers file.rs and the fuzz targets have always called by these paths.
 pub use data::compressed;
 pub use events::event_desc;
+
+/// A `u32` (or `u64`) version that must be 1.
+pub(crate) fn version_1<'a, T: Copy + Into<u64>>(
+    number: impl Fn(Reader<'a>) -> PResult<'a, T>,
+) -> impl Fn(Reader<'a>) -> PResult<'a, T> {
+    move |input: Reader<'a>| {
+        let (rest, v) = number(input)?;
+        if v.into() != 1 {
+            return malformed(&rest, "version {}, only 1 is defined", [v.into(), 0]);
+        }
+        Ok((rest, v))
+    }
+}

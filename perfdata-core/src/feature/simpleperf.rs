@@ -86,17 +86,17 @@ impl SimpleperfFile<'_> {
 /// u32 len, name NUL`; then for dex files `u32 count, u64 offsets[count]`, for ELF files and kernel
 /// modules (when bytes remain) `u64 file_offset_of_min_vaddr`.
 pub fn file_v1(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<SimpleperfFile<'_>>> {
-    super::run(data, endian, pos, crate::parse::feature::simpleperf_file)
+    super::run(data, endian, pos, parse::simpleperf_file)
 }
 
 /// FILE2 (132): `u32 size` + a `FileFeature` protobuf message (record_file.proto), repeated.
 pub fn file_v2(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<SimpleperfFile<'_>>> {
-    super::run(data, endian, pos, crate::parse::feature::simpleperf_file2)
+    super::run(data, endian, pos, parse::simpleperf_file2)
 }
 
 /// META_INFO (129): NUL-terminated key and value strings, alternating.
 pub fn meta_info(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<(Cow<'_, str>, Cow<'_, str>)>> {
-    super::run(data, endian, pos, crate::parse::feature::simpleperf_meta_info)
+    super::run(data, endian, pos, parse::simpleperf_meta_info)
 }
 
 /// One file of DEBUG_UNWIND: its path and size (its bytes are in DEBUG_UNWIND_FILE, in order).
@@ -111,7 +111,7 @@ pub struct DebugUnwindFile<'a> {
 
 /// DEBUG_UNWIND (130): a `DebugUnwindFeature` protobuf message.
 pub fn debug_unwind(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<DebugUnwindFile<'_>>> {
-    super::run(data, endian, pos, crate::parse::feature::simpleperf_debug_unwind)
+    super::run(data, endian, pos, parse::simpleperf_debug_unwind)
 }
 
 /// A protobuf wire value.
@@ -129,7 +129,7 @@ pub enum Wire<'a> {
 
 /// A bounded protobuf reader: fields in order, every length checked against the bytes left, errors
 /// with the offset. Groups (wire types 3, 4) are rejected. A cursor over
-/// [`crate::parse::feature::proto_field`] and [`crate::parse::feature::varint`].
+/// [`parse::proto_field`] and [`parse::varint`].
 #[derive(Clone, Debug)]
 pub struct Proto<'a> {
     r: Reader<'a>,
@@ -157,7 +157,7 @@ impl<'a> Proto<'a> {
 
     /// One varint.
     pub fn varint(&mut self) -> Result<u64> {
-        self.r.run(crate::parse::feature::varint)
+        self.r.run(parse::varint)
     }
 
     /// The next field number and value, `None` at the end.
@@ -166,7 +166,242 @@ impl<'a> Proto<'a> {
         if self.remaining() == 0 {
             return Ok(None);
         }
-        self.r.run(crate::parse::feature::proto_field).map(Some)
+        self.r.run(parse::proto_field).map(Some)
+    }
+}
+
+/// The nom parsers of these sections, run by the functions above; public as [`crate::parse::feature`].
+pub mod parse {
+    use super::*;
+    use crate::reader::{count, malformed, take, take_input, u32, u64, u64s, until_end};
+    use crate::reader::{PResult, ParseError, Reader};
+    use std::borrow::Cow;
+
+    /// A NUL-terminated string (simpleperf's layout), the NUL consumed; borrowed when UTF-8.
+    pub fn nul_str<'a>(input: Reader<'a>) -> PResult<'a, Cow<'a, str>> {
+        use nom::bytes::complete::take_till;
+        let (rest, s): (_, Reader<'a>) = take_till(|b| b == 0)(input)?;
+        if rest.remaining() == 0 {
+            return malformed(&input, "string without its NUL", [0; 2]);
+        }
+        Ok((rest.advanced(1), String::from_utf8_lossy(s.rest())))
+    }
+
+    /// simpleperf's FILE (128): `file_struct`s to the end, each `u32 size` then that many bytes: the
+    /// path (NUL-terminated), `u32 file_type`, `u64 min_vaddr`, `u32 symbol_count`, per symbol `u64
+    /// vaddr, u32 len, name NUL`; then for dex files `u32 count, u64 offsets[count]`, for ELF files
+    /// and kernel modules (when bytes remain) `u64 file_offset_of_min_vaddr`.
+    pub fn simpleperf_file(input: Reader<'_>) -> PResult<'_, Vec<SimpleperfFile<'_>>> {
+        until_end(simpleperf_file_entry)(input.context("SIMPLEPERF_FILE"))
+    }
+
+    fn simpleperf_file_entry(input: Reader<'_>) -> PResult<'_, SimpleperfFile<'_>> {
+        let symbol = |e| {
+            let (e, vaddr) = u64(e)?;
+            let (e, len) = u32(e)?;
+            let (e, name) = nul_str(e)?;
+            Ok((e, SimpleperfSymbol { vaddr, len, name }))
+        };
+        let (input, size) = u32(input)?;
+        let (rest, e) = take_input(size as usize)(input)?;
+        let e = e.context("SIMPLEPERF_FILE entry");
+        let (e, path) = nul_str(e)?;
+        let (e, file_type) = u32(e)?;
+        let (e, min_vaddr) = u64(e)?;
+        let (e, nr) = u32(e)?;
+        // Each symbol takes at least 13 bytes.
+        let (mut e, symbols) = count(nr.into(), 13, symbol)(e)?;
+        let mut dex_file_offsets = Vec::new();
+        if file_type == dso_type::DEX_FILE {
+            let (r, n) = u32(e)?;
+            let (r, offsets) = u64s(n.into())(r)?;
+            dex_file_offsets = offsets.to_vec();
+            e = r;
+        }
+        let mut file_offset_of_min_vaddr = None;
+        if (file_type == dso_type::ELF_FILE || file_type == dso_type::KERNEL_MODULE) && e.remaining() > 0 {
+            let (r, v) = u64(e)?;
+            file_offset_of_min_vaddr = Some(v);
+            e = r;
+        }
+        if e.remaining() != 0 {
+            return malformed(&e, "{} bytes after the entry", [e.remaining() as u64, 0]);
+        }
+        Ok((rest, SimpleperfFile { path, file_type, min_vaddr, symbols, dex_file_offsets, file_offset_of_min_vaddr }))
+    }
+
+    /// simpleperf's META_INFO (129): NUL-terminated key and value strings, alternating, to the end.
+    pub fn simpleperf_meta_info(input: Reader<'_>) -> PResult<'_, Vec<(Cow<'_, str>, Cow<'_, str>)>> {
+        let pair = |input| {
+            let (input, k) = nul_str(input)?;
+            let (input, v) = nul_str(input)?;
+            Ok((input, (k, v)))
+        };
+        until_end(pair)(input.context("SIMPLEPERF_META_INFO"))
+    }
+
+    /// simpleperf's FILE2 (132): `u32 size` + a `FileFeature` protobuf message (record_file.proto),
+    /// to the end.
+    pub fn simpleperf_file2(input: Reader<'_>) -> PResult<'_, Vec<SimpleperfFile<'_>>> {
+        let message = |input| {
+            let (input, size) = u32(input)?;
+            let (rest, m) = take_input(size as usize)(input)?;
+            let (_, f) = file_feature(m.context("FileFeature"))?;
+            Ok((rest, f))
+        };
+        until_end(message)(input.context("SIMPLEPERF_FILE2"))
+    }
+
+    /// One `FileFeature` protobuf message (the whole input).
+    pub fn file_feature(input: Reader<'_>) -> PResult<'_, SimpleperfFile<'_>> {
+        let mut f = SimpleperfFile {
+            path: Cow::Borrowed(""),
+            file_type: 0,
+            min_vaddr: 0,
+            symbols: Vec::new(),
+            dex_file_offsets: Vec::new(),
+            file_offset_of_min_vaddr: None,
+        };
+        let text = String::from_utf8_lossy;
+        let (rest, ()) = proto_fields(input, |field, v, sub| {
+            match (field, v) {
+                (1, Wire::Bytes(b)) => f.path = text(b),
+                (2, Wire::Varint(t)) => f.file_type = t as u32,
+                (3, Wire::Varint(m)) => f.min_vaddr = m,
+                (4, Wire::Bytes(_)) => {
+                    let mut s = SimpleperfSymbol { vaddr: 0, len: 0, name: Cow::Borrowed("") };
+                    proto_fields(sub.context("FileFeature.Symbol"), |field, v, _| {
+                        match (field, v) {
+                            (1, Wire::Varint(a)) => s.vaddr = a,
+                            (2, Wire::Varint(l)) => s.len = l as u32,
+                            (3, Wire::Bytes(n)) => s.name = text(n),
+                            _ => {}
+                        }
+                        Ok(())
+                    })?;
+                    f.symbols.push(s);
+                }
+                (5, Wire::Bytes(_)) => {
+                    proto_fields(sub.context("FileFeature.DexFile"), |field, v, packed| {
+                        match (field, v) {
+                            (1, Wire::Varint(o)) => f.dex_file_offsets.push(o),
+                            // proto3 packs repeated scalars.
+                            (1, Wire::Bytes(_)) => {
+                                let (_, offsets) =
+                                    until_end(varint)(packed.context("FileFeature.DexFile.dex_file_offset"))?;
+                                f.dex_file_offsets.extend(offsets);
+                            }
+                            _ => {}
+                        }
+                        Ok(())
+                    })?;
+                }
+                (6 | 7, Wire::Bytes(_)) => {
+                    f.file_offset_of_min_vaddr = Some(0);
+                    proto_fields(sub.context("FileFeature.ElfFile"), |field, v, _| {
+                        if let (1, Wire::Varint(o)) = (field, v) {
+                            f.file_offset_of_min_vaddr = Some(o);
+                        }
+                        Ok(())
+                    })?;
+                }
+                _ => {}
+            }
+            Ok(())
+        })?;
+        Ok((rest, f))
+    }
+
+    /// simpleperf's DEBUG_UNWIND (130): a `DebugUnwindFeature` protobuf message (the whole input).
+    pub fn simpleperf_debug_unwind(input: Reader<'_>) -> PResult<'_, Vec<DebugUnwindFile<'_>>> {
+        let mut out = Vec::new();
+        let (rest, ()) = proto_fields(input.context("DebugUnwindFeature"), |field, v, sub| {
+            if let (1, Wire::Bytes(_)) = (field, v) {
+                let mut f = DebugUnwindFile { path: Cow::Borrowed(""), size: 0 };
+                proto_fields(sub.context("DebugUnwindFeature.File"), |field, v, _| {
+                    match (field, v) {
+                        (1, Wire::Bytes(s)) => f.path = String::from_utf8_lossy(s),
+                        (2, Wire::Varint(n)) => f.size = n,
+                        _ => {}
+                    }
+                    Ok(())
+                })?;
+                out.push(f);
+            }
+            Ok(())
+        })?;
+        Ok((rest, out))
+    }
+
+    /// Every field of a protobuf message (the whole input), in order, given to `field` with the input
+    /// of its bytes (a sub-message or a packed array; empty for the other wire types).
+    pub fn proto_fields<'a>(
+        mut input: Reader<'a>,
+        mut field: impl FnMut(u64, Wire<'a>, Reader<'a>) -> Result<(), nom::Err<ParseError>>,
+    ) -> PResult<'a, ()> {
+        while input.remaining() > 0 {
+            let (rest, (number, value)) = proto_field(input)?;
+            let sub = match value {
+                Wire::Bytes(b) => {
+                    let at = rest.position();
+                    let offset = at.offset.saturating_sub(b.len() as u64);
+                    Reader::new(b, input.endian(), crate::Position { offset, ..at }, input.what())
+                }
+                _ => rest.limited(0),
+            };
+            field(number, value, sub)?;
+            input = rest;
+        }
+        Ok((input, ()))
+    }
+
+    /// A protobuf varint (at most 10 bytes, at most 64 bits).
+    pub fn varint(input: Reader<'_>) -> PResult<'_, u64> {
+        let mut v = 0u64;
+        let mut rest = input;
+        for shift in (0..70).step_by(7) {
+            let Some(&b) = rest.rest().first() else {
+                return malformed(&rest, "varint runs past the end", [0; 2]);
+            };
+            if shift == 63 && b > 1 {
+                return malformed(&rest, "varint over 64 bits", [0; 2]);
+            }
+            rest = rest.advanced(1);
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok((rest, v));
+            }
+        }
+        malformed(&rest, "varint over 10 bytes", [0; 2])
+    }
+
+    /// One protobuf field: its number and value. Fixed-size values are little-endian whatever the
+    /// input's byte order; groups (wire types 3, 4) are refused.
+    pub fn proto_field<'a>(input: Reader<'a>) -> PResult<'a, (u64, Wire<'a>)> {
+        let le = |n: usize, input: Reader<'a>| {
+            take(n)(input).map_err(|_| {
+                nom::Err::Error(ParseError::malformed(
+                    &input,
+                    "{} bytes wanted, {} left",
+                    [n as u64, input.remaining() as u64],
+                ))
+            })
+        };
+        let (input, key) = varint(input)?;
+        let (input, v) = match key & 7 {
+            0 => varint(input).map(|(i, v)| (i, Wire::Varint(v)))?,
+            1 => le(8, input).map(|(i, b)| (i, Wire::Fixed64(crate::Endian::Little.u64(b))))?,
+            2 => {
+                let (input, n) = varint(input)?;
+                match usize::try_from(n) {
+                    Ok(n) if n <= input.remaining() => le(n, input).map(|(i, b)| (i, Wire::Bytes(b)))?,
+                    _ => return malformed(&input, "{} bytes wanted, {} left", [n, input.remaining() as u64]),
+                }
+            }
+            5 => le(4, input).map(|(i, b)| (i, Wire::Fixed32(crate::Endian::Little.u32(b))))?,
+            w => return malformed(&input, "wire type {} of field {}", [w, key >> 3]),
+        };
+        Ok((input, (key >> 3, v)))
     }
 }
 

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 ///
 /// Borrowed from the section (no copy) when it is UTF-8.
 pub fn string(data: &[u8], endian: Endian, pos: Position) -> Result<Cow<'_, str>> {
-    super::run(data, endian, pos, crate::parse::feature::string)
+    super::run(data, endian, pos, parse::string)
 }
 
 /// HEADER_NRCPUS, in the stored order: available first, then online.
@@ -27,18 +27,50 @@ pub struct NrCpus {
 
 /// Parse HEADER_NRCPUS: `u32 nr_cpus_avail; u32 nr_cpus_online`.
 pub fn nr_cpus(data: &[u8], endian: Endian, pos: Position) -> Result<NrCpus> {
-    super::run(data, endian, pos, crate::parse::feature::nr_cpus)
+    super::run(data, endian, pos, parse::nr_cpus)
 }
 
 /// Parse HEADER_TOTAL_MEM: `u64`, in kB (MemTotal of /proc/meminfo).
 pub fn total_mem(data: &[u8], endian: Endian, pos: Position) -> Result<u64> {
-    super::run(data, endian, pos, crate::parse::feature::total_mem)
+    super::run(data, endian, pos, parse::total_mem)
 }
 
 /// Parse HEADER_CMDLINE: a string list; entry 0 is the perf binary, then its arguments.
 /// The strings are borrowed from the section when they are UTF-8.
 pub fn cmdline(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<Cow<'_, str>>> {
-    super::run(data, endian, pos, crate::parse::feature::cmdline)
+    super::run(data, endian, pos, parse::cmdline)
+}
+
+/// The nom parsers of these sections, run by the functions above; public as [`crate::parse::feature`].
+pub mod parse {
+    use super::*;
+    use crate::feature::strings::parse::{header_str, str_list};
+    use crate::reader::{u32, u64};
+    use crate::reader::{PResult, Reader};
+    use std::borrow::Cow;
+
+    /// HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID: one `perf_header_string`.
+    pub fn string(input: Reader<'_>) -> PResult<'_, Cow<'_, str>> {
+        header_str(input.context("string feature"))
+    }
+
+    /// HEADER_NRCPUS: `u32 nr_cpus_avail; u32 nr_cpus_online`.
+    pub fn nr_cpus(input: Reader<'_>) -> PResult<'_, NrCpus> {
+        let input = input.context("NRCPUS");
+        let (input, available) = u32(input)?;
+        let (input, online) = u32(input)?;
+        Ok((input, NrCpus { available, online }))
+    }
+
+    /// HEADER_TOTAL_MEM: `u64`, kB.
+    pub fn total_mem(input: Reader<'_>) -> PResult<'_, u64> {
+        u64(input.context("TOTAL_MEM"))
+    }
+
+    /// HEADER_CMDLINE: a string list, entry 0 the perf binary.
+    pub fn cmdline(input: Reader<'_>) -> PResult<'_, Vec<Cow<'_, str>>> {
+        str_list(input.context("CMDLINE"))
+    }
 }
 
 #[cfg(test)]

@@ -35,7 +35,7 @@ pub struct CpuIds {
 /// Parse HEADER_CPU_TOPOLOGY. `nr_cpus_available` is NRCPUS word 0 (the per-CPU arrays have that many
 /// entries; perf uses 0 when NRCPUS is missing). Each optional block is present when bytes remain.
 pub fn cpu_topology(data: &[u8], endian: Endian, pos: Position, nr_cpus_available: u32) -> Result<CpuTopology> {
-    super::run(data, endian, pos, crate::parse::feature::cpu_topology(nr_cpus_available))
+    super::run(data, endian, pos, parse::cpu_topology(nr_cpus_available))
 }
 
 /// One NUMA_TOPOLOGY node.
@@ -54,7 +54,7 @@ pub struct NumaNode {
 
 /// Parse HEADER_NUMA_TOPOLOGY: `u32 nr;` nr × {u32 node; u64 mem_total; u64 mem_free; string cpus}.
 pub fn numa_topology(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<NumaNode>> {
-    super::run(data, endian, pos, crate::parse::feature::numa_topology)
+    super::run(data, endian, pos, parse::numa_topology)
 }
 
 /// One CACHE entry (`struct cpu_cache_level`).
@@ -81,7 +81,7 @@ pub struct CacheLevel {
 /// Parse HEADER_CACHE: `u32 version; u32 nr;` nr × {u32 level, line_size, sets, ways; string type,
 /// size, map}. Only version 1 is defined (perf rejects others: their layout is unknown).
 pub fn cache(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<CacheLevel>> {
-    super::run(data, endian, pos, crate::parse::feature::cache)
+    super::run(data, endian, pos, parse::cache)
 }
 
 /// HEADER_MEM_TOPOLOGY: the physical memory blocks of each node.
@@ -133,7 +133,7 @@ impl MemoryNode {
 /// Parse HEADER_MEM_TOPOLOGY: `u64 version (1); u64 block_size; u64 nr;` nr × {u64 node; u64 size;
 /// bitmap {u64 nbits; u64 words[ceil(nbits/64)]}}.
 pub fn mem_topology(data: &[u8], endian: Endian, pos: Position) -> Result<MemTopology> {
-    super::run(data, endian, pos, crate::parse::feature::mem_topology)
+    super::run(data, endian, pos, parse::mem_topology)
 }
 
 /// One HYBRID_TOPOLOGY entry: a core type of a hybrid CPU.
@@ -148,7 +148,7 @@ pub struct HybridNode {
 
 /// Parse HEADER_HYBRID_TOPOLOGY: `u32 nr;` nr × {string pmu_name; string cpus}.
 pub fn hybrid_topology(data: &[u8], endian: Endian, pos: Position) -> Result<Vec<HybridNode>> {
-    super::run(data, endian, pos, crate::parse::feature::hybrid_topology)
+    super::run(data, endian, pos, parse::hybrid_topology)
 }
 
 /// HEADER_CPU_DOMAIN_INFO (perf ≥ 6.18, `perf sched stats`): the scheduler domains of each CPU.
@@ -191,7 +191,7 @@ pub struct SchedDomain {
 /// CPU (`nr_cpus_online` = NRCPUS word 1) {u32 cpu; u32 nr_domains; nr_domains × {u32 domain; [string
 /// name if version ≥ 17]; string cpumask; string cpulist}}.
 pub fn cpu_domain_info(data: &[u8], endian: Endian, pos: Position, nr_cpus_online: u32) -> Result<CpuDomainInfo> {
-    super::run(data, endian, pos, crate::parse::feature::cpu_domain_info(nr_cpus_online))
+    super::run(data, endian, pos, parse::cpu_domain_info(nr_cpus_online))
 }
 
 /// Parse a CPU list the way perf's `perf_cpu_map__new` does: "N" and "N-M" items separated by
@@ -271,6 +271,138 @@ fn ranges(values: impl Iterator<Item = i64>) -> String {
         flush(&mut out, r);
     }
     out
+}
+
+/// The nom parsers of these sections, run by the functions above; public as [`crate::parse::feature`].
+pub mod parse {
+    use super::*;
+    use crate::feature::strings::parse::{header_string, string_list};
+    use crate::feature::version_1;
+    use crate::reader::{count, i32, u32, u64, u64s};
+    use crate::reader::{PResult, Reader};
+
+    /// HEADER_CPU_TOPOLOGY. `nr_cpus_available` is NRCPUS word 0 (the per-CPU arrays have that many
+    /// entries; perf uses 0 when NRCPUS is missing). The core/socket ids and the die block are each
+    /// present when bytes remain.
+    pub fn cpu_topology<'a>(nr_cpus_available: u32) -> impl Fn(Reader<'a>) -> PResult<'a, CpuTopology> {
+        move |input: Reader<'a>| {
+            let input = input.context("CPU_TOPOLOGY");
+            let (input, package_cpus) = string_list(input)?;
+            let (input, core_cpus) = string_list(input)?;
+            let mut t = CpuTopology { package_cpus, core_cpus, ..Default::default() };
+            if input.remaining() == 0 {
+                return Ok((input, t));
+            }
+            let ids = |input| {
+                let (input, core_id) = i32(input)?;
+                let (input, socket_id) = i32(input)?;
+                Ok((input, CpuIds { core_id, socket_id, die_id: None }))
+            };
+            let (input, mut cpus) =
+                count(nr_cpus_available.into(), 8, ids)(input.context("CPU_TOPOLOGY core/socket ids"))?;
+            let mut input = input;
+            if input.remaining() > 0 {
+                let (mut rest, dies) = string_list(input.context("CPU_TOPOLOGY dies"))?;
+                for c in cpus.iter_mut() {
+                    let (r, die) = i32(rest)?;
+                    c.die_id = Some(die);
+                    rest = r;
+                }
+                t.die_cpus = Some(dies);
+                input = rest;
+            }
+            t.cpus = Some(cpus);
+            Ok((input, t))
+        }
+    }
+
+    /// HEADER_NUMA_TOPOLOGY: `u32 nr;` nr × {u32 node; u64 mem_total; u64 mem_free; string cpus}.
+    pub fn numa_topology(input: Reader<'_>) -> PResult<'_, Vec<NumaNode>> {
+        let node = |input| {
+            let (input, node) = u32(input)?;
+            let (input, mem_total_kb) = u64(input)?;
+            let (input, mem_free_kb) = u64(input)?;
+            let (input, cpus) = header_string(input)?;
+            Ok((input, NumaNode { node, mem_total_kb, mem_free_kb, cpus }))
+        };
+        let (input, nr) = u32(input.context("NUMA_TOPOLOGY"))?;
+        count(nr.into(), 24, node)(input)
+    }
+
+    /// HEADER_CACHE: `u32 version (1); u32 nr;` nr × {u32 level, line_size, sets, ways; string type,
+    /// size, map}. perf rejects other versions: their layout is unknown.
+    pub fn cache(input: Reader<'_>) -> PResult<'_, Vec<CacheLevel>> {
+        let level = |input| {
+            let (input, level) = u32(input)?;
+            let (input, line_size) = u32(input)?;
+            let (input, sets) = u32(input)?;
+            let (input, ways) = u32(input)?;
+            let (input, type_) = header_string(input)?;
+            let (input, size) = header_string(input)?;
+            let (input, map) = header_string(input)?;
+            Ok((input, CacheLevel { level, line_size, sets, ways, type_, size, map }))
+        };
+        let (input, _) = version_1(u32)(input.context("CACHE"))?;
+        let (input, nr) = u32(input)?;
+        count(nr.into(), 28, level)(input)
+    }
+
+    /// HEADER_MEM_TOPOLOGY: `u64 version (1); u64 block_size; u64 nr;` nr × {u64 node; u64 size;
+    /// bitmap {u64 nbits; u64 words[ceil(nbits/64)]}}.
+    pub fn mem_topology(input: Reader<'_>) -> PResult<'_, MemTopology> {
+        let node = |input| {
+            let (input, node) = u64(input)?;
+            let (input, size) = u64(input)?;
+            let (input, nbits) = u64(input)?;
+            let (input, bitmap) = u64s(nbits.div_ceil(64))(input)?;
+            Ok((input, MemoryNode { node, size, nbits, bitmap: bitmap.to_vec() }))
+        };
+        let (input, version) = version_1(u64)(input.context("MEM_TOPOLOGY"))?;
+        let (input, block_size) = u64(input)?;
+        let (input, nr) = u64(input)?;
+        let (input, nodes) = count(nr, 24, node)(input)?;
+        Ok((input, MemTopology { version, block_size, nodes }))
+    }
+
+    /// HEADER_HYBRID_TOPOLOGY: `u32 nr;` nr × {string pmu_name; string cpus}.
+    pub fn hybrid_topology(input: Reader<'_>) -> PResult<'_, Vec<HybridNode>> {
+        let node = |input| {
+            let (input, pmu_name) = header_string(input)?;
+            let (input, cpus) = header_string(input)?;
+            Ok((input, HybridNode { pmu_name, cpus }))
+        };
+        let (input, nr) = u32(input.context("HYBRID_TOPOLOGY"))?;
+        count(nr.into(), 8, node)(input)
+    }
+
+    /// HEADER_CPU_DOMAIN_INFO (perf ≥ 6.18): `u32 schedstat_version; u32 max_sched_domains;` then for
+    /// each online CPU (`nr_cpus_online` = NRCPUS word 1) {u32 cpu; u32 nr_domains; nr_domains × {u32
+    /// domain; [string name if version ≥ 17]; string cpumask; string cpulist}}.
+    pub fn cpu_domain_info<'a>(nr_cpus_online: u32) -> impl Fn(Reader<'a>) -> PResult<'a, CpuDomainInfo> {
+        move |input: Reader<'a>| {
+            let (input, schedstat_version) = u32(input.context("CPU_DOMAIN_INFO"))?;
+            let (input, max_sched_domains) = u32(input)?;
+            let domain = |input| {
+                let (input, domain) = u32(input)?;
+                let (input, name) = if schedstat_version >= 17 {
+                    header_string(input).map(|(i, n)| (i, Some(n)))?
+                } else {
+                    (input, None)
+                };
+                let (input, cpumask) = header_string(input)?;
+                let (input, cpulist) = header_string(input)?;
+                Ok((input, SchedDomain { domain, name, cpumask, cpulist }))
+            };
+            let cpu = |input| {
+                let (input, cpu) = u32(input)?;
+                let (input, nr) = u32(input)?;
+                let (input, domains) = count(nr.into(), 12, domain)(input)?;
+                Ok((input, CpuDomains { cpu, domains }))
+            };
+            let (input, cpus) = count(nr_cpus_online.into(), 8, cpu)(input)?;
+            Ok((input, CpuDomainInfo { schedstat_version, max_sched_domains, cpus }))
+        }
+    }
 }
 
 #[cfg(test)]

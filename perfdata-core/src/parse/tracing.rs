@@ -4,6 +4,8 @@
 //!
 //! The blob names its own byte order: the input's is ignored, and every integer after the
 //! endianness byte is read in the order that byte names. Errors name `tracing data`.
+//! Defined in `tracepoint::data`, next to [`TracingData`](crate::tracepoint::TracingData); re-exported
+//! here.
 //!
 //! ```
 //! use perfdata_core::parse::{tracing, Reader};
@@ -16,112 +18,15 @@
 //! assert_eq!(err.to_string(), "truncated input at 0x310: reading tracing data, needed 4 bytes, 0 available");
 //! ```
 
-use super::{malformed, take, take_u64, u32, u64, u8, PResult, Reader};
-use crate::reader::Endian;
-use crate::tracepoint::data::{atof, EventSystem, TracingData, MAGIC};
-
-/// A NUL-terminated string, the NUL consumed (perf's `read_string`).
-fn cstring(input: Reader<'_>) -> PResult<'_, &[u8]> {
-    match input.rest().iter().position(|&c| c == 0) {
-        Some(n) => {
-            let (rest, s) = take(n)(input)?;
-            Ok((rest.advanced(1), s))
-        }
-        None => malformed(&input, "string runs to the end of the tracing data without a NUL", [0; 2]),
-    }
-}
-
-/// Exactly `tag` next; else malformed with `detail`.
-fn tag<'a>(tag: &'static [u8], detail: &'static str) -> impl Fn(Reader<'a>) -> PResult<'a, ()> {
-    move |input: Reader<'a>| {
-        let (rest, got) = take(tag.len())(input)?;
-        if got != tag {
-            return malformed(&input, detail, [0; 2]);
-        }
-        Ok((rest, ()))
-    }
-}
-
-/// `u64 size` then that many bytes (a file of the blob).
-fn sized_text(input: Reader<'_>) -> PResult<'_, &[u8]> {
-    let (input, n) = u64(input)?;
-    take_u64(n)(input)
-}
-
-/// `u32 count`, then `count` [`sized_text`]s.
-fn texts(input: Reader<'_>) -> PResult<'_, Vec<&[u8]>> {
-    let (input, count) = u32(input)?;
-    super::count(count.into(), 8, sized_text)(input)
-}
-
-/// One `events/<system>/` directory: its name, then its format files.
-fn system(input: Reader<'_>) -> PResult<'_, EventSystem<'_>> {
-    let (input, name) = cstring(input)?;
-    let (input, formats) = texts(input)?;
-    Ok((input, EventSystem { name, formats }))
-}
-
-/// The tracing-data blob, from its first byte; the input may go on after it (a pipe record pads
-/// it to 8 bytes: [`TracingData::size`] says where it ends). Every text borrows from the input.
-pub fn tracing_data(input: Reader<'_>) -> PResult<'_, TracingData<'_>> {
-    let start = input.context("tracing data");
-    let (input, magic) = take(3)(start)?;
-    if magic != MAGIC {
-        let m = magic.iter().fold(0u64, |v, &b| v << 8 | u64::from(b));
-        return malformed(&start, "bad magic {x}, expected 170844", [m, 0]);
-    }
-    let (input, ()) = tag(b"tracing", "expected the \"tracing\" tag")(input)?;
-    let (input, version) = cstring(input)?;
-    let (input, big) = u8(input)?;
-    let (input, long_size) = u8(input)?;
-    let endian = if big != 0 { Endian::Big } else { Endian::Little };
-    // The rest is in the blob's own byte order.
-    let input = Reader::new(input.rest(), endian, input.position(), "tracing data");
-    let (input, page_size) = u32(input)?;
-    if page_size == 0 {
-        // perf's trace_report gives up here too.
-        return malformed(&input, "page size is 0", [0; 2]);
-    }
-    let (input, ()) = tag(b"header_page\0", "expected \"header_page\"")(input)?;
-    let (input, header_page) = sized_text(input)?;
-    let (input, ()) = tag(b"header_event\0", "expected \"header_event\"")(input)?;
-    let (input, header_event) = sized_text(input)?;
-    let (input, ftrace_formats) = texts(input)?;
-    let (input, nr_systems) = u32(input)?;
-    let (input, systems) = super::count(nr_systems.into(), 5, system)(input)?;
-    let (input, n) = u32(input)?;
-    let (input, kallsyms) = take(n as usize)(input)?;
-    let (input, n) = u32(input)?;
-    let (input, printk) = take(n as usize)(input)?;
-    let (input, saved_cmdlines) = if atof(version) < 0.6 {
-        (input, None)
-    } else {
-        let (input, s) = sized_text(input)?;
-        (input, Some(s))
-    };
-    let size = start.remaining().saturating_sub(input.remaining());
-    let t = TracingData {
-        version,
-        endian,
-        long_size,
-        page_size,
-        header_page,
-        header_event,
-        ftrace_formats,
-        systems,
-        kallsyms,
-        printk,
-        saved_cmdlines,
-        size,
-    };
-    Ok((input, t))
-}
+pub use crate::tracepoint::data::tracing_data;
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::error::Error;
     use crate::parse::to_error;
+    use crate::reader::{Endian, Reader};
+    use crate::tracepoint::data::{EventSystem, MAGIC};
     use crate::Position;
 
     /// A version 0.6 blob in `e`: one ftrace format, one system with two formats.

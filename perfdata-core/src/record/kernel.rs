@@ -1,10 +1,11 @@
 //! Kernel record bodies (types 1–22 except SAMPLE), perf_event.h layouts. Each `parse` takes a reader
 //! over the body: the bytes after the 8-byte header, without the sample_id trailer.
 
-use crate::attr::EventAttr;
-use crate::error::Result;
+use crate::abi::misc;
+use crate::reader::PResult;
+use crate::reader::{str_to_end, take, u16, u32, u64, u64s, words};
 use crate::reader::{Reader, U64s};
-use crate::sample::ReadValues;
+use crate::sample::{read_values, ReadValues};
 
 /// PERF_RECORD_MMAP.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,12 +17,6 @@ pub struct MmapRecord<'a> {
     pub len: u64,
     pub pgoff: u64,
     pub filename: &'a [u8],
-}
-
-impl<'a> MmapRecord<'a> {
-    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        r.run(crate::parse::record::mmap)
-    }
 }
 
 /// The 24-byte union of MMAP2: device/inode, or a build id (`misc & MMAP_BUILD_ID`).
@@ -105,24 +100,12 @@ impl<'a> From<&Mmap2Record<'a>> for Mapping<'a> {
     }
 }
 
-impl<'a> Mmap2Record<'a> {
-    pub(crate) fn parse(r: &mut Reader<'a>, misc: u16) -> Result<Self> {
-        r.run(crate::parse::record::mmap2(misc))
-    }
-}
-
 /// PERF_RECORD_LOST.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(missing_docs)]
 pub struct LostRecord {
     pub id: u64,
     pub lost: u64,
-}
-
-impl LostRecord {
-    pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
-        r.run(crate::parse::record::lost)
-    }
 }
 
 /// PERF_RECORD_COMM (`misc & COMM_EXEC` when caused by exec).
@@ -136,12 +119,6 @@ pub struct CommRecord<'a> {
     pub exec: bool,
 }
 
-impl<'a> CommRecord<'a> {
-    pub(crate) fn parse(r: &mut Reader<'a>, misc: u16) -> Result<Self> {
-        r.run(crate::parse::record::comm(misc))
-    }
-}
-
 /// PERF_RECORD_FORK and PERF_RECORD_EXIT.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(missing_docs)]
@@ -153,12 +130,6 @@ pub struct TaskRecord {
     pub time: u64,
 }
 
-impl TaskRecord {
-    pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
-        r.run(crate::parse::record::task)
-    }
-}
-
 /// PERF_RECORD_THROTTLE / UNTHROTTLE.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(missing_docs)]
@@ -168,12 +139,6 @@ pub struct ThrottleRecord {
     pub stream_id: u64,
 }
 
-impl ThrottleRecord {
-    pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
-        r.run(crate::parse::record::throttle)
-    }
-}
-
 /// PERF_RECORD_READ: counter values of a task at exit (`perf record -s`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[allow(missing_docs)]
@@ -181,12 +146,6 @@ pub struct ReadRecord<'a> {
     pub pid: u32,
     pub tid: u32,
     pub values: ReadValues<'a>,
-}
-
-impl<'a> ReadRecord<'a> {
-    pub(crate) fn parse(r: &mut Reader<'a>, attr: &EventAttr) -> Result<Self> {
-        r.run(crate::parse::record::read(attr.read_format))
-    }
 }
 
 /// PERF_RECORD_AUX.
@@ -199,24 +158,12 @@ pub struct AuxRecord {
     pub flags: u64,
 }
 
-impl AuxRecord {
-    pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
-        r.run(crate::parse::record::aux)
-    }
-}
-
 /// PERF_RECORD_ITRACE_START.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(missing_docs)]
 pub struct ItraceStartRecord {
     pub pid: u32,
     pub tid: u32,
-}
-
-impl ItraceStartRecord {
-    pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
-        r.run(crate::parse::record::itrace_start)
-    }
 }
 
 /// PERF_RECORD_LOST_SAMPLES (`misc & LOST_SAMPLES_BPF`: dropped by a BPF filter).
@@ -226,24 +173,12 @@ pub struct LostSamplesRecord {
     pub lost: u64,
 }
 
-impl LostSamplesRecord {
-    pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
-        r.run(crate::parse::record::lost_samples)
-    }
-}
-
 /// PERF_RECORD_SWITCH_CPU_WIDE: the next task when switching out, the previous when switching in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(missing_docs)]
 pub struct SwitchCpuWideRecord {
     pub next_prev_pid: u32,
     pub next_prev_tid: u32,
-}
-
-impl SwitchCpuWideRecord {
-    pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
-        r.run(crate::parse::record::switch_cpu_wide)
-    }
 }
 
 /// PERF_RECORD_NAMESPACES: `{dev, inode}` pairs indexed net, uts, ipc, pid, user, mnt, cgroup, (time).
@@ -261,10 +196,6 @@ pub struct NamespacesRecord<'a> {
 pub const NAMESPACE_NAMES: [&str; 8] = ["net", "uts", "ipc", "pid", "user", "mnt", "cgroup", "time"];
 
 impl<'a> NamespacesRecord<'a> {
-    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        r.run(crate::parse::record::namespaces)
-    }
-
     /// The `(dev, inode)` of namespace `i`.
     pub fn namespace(&self, i: usize) -> Option<(u64, u64)> {
         Some((self.link_info.get(2 * i)?, self.link_info.get(2 * i + 1)?))
@@ -284,12 +215,6 @@ pub struct KsymbolRecord<'a> {
     pub name: &'a [u8],
 }
 
-impl<'a> KsymbolRecord<'a> {
-    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        r.run(crate::parse::record::ksymbol)
-    }
-}
-
 /// PERF_RECORD_BPF_EVENT.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(missing_docs)]
@@ -301,24 +226,12 @@ pub struct BpfEventRecord<'a> {
     pub tag: &'a [u8],
 }
 
-impl<'a> BpfEventRecord<'a> {
-    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        r.run(crate::parse::record::bpf_event)
-    }
-}
-
 /// PERF_RECORD_CGROUP.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(missing_docs)]
 pub struct CgroupRecord<'a> {
     pub id: u64,
     pub path: &'a [u8],
-}
-
-impl<'a> CgroupRecord<'a> {
-    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        r.run(crate::parse::record::cgroup)
-    }
 }
 
 /// PERF_RECORD_TEXT_POKE.
@@ -328,12 +241,6 @@ pub struct TextPokeRecord<'a> {
     pub addr: u64,
     pub old_bytes: &'a [u8],
     pub new_bytes: &'a [u8],
-}
-
-impl<'a> TextPokeRecord<'a> {
-    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        r.run(crate::parse::record::text_poke)
-    }
 }
 
 /// PERF_RECORD_AUX_OUTPUT_HW_ID.
@@ -351,8 +258,174 @@ pub struct CallchainDeferredRecord<'a> {
     pub ips: U64s<'a>,
 }
 
-impl<'a> CallchainDeferredRecord<'a> {
-    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        r.run(crate::parse::record::callchain_deferred)
+// The nom parsers of the kernel record bodies (`perf_event.h`).
+
+/// PERF_RECORD_MMAP: pid, tid, addr, len, pgoff, filename.
+pub fn mmap(input: Reader<'_>) -> PResult<'_, MmapRecord<'_>> {
+    let (input, pid) = u32(input)?;
+    let (input, tid) = u32(input)?;
+    let (input, addr) = u64(input)?;
+    let (input, len) = u64(input)?;
+    let (input, pgoff) = u64(input)?;
+    let (input, filename) = str_to_end(input)?;
+    Ok((input, MmapRecord { pid, tid, addr, len, pgoff, filename }))
+}
+
+/// PERF_RECORD_MMAP2: as MMAP, then device/inode or (`misc & MMAP_BUILD_ID`) a build id in the
+/// same 24 bytes, prot, flags, filename.
+pub fn mmap2<'a>(record_misc: u16) -> impl Fn(Reader<'a>) -> PResult<'a, Mmap2Record<'a>> {
+    move |input: Reader<'a>| {
+        let (input, pid) = u32(input)?;
+        let (input, tid) = u32(input)?;
+        let (input, addr) = u64(input)?;
+        let (input, len) = u64(input)?;
+        let (input, pgoff) = u64(input)?;
+        let (input, id) = if record_misc & misc::MMAP_BUILD_ID != 0 {
+            let (input, raw) = take(24)(input)?;
+            let size = raw.first().copied().unwrap_or(0);
+            let ids = raw.get(4..).unwrap_or(&[]);
+            let build_id = ids.get(..usize::from(size)).unwrap_or(ids);
+            (input, Mmap2Id::BuildId { build_id_size: size, build_id, raw })
+        } else {
+            let (input, maj) = u32(input)?;
+            let (input, min) = u32(input)?;
+            let (input, ino) = u64(input)?;
+            let (input, ino_generation) = u64(input)?;
+            (input, Mmap2Id::Inode { maj, min, ino, ino_generation })
+        };
+        let (input, prot) = u32(input)?;
+        let (input, flags) = u32(input)?;
+        let (input, filename) = str_to_end(input)?;
+        Ok((input, Mmap2Record { pid, tid, addr, len, pgoff, id, prot, flags, filename }))
     }
+}
+
+/// PERF_RECORD_LOST: id, lost.
+pub fn lost(input: Reader<'_>) -> PResult<'_, LostRecord> {
+    let (input, id) = u64(input)?;
+    let (input, lost) = u64(input)?;
+    Ok((input, LostRecord { id, lost }))
+}
+
+/// PERF_RECORD_COMM: pid, tid, comm (`misc & COMM_EXEC`: caused by an exec).
+pub fn comm<'a>(record_misc: u16) -> impl Fn(Reader<'a>) -> PResult<'a, CommRecord<'a>> {
+    move |input: Reader<'a>| {
+        let (input, pid) = u32(input)?;
+        let (input, tid) = u32(input)?;
+        let (input, comm) = str_to_end(input)?;
+        Ok((input, CommRecord { pid, tid, comm, exec: record_misc & misc::COMM_EXEC != 0 }))
+    }
+}
+
+/// PERF_RECORD_FORK and PERF_RECORD_EXIT: pid, ppid, tid, ptid, time.
+pub fn task(input: Reader<'_>) -> PResult<'_, TaskRecord> {
+    let (input, pid) = u32(input)?;
+    let (input, ppid) = u32(input)?;
+    let (input, tid) = u32(input)?;
+    let (input, ptid) = u32(input)?;
+    let (input, time) = u64(input)?;
+    Ok((input, TaskRecord { pid, ppid, tid, ptid, time }))
+}
+
+/// PERF_RECORD_THROTTLE and UNTHROTTLE: time, id, stream_id.
+pub fn throttle(input: Reader<'_>) -> PResult<'_, ThrottleRecord> {
+    let (input, time) = u64(input)?;
+    let (input, id) = u64(input)?;
+    let (input, stream_id) = u64(input)?;
+    Ok((input, ThrottleRecord { time, id, stream_id }))
+}
+
+/// PERF_RECORD_READ: pid, tid, then the values laid out by the event's `read_format`.
+pub fn read<'a>(read_format: u64) -> impl Fn(Reader<'a>) -> PResult<'a, ReadRecord<'a>> {
+    move |input: Reader<'a>| {
+        let (input, pid) = u32(input)?;
+        let (input, tid) = u32(input)?;
+        let (input, values) = read_values(read_format)(input)?;
+        Ok((input, ReadRecord { pid, tid, values }))
+    }
+}
+
+/// PERF_RECORD_AUX: aux_offset, aux_size, flags.
+pub fn aux(input: Reader<'_>) -> PResult<'_, AuxRecord> {
+    let (input, aux_offset) = u64(input)?;
+    let (input, aux_size) = u64(input)?;
+    let (input, flags) = u64(input)?;
+    Ok((input, AuxRecord { aux_offset, aux_size, flags }))
+}
+
+/// PERF_RECORD_ITRACE_START: pid, tid.
+pub fn itrace_start(input: Reader<'_>) -> PResult<'_, ItraceStartRecord> {
+    let (input, pid) = u32(input)?;
+    let (input, tid) = u32(input)?;
+    Ok((input, ItraceStartRecord { pid, tid }))
+}
+
+/// PERF_RECORD_LOST_SAMPLES: lost.
+pub fn lost_samples(input: Reader<'_>) -> PResult<'_, LostSamplesRecord> {
+    u64(input).map(|(rest, lost)| (rest, LostSamplesRecord { lost }))
+}
+
+/// PERF_RECORD_SWITCH_CPU_WIDE: next_prev_pid, next_prev_tid.
+pub fn switch_cpu_wide(input: Reader<'_>) -> PResult<'_, SwitchCpuWideRecord> {
+    let (input, next_prev_pid) = u32(input)?;
+    let (input, next_prev_tid) = u32(input)?;
+    Ok((input, SwitchCpuWideRecord { next_prev_pid, next_prev_tid }))
+}
+
+/// PERF_RECORD_NAMESPACES: pid, tid, nr_namespaces, `{dev, inode}[nr_namespaces]`.
+pub fn namespaces(input: Reader<'_>) -> PResult<'_, NamespacesRecord<'_>> {
+    let (input, pid) = u32(input)?;
+    let (input, tid) = u32(input)?;
+    let (input, nr) = u64(input)?;
+    let (input, link_info) = words(nr, 2, "nr_namespaces {}")(input)?;
+    Ok((input, NamespacesRecord { pid, tid, nr_namespaces: nr, link_info }))
+}
+
+/// PERF_RECORD_KSYMBOL: addr, len, ksym_type, flags, name.
+pub fn ksymbol(input: Reader<'_>) -> PResult<'_, KsymbolRecord<'_>> {
+    let (input, addr) = u64(input)?;
+    let (input, len) = u32(input)?;
+    let (input, ksym_type) = u16(input)?;
+    let (input, flags) = u16(input)?;
+    let (input, name) = str_to_end(input)?;
+    Ok((input, KsymbolRecord { addr, len, ksym_type, flags, name }))
+}
+
+/// PERF_RECORD_BPF_EVENT: type, flags, id, `tag[8]`.
+pub fn bpf_event(input: Reader<'_>) -> PResult<'_, BpfEventRecord<'_>> {
+    let (input, type_) = u16(input)?;
+    let (input, flags) = u16(input)?;
+    let (input, id) = u32(input)?;
+    let (input, tag) = take(8)(input)?;
+    Ok((input, BpfEventRecord { type_, flags, id, tag }))
+}
+
+/// PERF_RECORD_CGROUP: id, path.
+pub fn cgroup(input: Reader<'_>) -> PResult<'_, CgroupRecord<'_>> {
+    let (input, id) = u64(input)?;
+    let (input, path) = str_to_end(input)?;
+    Ok((input, CgroupRecord { id, path }))
+}
+
+/// PERF_RECORD_TEXT_POKE: addr, old_len, new_len, old bytes, new bytes.
+pub fn text_poke(input: Reader<'_>) -> PResult<'_, TextPokeRecord<'_>> {
+    let (input, addr) = u64(input)?;
+    let (input, old_len) = u16(input)?;
+    let (input, new_len) = u16(input)?;
+    let (input, old_bytes) = take(old_len.into())(input)?;
+    let (input, new_bytes) = take(new_len.into())(input)?;
+    Ok((input, TextPokeRecord { addr, old_bytes, new_bytes }))
+}
+
+/// PERF_RECORD_AUX_OUTPUT_HW_ID: hw_id.
+pub fn aux_output_hw_id(input: Reader<'_>) -> PResult<'_, AuxOutputHwIdRecord> {
+    u64(input).map(|(rest, hw_id)| (rest, AuxOutputHwIdRecord { hw_id }))
+}
+
+/// PERF_RECORD_CALLCHAIN_DEFERRED: cookie, nr, `ips[nr]`.
+pub fn callchain_deferred(input: Reader<'_>) -> PResult<'_, CallchainDeferredRecord<'_>> {
+    let (input, cookie) = u64(input)?;
+    let (input, nr) = u64(input)?;
+    let (input, ips) = u64s(nr)(input)?;
+    Ok((input, CallchainDeferredRecord { cookie, ips }))
 }

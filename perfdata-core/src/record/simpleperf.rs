@@ -4,6 +4,8 @@
 //! record (32777) is a [`super::TracingDataRecord`].
 
 use crate::error::Result;
+use crate::reader::{malformed, str_to_end, take, take_u64, u32, u64, u64s, words};
+use crate::reader::{until_nul, PResult};
 use crate::reader::{Reader, U64s};
 
 /// SIMPLEPERF_KERNEL_SYMBOL: `u32 size` then the text of `/proc/kallsyms` (padded to 8).
@@ -16,7 +18,7 @@ pub struct SimpleperfKernelSymbolRecord<'a> {
 impl<'a> SimpleperfKernelSymbolRecord<'a> {
     /// Parse the body after the record header.
     pub fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        r.run(crate::parse::record::simpleperf_kernel_symbol)
+        r.run(simpleperf_kernel_symbol)
     }
 }
 
@@ -36,7 +38,7 @@ pub struct SimpleperfDsoRecord<'a> {
 impl<'a> SimpleperfDsoRecord<'a> {
     /// Parse the body after the record header.
     pub fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        r.run(crate::parse::record::simpleperf_dso)
+        r.run(simpleperf_dso)
     }
 }
 
@@ -56,7 +58,7 @@ pub struct SimpleperfSymbolRecord<'a> {
 impl<'a> SimpleperfSymbolRecord<'a> {
     /// Parse the body after the record header.
     pub fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        r.run(crate::parse::record::simpleperf_symbol)
+        r.run(simpleperf_symbol)
     }
 }
 
@@ -72,7 +74,7 @@ pub struct SimpleperfEventIdRecord<'a> {
 impl<'a> SimpleperfEventIdRecord<'a> {
     /// Parse the body after the record header.
     pub fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        r.run(crate::parse::record::simpleperf_event_id)
+        r.run(simpleperf_event_id)
     }
 
     /// The (attr index, event id) pairs.
@@ -103,7 +105,7 @@ pub struct SimpleperfCallChainRecord<'a> {
 impl<'a> SimpleperfCallChainRecord<'a> {
     /// Parse the body after the record header.
     pub fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        r.run(crate::parse::record::simpleperf_callchain)
+        r.run(simpleperf_callchain)
     }
 }
 
@@ -142,7 +144,7 @@ pub struct SimpleperfUnwindingResultRecord<'a> {
 impl<'a> SimpleperfUnwindingResultRecord<'a> {
     /// Parse the body after the record header.
     pub fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        r.run(crate::parse::record::simpleperf_unwinding_result)
+        r.run(simpleperf_unwinding_result)
     }
 }
 
@@ -158,6 +160,106 @@ pub struct SimpleperfDebugRecord<'a> {
 impl<'a> SimpleperfDebugRecord<'a> {
     /// Parse the body after the record header.
     pub fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        r.run(crate::parse::record::simpleperf_debug)
+        r.run(simpleperf_debug)
     }
+}
+
+// The nom parsers of simpleperf's record bodies (record.h).
+
+/// SIMPLEPERF_KERNEL_SYMBOL: `u32 size`, the kallsyms text.
+pub fn simpleperf_kernel_symbol(input: Reader<'_>) -> PResult<'_, SimpleperfKernelSymbolRecord<'_>> {
+    let (input, n) = u32(input)?;
+    let (input, kallsyms) = take(n as usize)(input)?;
+    Ok((input, SimpleperfKernelSymbolRecord { kallsyms }))
+}
+
+/// SIMPLEPERF_DSO: dso_type, dso_id, min_vaddr, name.
+pub fn simpleperf_dso(input: Reader<'_>) -> PResult<'_, SimpleperfDsoRecord<'_>> {
+    let (input, dso_type) = u64(input)?;
+    let (input, dso_id) = u64(input)?;
+    let (input, min_vaddr) = u64(input)?;
+    let (input, name) = str_to_end(input)?;
+    Ok((input, SimpleperfDsoRecord { dso_type, dso_id, min_vaddr, name }))
+}
+
+/// SIMPLEPERF_SYMBOL: addr, len, dso_id, name.
+pub fn simpleperf_symbol(input: Reader<'_>) -> PResult<'_, SimpleperfSymbolRecord<'_>> {
+    let (input, addr) = u64(input)?;
+    let (input, len) = u64(input)?;
+    let (input, dso_id) = u64(input)?;
+    let (input, name) = str_to_end(input)?;
+    Ok((input, SimpleperfSymbolRecord { addr, len, dso_id, name }))
+}
+
+/// SIMPLEPERF_EVENT_ID: count, `{attr_id, event_id}[count]`.
+pub fn simpleperf_event_id(input: Reader<'_>) -> PResult<'_, SimpleperfEventIdRecord<'_>> {
+    let (input, n) = u64(input)?;
+    let (input, data) = words(n, 2, "count {}")(input)?;
+    Ok((input, SimpleperfEventIdRecord { count: n, data }))
+}
+
+/// SIMPLEPERF_CALLCHAIN: pid, tid, chain_type, time, ip_nr, `ips[ip_nr]`, `sps[ip_nr]`.
+pub fn simpleperf_callchain(input: Reader<'_>) -> PResult<'_, SimpleperfCallChainRecord<'_>> {
+    let (input, pid) = u32(input)?;
+    let (input, tid) = u32(input)?;
+    let (input, chain_type) = u64(input)?;
+    let (input, time) = u64(input)?;
+    let (input, n) = u64(input)?;
+    let (input, ips) = u64s(n)(input)?;
+    let (input, sps) = u64s(n)(input)?;
+    Ok((input, SimpleperfCallChainRecord { pid, tid, chain_type, time, ips, sps }))
+}
+
+/// SIMPLEPERF_UNWINDING_RESULT: time, used_time, error_code, error_addr, stack_start, stack_end,
+/// regs_abi, regs_mask, regs, stack size, stack and dyn_size (when the size is not 0), then (newer
+/// files) callchain_nr, ips, sps.
+pub fn simpleperf_unwinding_result(input: Reader<'_>) -> PResult<'_, SimpleperfUnwindingResultRecord<'_>> {
+    let (input, time) = u64(input)?;
+    let (input, used_time) = u64(input)?;
+    let (input, error_code) = u64(input)?;
+    let (input, error_addr) = u64(input)?;
+    let (input, stack_start) = u64(input)?;
+    let (input, stack_end) = u64(input)?;
+    let (input, regs_abi) = u64(input)?;
+    let (input, regs_mask) = u64(input)?;
+    let (input, regs) = u64s(regs_mask.count_ones().into())(input)?;
+    let (input, size) = u64(input)?;
+    let (input, stack, dyn_size) = if size == 0 {
+        (input, &[][..], 0)
+    } else {
+        let (input, stack) = take_u64(size)(input)?;
+        let (input, dyn_size) = u64(input)?;
+        (input, stack, dyn_size)
+    };
+    let (input, n) = if input.remaining() > 0 { u64(input)? } else { (input, 0) };
+    let (input, ips) = u64s(n)(input)?;
+    let (input, sps) = u64s(n)(input)?;
+    let r = SimpleperfUnwindingResultRecord {
+        time,
+        used_time,
+        error_code,
+        error_addr,
+        stack_start,
+        stack_end,
+        regs_abi,
+        regs_mask,
+        regs,
+        stack,
+        dyn_size,
+        ips,
+        sps,
+    };
+    Ok((input, r))
+}
+
+/// SIMPLEPERF_DEBUG: time, a NUL-terminated message.
+pub fn simpleperf_debug(input: Reader<'_>) -> PResult<'_, SimpleperfDebugRecord<'_>> {
+    let (input, time) = u64(input)?;
+    let rest = input.rest();
+    let message = until_nul(rest);
+    if message.len() == rest.len() {
+        return malformed(&input, "message without its NUL", [0; 2]);
+    }
+    let (input, _) = take(rest.len())(input)?;
+    Ok((input, SimpleperfDebugRecord { time, message }))
 }

@@ -1,8 +1,15 @@
 //! perf's own records (types 64 and up), tools/lib/perf/include/perf/event.h layouts.
 
+use crate::abi::misc;
+use crate::attr::event_attr;
 use crate::attr::EventAttr;
 use crate::error::Result;
-use crate::reader::{until_nul, Endian, Reader, U64s};
+use crate::reader::{
+    count, fixed_str, i32, malformed, str_to_end, take, take_input, take_u64, u16, u32, u64, u64s, u8, words,
+};
+use crate::reader::{until_nul, PResult};
+use crate::reader::{Endian, Reader, U64s};
+use crate::record::*;
 
 /// PERF_RECORD_HEADER_ATTR (pipe mode): an attr and its ids.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -17,10 +24,6 @@ pub struct HeaderAttrRecord<'a> {
 }
 
 impl<'a> HeaderAttrRecord<'a> {
-    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        r.run(crate::parse::record::header_attr)
-    }
-
     /// The attr.
     pub fn attr(&self) -> EventAttr {
         // Parsed once already when the record was read, so this cannot fail.
@@ -53,11 +56,15 @@ pub struct TracingDataRecord<'a> {
     pub inline: bool,
 }
 
+/// The size of perf's HEADER_TRACING_DATA record (`struct perf_record_header_tracing_data`; older
+/// perf versions wrote 12, without the padding).
+pub(crate) const TRACING_DATA_RECORD_SIZE: u16 = 16;
+
 impl<'a> TracingDataRecord<'a> {
     /// Parse the body after the record header; `payload` is what the framing found after the
     /// record (perf's framing).
     pub fn parse(r: &mut Reader<'a>, header: super::RecordHeader, payload: &'a [u8]) -> Result<Self> {
-        r.run(crate::parse::record::tracing_data(header, payload))
+        r.run(tracing_data(header, payload))
     }
 
     /// Where the tracing data start, from the start of the record.
@@ -88,7 +95,7 @@ pub struct BuildIdRecord<'a> {
 impl<'a> BuildIdRecord<'a> {
     /// Parse the body after the record header.
     pub fn parse(r: &mut Reader<'a>, misc: u16) -> Result<Self> {
-        r.run(crate::parse::record::build_id(misc))
+        r.run(build_id(misc))
     }
 }
 
@@ -115,10 +122,6 @@ pub struct IdIndexRecord<'a> {
 }
 
 impl<'a> IdIndexRecord<'a> {
-    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        r.run(crate::parse::record::id_index)
-    }
-
     /// The entries.
     pub fn entries(&self) -> impl Iterator<Item = IdIndexEntry> + 'a {
         let (e, e2) = (self.entries, self.entries2);
@@ -178,12 +181,6 @@ pub struct AuxtraceErrorRecord<'a> {
     pub vcpu: Option<u32>,
 }
 
-impl<'a> AuxtraceErrorRecord<'a> {
-    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        r.run(crate::parse::record::auxtrace_error)
-    }
-}
-
 /// PERF_RECORD_THREAD_MAP.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(missing_docs)]
@@ -194,10 +191,6 @@ pub struct ThreadMapRecord<'a> {
 }
 
 impl<'a> ThreadMapRecord<'a> {
-    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        r.run(crate::parse::record::thread_map)
-    }
-
     /// `(pid, comm)` entries.
     pub fn entries(&self) -> impl Iterator<Item = (u64, &'a [u8])> + 'a {
         let e = self.endian;
@@ -238,7 +231,7 @@ pub enum CpuMapData {
 impl CpuMapData {
     /// Parse a cpu_map_data (packed, unaligned; reference §4.3.1).
     pub fn parse(r: &mut Reader<'_>) -> Result<CpuMapData> {
-        r.run(crate::parse::record::cpu_map_data)
+        r.run(cpu_map_data)
     }
 
     /// The CPUs of the map (-1 = any), in order. Bounded by the encoded size.
@@ -336,12 +329,6 @@ pub struct EventUpdateRecord<'a> {
     pub update: EventUpdate<'a>,
 }
 
-impl<'a> EventUpdateRecord<'a> {
-    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        r.run(crate::parse::record::event_update)
-    }
-}
-
 /// PERF_RECORD_TIME_CONV (32 bytes in old files, 56 in new ones).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(missing_docs)]
@@ -353,12 +340,6 @@ pub struct TimeConvRecord {
     pub time_mask: Option<u64>,
     pub cap_user_time_zero: Option<u8>,
     pub cap_user_time_short: Option<u8>,
-}
-
-impl TimeConvRecord {
-    pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
-        r.run(crate::parse::record::time_conv)
-    }
 }
 
 /// PERF_RECORD_HEADER_FEATURE (pipe mode): a feature section payload. An empty payload is the end marker.
@@ -388,10 +369,6 @@ pub struct BpfMetadataRecord<'a> {
 }
 
 impl<'a> BpfMetadataRecord<'a> {
-    pub(crate) fn parse(r: &mut Reader<'a>) -> Result<Self> {
-        r.run(crate::parse::record::bpf_metadata)
-    }
-
     /// `(key, value)` pairs.
     pub fn entries(&self) -> impl Iterator<Item = (&'a [u8], &'a [u8])> + 'a {
         self.entries
@@ -410,4 +387,280 @@ pub struct SchedstatRecord<'a> {
     /// The domain (SCHEDSTAT_DOMAIN only).
     pub domain: Option<u16>,
     pub counters: &'a [u8],
+}
+
+// The nom parsers of perf's user record bodies (tools/lib/perf/include/perf/event.h).
+
+/// PERF_RECORD_HEADER_ATTR: a `perf_event_attr` (its own `size`, 0 meaning 64), then the event's
+/// ids to the end of the record (reference §4.3.2).
+pub fn header_attr(input: Reader<'_>) -> PResult<'_, HeaderAttrRecord<'_>> {
+    let (at_size, _) = take(4)(input)?;
+    let (_, size) = u32(at_size)?;
+    let attr_len = if size == 0 { 64 } else { size as usize };
+    let (rest, attr) = take_input(attr_len)(input)?;
+    event_attr(attr)?;
+    let n = rest.remaining() / 8;
+    let (rest, ids) = u64s(n as u64)(rest)?;
+    Ok((rest, HeaderAttrRecord { attr_bytes: attr.rest(), endian: input.endian(), pos: input.position(), ids }))
+}
+
+/// PERF_RECORD_HEADER_EVENT_TYPE (deprecated): event_id, name.
+pub fn header_event_type(input: Reader<'_>) -> PResult<'_, HeaderEventTypeRecord<'_>> {
+    let (input, event_id) = u64(input)?;
+    let (input, name) = str_to_end(input)?;
+    Ok((input, HeaderEventTypeRecord { event_id, name }))
+}
+
+/// PERF_RECORD_HEADER_TRACING_DATA (and simpleperf's TRACING_DATA): `u32 size`, then the data:
+/// inline, or — a perf record of its 12-byte size —
+/// `payload`, the bytes the framing found after the record.
+pub fn tracing_data<'a>(
+    header: RecordHeader,
+    payload: &'a [u8],
+) -> impl Fn(Reader<'a>) -> PResult<'a, TracingDataRecord<'a>> {
+    move |input: Reader<'a>| {
+        let (input, size) = u32(input)?;
+        if header.type_ == record_type::HEADER_TRACING_DATA && header.size <= TRACING_DATA_RECORD_SIZE {
+            return Ok((input, TracingDataRecord { size, data: payload, inline: false }));
+        }
+        let (input, data) = take(size as usize)(input)?;
+        Ok((input, TracingDataRecord { size, data, inline: true }))
+    }
+}
+
+/// PERF_RECORD_HEADER_BUILD_ID: pid, `build_id[20]`, size, 3 pad bytes, filename; `misc &
+/// BUILD_ID_SIZE` says the size byte is valid.
+pub fn build_id<'a>(record_misc: u16) -> impl Fn(Reader<'a>) -> PResult<'a, BuildIdRecord<'a>> {
+    move |input: Reader<'a>| {
+        let (input, pid) = i32(input)?;
+        let (input, raw) = take(20)(input)?;
+        let (input, size) = u8(input)?;
+        let (input, _) = take(3)(input)?;
+        let valid = if record_misc & misc::BUILD_ID_SIZE != 0 { usize::from(size).min(20) } else { 20 };
+        let (input, filename) = str_to_end(input)?;
+        Ok((input, BuildIdRecord { pid, build_id: raw.get(..valid).unwrap_or(raw), raw_build_id: raw, size, filename }))
+    }
+}
+
+/// PERF_RECORD_ID_INDEX: nr, `{id, idx, cpu, tid}[nr]`, then (perf ≥ 6.1, when it fits)
+/// `{machine_pid, vcpu}[nr]`.
+pub fn id_index(input: Reader<'_>) -> PResult<'_, IdIndexRecord<'_>> {
+    let (input, nr) = u64(input)?;
+    let (input, entries) = words(nr, 4, "nr {}")(input)?;
+    let (input, entries2) = if (input.remaining() as u64) >= nr.saturating_mul(16) && nr > 0 {
+        let (input, e2) = u64s(nr * 2)(input)?;
+        (input, Some(e2))
+    } else {
+        (input, None)
+    };
+    Ok((input, IdIndexRecord { nr, entries, entries2 }))
+}
+
+/// PERF_RECORD_AUXTRACE_INFO: type, reserved, the PMU's private u64 words to the end.
+pub fn auxtrace_info(input: Reader<'_>) -> PResult<'_, AuxtraceInfoRecord<'_>> {
+    let (input, type_) = u32(input)?;
+    let (input, reserved) = u32(input)?;
+    let n = (input.remaining() / 8) as u64;
+    let (input, priv_) = u64s(n)(input)?;
+    Ok((input, AuxtraceInfoRecord { type_, reserved, priv_ }))
+}
+
+/// PERF_RECORD_AUXTRACE: size, offset, reference, idx, tid, cpu, reserved; `payload` is the AUX
+/// data the framing found after the record.
+pub fn auxtrace<'a>(payload: &'a [u8]) -> impl Fn(Reader<'a>) -> PResult<'a, AuxtraceRecord<'a>> {
+    move |input: Reader<'a>| {
+        let (input, size) = u64(input)?;
+        let (input, offset) = u64(input)?;
+        let (input, reference) = u64(input)?;
+        let (input, idx) = u32(input)?;
+        let (input, tid) = u32(input)?;
+        let (input, cpu) = u32(input)?;
+        let (input, reserved) = u32(input)?;
+        Ok((input, AuxtraceRecord { size, offset, reference, idx, tid, cpu, reserved, data: payload }))
+    }
+}
+
+/// PERF_RECORD_AUXTRACE_ERROR: type, code, cpu, pid, tid, fmt, ip, time (fmt ≥ 1), `msg[64]` (cut
+/// after its NUL when the record is), machine_pid and vcpu (fmt ≥ 2, when present).
+pub fn auxtrace_error(input: Reader<'_>) -> PResult<'_, AuxtraceErrorRecord<'_>> {
+    let (input, type_) = u32(input)?;
+    let (input, code) = u32(input)?;
+    let (input, cpu) = u32(input)?;
+    let (input, pid) = u32(input)?;
+    let (input, tid) = u32(input)?;
+    let (input, fmt) = u32(input)?;
+    let (input, ip) = u64(input)?;
+    let (input, time) = if fmt >= 1 { u64(input).map(|(i, t)| (i, Some(t)))? } else { (input, None) };
+    let n = input.remaining().min(64);
+    let (input, msg) = fixed_str(n)(input)?;
+    let (input, machine_pid, vcpu) = if fmt >= 2 && input.remaining() >= 8 {
+        let (input, m) = u32(input)?;
+        let (input, v) = u32(input)?;
+        (input, Some(m), Some(v))
+    } else {
+        (input, None, None)
+    };
+    Ok((input, AuxtraceErrorRecord { type_, code, cpu, pid, tid, fmt, ip, time, msg, machine_pid, vcpu }))
+}
+
+/// PERF_RECORD_THREAD_MAP: nr, `{u64 pid; char comm[16]}[nr]`.
+pub fn thread_map(input: Reader<'_>) -> PResult<'_, ThreadMapRecord<'_>> {
+    let endian = input.endian();
+    let (input, nr) = u64(input)?;
+    let Some(n) = nr.checked_mul(24) else {
+        return malformed(&input, "nr {}", [nr, 0]);
+    };
+    let (input, entries) = take_u64(n)(input)?;
+    Ok((input, ThreadMapRecord { nr, entries, endian }))
+}
+
+/// `struct perf_record_cpu_map_data` (packed, unaligned; reference §4.3.1): type 0 a CPU list,
+/// 1 a mask of 4- or 8-byte words, 2 a range; other types are kept as unknown.
+pub fn cpu_map_data(input: Reader<'_>) -> PResult<'_, CpuMapData> {
+    let (input, type_) = u16(input)?;
+    match type_ {
+        0 => {
+            let cpu = |i| u16(i).map(|(i, c)| (i, if c == u16::MAX { -1 } else { i32::from(c) }));
+            let (input, nr) = u16(input)?;
+            let (input, cpus) = count(nr.into(), 2, cpu)(input)?;
+            Ok((input, CpuMapData::Cpus(cpus)))
+        }
+        1 => {
+            let (input, nr) = u16(input)?;
+            let at = input;
+            let (input, long_size) = u16(input)?;
+            let (input, mask) = match long_size {
+                4 => count(nr.into(), 4, |i| u32(i).map(|(i, w)| (i, u64::from(w))))(input)?,
+                8 => count(nr.into(), 8, u64)(take(4)(input)?.0)?,
+                n => return malformed(&at, "cpu map mask long_size {}, expected 4 or 8", [n.into(), 0]),
+            };
+            Ok((input, CpuMapData::Mask { long_size, mask }))
+        }
+        2 => {
+            let (input, any) = u8(input)?;
+            let (input, _) = take(1)(input)?;
+            let (input, start) = u16(input)?;
+            let (input, end) = u16(input)?;
+            Ok((input, CpuMapData::Range { any_cpu: any != 0, start, end }))
+        }
+        t => Ok((input, CpuMapData::Unknown { type_: t })),
+    }
+}
+
+/// PERF_RECORD_CPU_MAP: a [`cpu_map_data`], its bytes kept raw too.
+pub fn cpu_map(input: Reader<'_>) -> PResult<'_, CpuMapRecord<'_>> {
+    let raw = input.rest();
+    cpu_map_data(input).map(|(rest, data)| (rest, CpuMapRecord { data, raw }))
+}
+
+/// PERF_RECORD_STAT_CONFIG: nr, `{tag, val}[nr]`.
+pub fn stat_config(input: Reader<'_>) -> PResult<'_, StatConfigRecord<'_>> {
+    let (input, nr) = u64(input)?;
+    let (input, data) = words(nr, 2, "nr {}")(input)?;
+    Ok((input, StatConfigRecord { nr, data }))
+}
+
+/// PERF_RECORD_STAT: id, cpu, thread, val, ena, run.
+pub fn stat(input: Reader<'_>) -> PResult<'_, StatRecord> {
+    let (input, id) = u64(input)?;
+    let (input, cpu) = u32(input)?;
+    let (input, thread) = u32(input)?;
+    let (input, val) = u64(input)?;
+    let (input, ena) = u64(input)?;
+    let (input, run) = u64(input)?;
+    Ok((input, StatRecord { id, cpu, thread, val, ena, run }))
+}
+
+/// PERF_RECORD_STAT_ROUND: type, time.
+pub fn stat_round(input: Reader<'_>) -> PResult<'_, StatRoundRecord> {
+    let (input, type_) = u64(input)?;
+    let (input, time) = u64(input)?;
+    Ok((input, StatRoundRecord { type_, time }))
+}
+
+/// PERF_RECORD_EVENT_UPDATE: type, id, then a unit (0), scale (1), name (2), CPU map (3) or
+/// bytes of a type this crate does not know.
+pub fn event_update(input: Reader<'_>) -> PResult<'_, EventUpdateRecord<'_>> {
+    let (input, type_) = u64(input)?;
+    let (input, id) = u64(input)?;
+    let (input, update) = match type_ {
+        0 => str_to_end(input).map(|(i, s)| (i, EventUpdate::Unit(s)))?,
+        1 => u64(input).map(|(i, v)| (i, EventUpdate::Scale(f64::from_bits(v))))?,
+        2 => str_to_end(input).map(|(i, s)| (i, EventUpdate::Name(s)))?,
+        3 => cpu_map_data(input).map(|(i, c)| (i, EventUpdate::Cpus(c)))?,
+        _ => take(input.remaining())(input).map(|(i, b)| (i, EventUpdate::Unknown(b)))?,
+    };
+    Ok((input, EventUpdateRecord { type_, id, update }))
+}
+
+/// PERF_RECORD_TIME_CONV: time_shift, time_mult, time_zero, then (56-byte records) time_cycles,
+/// time_mask, cap_user_time_zero, cap_user_time_short, 6 reserved bytes.
+pub fn time_conv(input: Reader<'_>) -> PResult<'_, TimeConvRecord> {
+    let (input, time_shift) = u64(input)?;
+    let (input, time_mult) = u64(input)?;
+    let (mut input, time_zero) = u64(input)?;
+    let mut t = TimeConvRecord {
+        time_shift,
+        time_mult,
+        time_zero,
+        time_cycles: None,
+        time_mask: None,
+        cap_user_time_zero: None,
+        cap_user_time_short: None,
+    };
+    if input.remaining() >= 24 {
+        let (i, time_cycles) = u64(input)?;
+        let (i, time_mask) = u64(i)?;
+        let (i, zero) = u8(i)?;
+        let (i, short) = u8(i)?;
+        let (i, _reserved) = take(6)(i)?;
+        (t.time_cycles, t.time_mask, t.cap_user_time_zero, t.cap_user_time_short) =
+            (Some(time_cycles), Some(time_mask), Some(zero), Some(short));
+        input = i;
+    }
+    Ok((input, t))
+}
+
+/// PERF_RECORD_HEADER_FEATURE (pipe mode): feat_id, the section payload to the end.
+pub fn header_feature(input: Reader<'_>) -> PResult<'_, HeaderFeatureRecord<'_>> {
+    let (input, feat_id) = u64(input)?;
+    let (input, data) = take(input.remaining())(input)?;
+    Ok((input, HeaderFeatureRecord { feat_id, data }))
+}
+
+/// PERF_RECORD_COMPRESSED: the zstd data to the end.
+pub fn compressed(input: Reader<'_>) -> PResult<'_, CompressedRecord<'_>> {
+    let (input, data) = take(input.remaining())(input)?;
+    Ok((input, CompressedRecord { data_size: None, data }))
+}
+
+/// PERF_RECORD_COMPRESSED2: data_size, then that many bytes of zstd data.
+pub fn compressed2(input: Reader<'_>) -> PResult<'_, CompressedRecord<'_>> {
+    let (input, n) = u64(input)?;
+    let (input, data) = take_u64(n)(input)?;
+    Ok((input, CompressedRecord { data_size: Some(n), data }))
+}
+
+/// PERF_RECORD_BPF_METADATA: `prog_name[512]`, nr_entries, `{key[64], value[256]}[nr_entries]`.
+pub fn bpf_metadata(input: Reader<'_>) -> PResult<'_, BpfMetadataRecord<'_>> {
+    let (input, prog_name) = fixed_str(512)(input)?;
+    let (input, nr) = u64(input)?;
+    let Some(n) = nr.checked_mul(320) else {
+        return malformed(&input, "nr_entries {}", [nr, 0]);
+    };
+    let (input, entries) = take_u64(n)(input)?;
+    Ok((input, BpfMetadataRecord { prog_name, nr_entries: nr, entries }))
+}
+
+/// PERF_RECORD_SCHEDSTAT_CPU / SCHEDSTAT_DOMAIN (`domain`): timestamp, cpu, version, the domain
+/// (or 2 pad bytes), the version-specific counters raw.
+pub fn schedstat<'a>(domain: bool) -> impl Fn(Reader<'a>) -> PResult<'a, SchedstatRecord<'a>> {
+    move |input: Reader<'a>| {
+        let (input, timestamp) = u64(input)?;
+        let (input, cpu) = u32(input)?;
+        let (input, version) = u16(input)?;
+        let (input, d) = u16(input)?;
+        let (input, counters) = take(input.remaining())(input)?;
+        Ok((input, SchedstatRecord { timestamp, cpu, version, domain: domain.then_some(d), counters }))
+    }
 }

@@ -7,6 +7,7 @@
 //! [`super::format`] and [`super::Tracepoints`].
 
 use crate::error::{Position, Result};
+use crate::reader::{count, malformed, take, take_u64, u32, u64, u8, PResult};
 use crate::reader::{Endian, Reader};
 
 /// The 3 magic bytes that start tracing data.
@@ -62,8 +63,107 @@ impl<'a> TracingData<'a> {
     /// Frame the blob starting at the first byte of `data` (which may carry trailing padding);
     /// `pos` is where `data` starts in the input, for errors. Runs [`crate::parse::tracing`].
     pub fn parse(data: &'a [u8], pos: Position) -> Result<TracingData<'a>> {
-        Reader::new(data, Endian::Little, pos, "tracing data").run(crate::parse::tracing::tracing_data)
+        Reader::new(data, Endian::Little, pos, "tracing data").run(tracing_data)
     }
+}
+
+// The nom parser of the blob (public as [`crate::parse::tracing`]).
+
+/// A NUL-terminated string, the NUL consumed (perf's `read_string`).
+fn cstring(input: Reader<'_>) -> PResult<'_, &[u8]> {
+    match input.rest().iter().position(|&c| c == 0) {
+        Some(n) => {
+            let (rest, s) = take(n)(input)?;
+            Ok((rest.advanced(1), s))
+        }
+        None => malformed(&input, "string runs to the end of the tracing data without a NUL", [0; 2]),
+    }
+}
+
+/// Exactly `tag` next; else malformed with `detail`.
+fn tag<'a>(tag: &'static [u8], detail: &'static str) -> impl Fn(Reader<'a>) -> PResult<'a, ()> {
+    move |input: Reader<'a>| {
+        let (rest, got) = take(tag.len())(input)?;
+        if got != tag {
+            return malformed(&input, detail, [0; 2]);
+        }
+        Ok((rest, ()))
+    }
+}
+
+/// `u64 size` then that many bytes (a file of the blob).
+fn sized_text(input: Reader<'_>) -> PResult<'_, &[u8]> {
+    let (input, n) = u64(input)?;
+    take_u64(n)(input)
+}
+
+/// `u32 count`, then `count` [`sized_text`]s.
+fn texts(input: Reader<'_>) -> PResult<'_, Vec<&[u8]>> {
+    let (input, n) = u32(input)?;
+    count(n.into(), 8, sized_text)(input)
+}
+
+/// One `events/<system>/` directory: its name, then its format files.
+fn system(input: Reader<'_>) -> PResult<'_, EventSystem<'_>> {
+    let (input, name) = cstring(input)?;
+    let (input, formats) = texts(input)?;
+    Ok((input, EventSystem { name, formats }))
+}
+
+/// The tracing-data blob, from its first byte; the input may go on after it (a pipe record pads
+/// it to 8 bytes: [`TracingData::size`] says where it ends). Every text borrows from the input.
+pub fn tracing_data(input: Reader<'_>) -> PResult<'_, TracingData<'_>> {
+    let start = input.context("tracing data");
+    let (input, magic) = take(3)(start)?;
+    if magic != MAGIC {
+        let m = magic.iter().fold(0u64, |v, &b| v << 8 | u64::from(b));
+        return malformed(&start, "bad magic {x}, expected 170844", [m, 0]);
+    }
+    let (input, ()) = tag(b"tracing", "expected the \"tracing\" tag")(input)?;
+    let (input, version) = cstring(input)?;
+    let (input, big) = u8(input)?;
+    let (input, long_size) = u8(input)?;
+    let endian = if big != 0 { Endian::Big } else { Endian::Little };
+    // The rest is in the blob's own byte order.
+    let input = Reader::new(input.rest(), endian, input.position(), "tracing data");
+    let (input, page_size) = u32(input)?;
+    if page_size == 0 {
+        // perf's trace_report gives up here too.
+        return malformed(&input, "page size is 0", [0; 2]);
+    }
+    let (input, ()) = tag(b"header_page\0", "expected \"header_page\"")(input)?;
+    let (input, header_page) = sized_text(input)?;
+    let (input, ()) = tag(b"header_event\0", "expected \"header_event\"")(input)?;
+    let (input, header_event) = sized_text(input)?;
+    let (input, ftrace_formats) = texts(input)?;
+    let (input, nr_systems) = u32(input)?;
+    let (input, systems) = count(nr_systems.into(), 5, system)(input)?;
+    let (input, n) = u32(input)?;
+    let (input, kallsyms) = take(n as usize)(input)?;
+    let (input, n) = u32(input)?;
+    let (input, printk) = take(n as usize)(input)?;
+    let (input, saved_cmdlines) = if atof(version) < 0.6 {
+        (input, None)
+    } else {
+        let (input, s) = sized_text(input)?;
+        (input, Some(s))
+    };
+    let size = start.remaining().saturating_sub(input.remaining());
+    let t = TracingData {
+        version,
+        endian,
+        long_size,
+        page_size,
+        header_page,
+        header_event,
+        ftrace_formats,
+        systems,
+        kallsyms,
+        printk,
+        saved_cmdlines,
+        size,
+    };
+    Ok((input, t))
 }
 
 #[cfg(test)]

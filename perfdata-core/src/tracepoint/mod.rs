@@ -26,7 +26,6 @@
 pub mod data;
 pub mod fields;
 pub mod format;
-mod print;
 
 pub use data::{EventSystem, TracingData};
 pub use fields::{IntArray, Value};
@@ -34,10 +33,8 @@ pub use format::{Field, Format};
 
 use crate::attr::EventAttr;
 use crate::error::{Position, Result};
-use crate::file::PerfFile;
-use crate::header::{feature, Format as FileFormat, PIPE_HEADER_SIZE};
 use crate::reader::Endian;
-use crate::record::{record_type as rt, TracingDataRecord};
+use crate::record::TracingDataRecord;
 use std::collections::{BTreeMap, HashMap};
 
 /// `PERF_TYPE_TRACEPOINT`.
@@ -125,33 +122,6 @@ impl Tracepoints {
         tp
     }
 
-    /// The tracing data of a file: feature 1 (`HEADER_TRACING_DATA`) of a regular file, or the
-    /// `HEADER_TRACING_DATA` record among the leading records of pipe data held in memory (or of
-    /// a simpleperf file, which has no feature 1 and carries the record before its samples).
-    /// `None` when the recording has none (and for pipe data read from a stream: feed its record
-    /// to [`Tracepoints::from_record`] while iterating).
-    pub fn from_file(f: &PerfFile<'_>) -> Result<Option<Tracepoints>> {
-        if let Some((d, pos)) = f.feature_data(feature::TRACING_DATA) {
-            return Tracepoints::parse(d, pos).map(Some);
-        }
-        let pipe = f.header().format == FileFormat::Pipe;
-        if f.header().format == FileFormat::Directory || (pipe && f.bytes().len() <= PIPE_HEADER_SIZE as usize) {
-            return Ok(None);
-        }
-        let mut frames = f.frames()?;
-        while let Some(Ok(frame)) = frames.next_frame() {
-            let t = frame.header.type_;
-            if t == rt::HEADER_TRACING_DATA || t == rt::SIMPLEPERF_TRACING_DATA {
-                let rec = crate::record::decode_tracing_data(&frame, f.endian())?;
-                return Tracepoints::from_record(&rec, frame.pos).map(Some);
-            }
-            if t == rt::SAMPLE || t == rt::FINISHED_INIT || (pipe && t < rt::USER_START) {
-                break;
-            }
-        }
-        Ok(None)
-    }
-
     /// The tracing data `record` carries: `Some` for a pipe's `HEADER_TRACING_DATA` record (its
     /// blob parsed, or the error saying why not), `None` for every other record. What a reader of
     /// pipe data calls on each record until it knows the formats.
@@ -200,7 +170,7 @@ impl Tracepoints {
     /// growing after about 1 MiB, where perf's would go on (only crafted print fmts get there).
     pub fn render_bytes(&self, fmt: &Format, raw: &[u8]) -> Vec<u8> {
         let lookup = |addr: u64| self.printk.get(&addr).map(String::as_str);
-        print::render(fmt, raw, &lookup)
+        format::print::render(fmt, raw, &lookup)
     }
 }
 

@@ -348,7 +348,7 @@ const OPT_LIST: [(&str, Declares); 9] = [
     ("branch_from", |e| has(e, st::BRANCH_STACK)),
     ("branch_to", |e| has(e, st::BRANCH_STACK)),
     ("branch_flags", |e| has(e, st::BRANCH_STACK)),
-    ("branch_counters", |e| has(e, st::BRANCH_STACK) && e.sample_context.branch_counters),
+    ("branch_counters", |e| has(e, st::BRANCH_STACK) && e.branch_counters()),
     ("regs_user", |e| has(e, st::REGS_USER)),
     ("regs_intr", |e| has(e, st::REGS_INTR)),
 ];

@@ -14,7 +14,7 @@ mod render;
 
 pub(crate) use render::render;
 
-use super::format::{Field, Format, Tok};
+use super::{Field, Format, Tok};
 
 /// `{ value, "string" }` of `__print_flags` / `__print_symbolic`: both as libtraceevent keeps them
 /// (the value is evaluated when printing).

@@ -6,6 +6,8 @@
 //! way: a tokenizer, never fixed string offsets (the `header_page` text writes `field: TYPE NAME;`
 //! with a space, events `field:TYPE NAME;`; old kernels omit `signed:`).
 
+pub(crate) mod print;
+
 use crate::reader::Endian;
 use nom::bytes::complete::take_while;
 use nom::character::complete::{digit0, hex_digit0, oct_digit0};
@@ -619,7 +621,7 @@ pub struct Format {
     /// Why the fields or the print format could not be parsed, if they could not (perf then prints
     /// `[FAILED TO PARSE]` followed by the fields).
     pub parse_error: Option<String>,
-    pub(crate) print: Option<super::print::PrintFmt>,
+    pub(crate) print: Option<print::PrintFmt>,
 }
 
 impl Format {
@@ -677,7 +679,7 @@ impl Format {
         self.print_fmt = Some(line.trim_start().strip_prefix("fmt:").unwrap_or(&line).trim().to_string());
         lex.expect(Tok::Item, "fmt", false)?;
         lex.expect(Tok::Op, ":", false)?;
-        let print = super::print::PrintFmt::parse(lex, self, is_ftrace)?;
+        let print = print::PrintFmt::parse(lex, self, is_ftrace)?;
         self.print = Some(print);
         Ok(())
     }
