@@ -11,9 +11,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::folded::FoldedStacks;
+use crate::stacks::FoldedStacks;
+use crate::{Error, Result};
 use inferno::flamegraph::{self, color::Palette, Direction};
-use perfdata_core::{Error, Result};
 
 /// How the graph looks.
 #[derive(Clone, Debug)]
@@ -54,10 +54,8 @@ fn inferno_options(o: &FlameGraphOptions) -> Result<flamegraph::Options<'static>
     opt.title = o.title.clone();
     opt.subtitle = o.subtitle.clone();
     opt.count_name = o.count_name.clone();
-    opt.colors = o.colors.parse::<Palette>().map_err(|e| Error::Io {
-        what: format!("flame graph palette {:?}", o.colors),
-        source: std::io::Error::new(std::io::ErrorKind::InvalidInput, e),
-    })?;
+    opt.colors =
+        o.colors.parse::<Palette>().map_err(|e| Error::Options(format!("flame graph palette {:?}: {e}", o.colors)))?;
     if o.inverted {
         opt.direction = Direction::Inverted;
         if opt.title == "Flame Graph" {
@@ -73,12 +71,8 @@ fn inferno_options(o: &FlameGraphOptions) -> Result<flamegraph::Options<'static>
 
 fn render(lines: &str, mut opt: flamegraph::Options<'_>) -> Result<String> {
     let mut out = Vec::new();
-    flamegraph::from_lines(&mut opt, lines.lines(), &mut out)
-        .map_err(|source| Error::Io { what: "flame graph rendering".into(), source })?;
-    String::from_utf8(out).map_err(|e| Error::Io {
-        what: "flame graph rendering".into(),
-        source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
-    })
+    flamegraph::from_lines(&mut opt, lines.lines(), &mut out).map_err(Error::Render)?;
+    String::from_utf8(out).map_err(|e| Error::Render(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
 }
 
 /// The SVG of `stacks`.

@@ -28,12 +28,13 @@
 //! ```
 //!
 //! The symbolizer and unwinder are `perfdata-symbolize`, re-exported as `symbolize`.
-#![warn(missing_docs)]
+#![warn(missing_docs, unreachable_pub)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
 
 #[cfg(feature = "symbolize")]
 mod arena;
+mod error;
 pub mod export;
 #[cfg(feature = "flamegraph")]
 pub mod flamegraph;
@@ -47,7 +48,10 @@ pub mod query;
 pub mod report;
 pub mod sched;
 pub mod script;
+#[cfg(feature = "symbolize")]
+mod stacks;
 
+pub use error::{Error, Result};
 #[cfg(feature = "flamegraph")]
 pub use flamegraph::{diff_svg, svg, FlameGraphOptions};
 #[cfg(feature = "symbolize")]

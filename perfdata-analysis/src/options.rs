@@ -211,6 +211,7 @@ pub fn in_ranges(ranges: &[TimeRange], t: u64) -> bool {
 }
 
 /// A keyword's value among `choices` (`-` and `_` alike), or an error listing them.
+#[cfg(feature = "symbolize")]
 fn choose<T: Copy>(what: &str, s: &str, choices: &[(&str, T)]) -> Result<T, String> {
     let s = s.replace('_', "-");
     choices.iter().find(|(name, _)| *name == s).map(|(_, v)| *v).ok_or_else(|| {
@@ -224,14 +225,165 @@ fn choose<T: Copy>(what: &str, s: &str, choices: &[(&str, T)]) -> Result<T, Stri
 }
 
 #[cfg(feature = "symbolize")]
-pub use fold::FoldRequest;
+pub use fold::{Compat, EventFilter, FoldRequest, FoldedOptions, Root, Unknown, Weight};
 
+/// The folding options: which tool's output, the weights, the root frame, frame names and the
+/// sample filters ([`FoldedOptions`]), and the request the front ends state them by
+/// ([`FoldRequest`]).
 #[cfg(feature = "symbolize")]
 mod fold {
     use super::{choose, TimeRanges};
-    use crate::folded::{Compat, EventFilter, FoldedOptions, Root, Unknown, Weight};
     use crate::symbolize::SymbolizeOptions;
     use std::str::FromStr;
+
+    /// Which tool's output to reproduce; [`FoldedOptions::compat`] gives its default options.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub enum Compat {
+        /// `perf script | stackcollapse-perf.pl` (and `inferno-collapse-perf`, except for the quirks
+        /// listed in analysis-semantics.md §1.2): period weights, `[module]` for unresolved frames,
+        /// generic name tidying, the first event only, frames starting with `(` skipped, samples
+        /// without a callchain dropped, tracepoint samples weighted 1 and never filtered.
+        #[default]
+        StackcollapsePl,
+        /// `perf script report stackcollapse`: sample counts, `[unknown]`, every event, no tidying.
+        PerfScriptPy,
+    }
+
+    /// What a stack adds to its line.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Weight {
+        /// 1 per sample.
+        Samples,
+        /// The sample's period (the attr's period when the sample has none).
+        Period,
+    }
+
+    /// The first frame of every stack.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Root {
+        /// No process frame (stackcollapse.py `--no-comm`).
+        None,
+        /// `comm`.
+        Comm,
+        /// `comm-PID`.
+        CommPid,
+        /// `comm-PID/TID`.
+        CommPidTid,
+    }
+
+    /// How a frame without a symbol is written.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Unknown {
+        /// `[basename of the module]`, `[unknown]` without one.
+        Module,
+        /// `[unknown]`.
+        Unknown,
+        /// `[module <ADDR>]` / `[unknown <ADDR>]` (stackcollapse-perf.pl `--addrs`).
+        Address,
+    }
+
+    /// Which events' samples are folded.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub enum EventFilter {
+        /// The event of the first sample (stackcollapse-perf.pl's default).
+        FirstSeen,
+        /// The event with this name (as perf names it, e.g. `cpu-clock` or `cycles:u`).
+        Name(String),
+        /// Every event.
+        All,
+    }
+
+    /// Options of [`folded`](crate::folded::folded) and of every analysis that folds stacks; `Default` is [`Compat::StackcollapsePl`]'s.
+    #[derive(Clone, Debug)]
+    pub struct FoldedOptions {
+        /// The tool whose quirks are reproduced where no option below says otherwise.
+        pub compat: Compat,
+        /// Weight per sample.
+        pub weight: Weight,
+        /// The process frame.
+        pub root: Root,
+        /// Frames without a symbol.
+        pub unknown: Unknown,
+        /// Which events.
+        pub event_filter: EventFilter,
+        /// Cut argument lists and turn `;` into `:` like inferno's `tidy_generic`.
+        pub tidy_generic: bool,
+        /// Java names tidied (stackcollapse-perf.pl for comms starting with `java`; stackcollapse.py
+        /// `--tidy-java` for every frame).
+        pub tidy_java: bool,
+        /// Append `_[k]` to kernel frames.
+        pub annotate_kernel: bool,
+        /// Append `_[j]` to frames in JIT maps (`/tmp/perf-PID.map`, `jitted-*.so`).
+        pub annotate_jit: bool,
+        /// Inline frames from the binaries' DWARF, as perf script adds them by default (on in both
+        /// presets, as perf's `--inline`; off: `--no-inline`): a user frame unwound from the stack dump (`--call-graph dwarf`; perf
+        /// 6.1 adds none to `-g` callchains) whose address lies in inlined code becomes the chain of
+        /// functions `addr2line -i -f` reports there, and a function's DWARF name replaces its
+        /// symbol-table name when the two differ (see [`crate::symbolize::inline`]).
+        pub inline: bool,
+        /// Append `_[i]` to the frames perf marks `(inlined)` (with [`FoldedOptions::inline`];
+        /// neither collapser does: perf script prints no module for them).
+        pub annotate_inline: bool,
+        /// Source lines: `perf script -F +srcline | stackcollapse-perf.pl --srcline`. Each frame for
+        /// which perf prints a source line ([`Symbolizer::srcline`](crate::symbolize::Symbolizer::srcline), and for the frames of an inline
+        /// list [`Symbolizer::inline_srclines`](crate::symbolize::Symbolizer::inline_srclines)) becomes `name:file:line`: the line with
+        /// its `[…]` parts removed (`taskset[2b48]` → `taskset`, `[kernel.kallsyms][…]` → nothing
+        /// appended), as the script reads it. Where the script misreads perf's text we give what it
+        /// means: an inlined frame (`file:line (inlined)` under a frame line without module, which
+        /// the script takes for a frame) is `name:file:line` like the others; a frame perf prints no
+        /// line for (`??:0`) keeps its name (the script would take the next frame's line for it);
+        /// a Java `a->b` name gets the line on its first part only.
+        pub srcline: bool,
+        /// Unwind `--call-graph dwarf` stacks with each binary's own CFI wherever it is (`.eh_frame`
+        /// without an `.eh_frame_hdr`, `.debug_frame`, the binary's own load bias) instead of
+        /// following perf 6.1's libunwind lookup rules: as perfparser (elfutils) unwinds. A static
+        /// binary without `.eh_frame_hdr` then unwinds past its leaf frame, where perf stops.
+        pub plain_unwind: bool,
+        /// Where to find symbols.
+        pub symbolize: SymbolizeOptions,
+        /// Only samples of this process.
+        pub pid: Option<u32>,
+        /// Only samples of this thread.
+        pub tid: Option<u32>,
+        /// Only samples whose comm is this.
+        pub comm: Option<String>,
+        /// Only samples in these time ranges (perf script's `--time`; percentages are resolved against
+        /// the recording's SAMPLE_TIME feature).
+        pub time: Option<TimeRanges>,
+    }
+
+    impl Default for FoldedOptions {
+        fn default() -> Self {
+            Self::compat(Compat::StackcollapsePl)
+        }
+    }
+
+    impl FoldedOptions {
+        /// The default options of `compat`'s tool.
+        pub fn compat(compat: Compat) -> Self {
+            let pl = compat == Compat::StackcollapsePl;
+            FoldedOptions {
+                compat,
+                weight: if pl { Weight::Period } else { Weight::Samples },
+                root: Root::Comm,
+                unknown: if pl { Unknown::Module } else { Unknown::Unknown },
+                event_filter: if pl { EventFilter::FirstSeen } else { EventFilter::All },
+                tidy_generic: pl,
+                tidy_java: pl,
+                annotate_kernel: false,
+                annotate_jit: false,
+                inline: true,
+                annotate_inline: false,
+                srcline: false,
+                plain_unwind: false,
+                symbolize: SymbolizeOptions::default(),
+                pid: None,
+                tid: None,
+                comm: None,
+                time: None,
+            }
+        }
+    }
 
     impl FromStr for Compat {
         type Err = String;
@@ -404,7 +556,6 @@ mod tests {
     #[cfg(feature = "symbolize")]
     #[test]
     fn keywords_parse_and_errors_list_the_choices() {
-        use crate::folded::{Compat, Root, Weight};
         assert_eq!("perf_script_py".parse::<Compat>(), Ok(Compat::PerfScriptPy));
         assert_eq!("tid".parse::<Root>(), Ok(Root::CommPidTid));
         assert_eq!("period".parse::<Weight>(), Ok(Weight::Period));

@@ -3,10 +3,12 @@
 //! `--children`, also the share of every function on the samples' callchains (its callees'
 //! samples included), as perf's cumulative entries count it.
 
-use crate::folded::{ChainEntry, FoldedOptions, StackFolder};
 use crate::options::in_ranges;
+use crate::options::FoldedOptions;
+use crate::stacks::{ChainEntry, StackFolder};
+use crate::Result;
 use perfdata_core::record::CpuMode;
-use perfdata_core::{Order, PerfFile, RecordKind, Result};
+use perfdata_core::{Order, PerfFile, RecordKind};
 use perfdata_symbolize::rbtree::RbTree;
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -397,7 +399,7 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<(Vec<ReportRow>, 
     // perf report's --time drops the other samples before anything counts them; --pid, --tid
     // and --comms hide the other threads' samples after they are resolved and counted in the
     // total (perf's default `--percentage absolute`).
-    let ranges = crate::folded::time_ranges(file, &opts.fold)?;
+    let ranges = crate::stacks::time_ranges(file, &opts.fold)?;
     let filter = &opts.fold;
     for r in file.records(Order::Time)? {
         let Ok(r) = r else { continue };

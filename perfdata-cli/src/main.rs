@@ -282,10 +282,25 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("perfdata: {e}");
+            eprint!("{}", error_text(e.as_ref()));
             ExitCode::from(1)
         }
     }
+}
+
+/// `perfdata: ERROR`, then a `  caused by: CAUSE` line for each error in its source chain whose
+/// text the lines before do not already quote (most messages end with their cause's text).
+fn error_text(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = format!("perfdata: {e}\n");
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let line = c.to_string();
+        if !text.contains(&line) {
+            text.push_str(&format!("  caused by: {line}\n"));
+        }
+        cause = c.source();
+    }
+    text
 }
 
 type CliResult = Result<ExitCode, Box<dyn std::error::Error>>;
@@ -499,4 +514,33 @@ fn stats(path: &str, as_json: bool) -> CliResult {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    /// An error whose message does not quote its cause.
+    #[derive(Debug)]
+    struct Outer(std::io::Error);
+
+    impl std::fmt::Display for Outer {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("writing out.svg")
+        }
+    }
+
+    impl std::error::Error for Outer {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn causes_are_listed_once() {
+        let quoted = perfdata_analysis::Error::Io { path: "out".into(), source: std::io::Error::other("disk full") };
+        assert_eq!(super::error_text(&quoted), "perfdata: out: disk full\n");
+        let missing = perfdata_analysis::Error::Missing("no sched:sched_switch event in this file".into());
+        assert_eq!(super::error_text(&missing), "perfdata: no sched:sched_switch event in this file\n");
+        let outer = Outer(std::io::Error::other("disk full"));
+        assert_eq!(super::error_text(&outer), "perfdata: writing out.svg\n  caused by: disk full\n");
+    }
 }

@@ -1,7 +1,8 @@
-//! `perfdata.PerfDataError` and the conversion of core errors to Python exceptions.
+//! `perfdata.PerfDataError` and the conversion of core and analysis errors to Python exceptions.
 
+use perfdata_analysis::Error as AnalysisError;
 use perfdata_core::Error;
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 pyo3::create_exception!(
@@ -46,4 +47,28 @@ pub fn perfdata_error(py: Python<'_>, message: String, offset: Option<u64>, reco
     let _ = value.setattr("record_type", record_type);
     let _ = value.setattr("path", None::<String>);
     err
+}
+
+/// An analysis error as a Python exception: a read error as [`to_py`] makes it; a missing event,
+/// a bad option or predicate and a dataset whose parts disagree a `ValueError`; a file or
+/// directory that cannot be read or written an `OSError` (with errno, so a missing file is a
+/// `FileNotFoundError`); a bug (Arrow, a thread) a `RuntimeError`.
+pub fn analysis_to_py(py: Python<'_>, e: AnalysisError, path: Option<&std::path::Path>) -> PyErr {
+    match e {
+        AnalysisError::Read(e) => to_py(py, e, path),
+        AnalysisError::Missing(_)
+        | AnalysisError::Options(_)
+        | AnalysisError::Where { .. }
+        | AnalysisError::NoSuchTracepoint(_)
+        | AnalysisError::Render(_)
+        | AnalysisError::Part { .. }
+        | AnalysisError::MixedWeights { .. }
+        | AnalysisError::Overflow(_) => PyValueError::new_err(e.to_string()),
+        AnalysisError::Io { ref source, .. } => match source.raw_os_error() {
+            Some(errno) => PyOSError::new_err((errno, e.to_string())),
+            None => PyOSError::new_err(e.to_string()),
+        },
+        AnalysisError::NotADataset { .. } => PyOSError::new_err(e.to_string()),
+        e => PyRuntimeError::new_err(e.to_string()),
+    }
 }

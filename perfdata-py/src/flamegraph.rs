@@ -1,5 +1,6 @@
 //! Folded stacks and flame graphs from Python: `PerfData.folded()` / `folded_text()` /
-//! `write_folded()` / `flamegraph()`, `perfdata.flamegraph_diff()` and the `FlameGraph` object.
+//! `write_folded()` / `flamegraph()` and the `FlameGraph` object (`perfdata.flamegraph_diff()`, which opens
+//! recordings, is in perfdata.rs).
 //!
 //! The options are those of `perfdata folded` (perfdata-cli/src/folded.rs), taken as keyword
 //! arguments and turned into `perfdata_analysis::folded::FoldedOptions`; the work
@@ -104,7 +105,7 @@ fn time_range(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Option<TimeRanges>> {
     if let Some(s) = v.as_ref().filter(|v| v.is_instance_of::<PyString>()) {
         return s.extract::<String>()?.parse().map(Some).map_err(PyValueError::new_err);
     }
-    Ok(crate::sched::time_value(v.as_ref())?.map(TimeRanges::from))
+    Ok(crate::kwargs::time_value(v.as_ref())?.map(TimeRanges::from))
 }
 
 /// A keyword parsed by the analysis crate's `FromStr` (the words the CLI accepts).
@@ -176,7 +177,7 @@ pub fn graph_options(
 
 /// Fold the stacks of `file` without the GIL.
 pub fn fold(py: Python<'_>, file: &PerfFile<'static>, options: &FoldedOptions) -> PyResult<FoldedStacks> {
-    py.detach(|| folded(file, options)).map_err(|e| error::to_py(py, e, file.path()))
+    py.detach(|| folded(file, options)).map_err(|e| error::analysis_to_py(py, e, file.path()))
 }
 
 /// Folded stacks as a dict, stack → weight, in the tools' (byte) order.
@@ -189,7 +190,7 @@ pub fn stacks_dict<'py>(py: Python<'py>, stacks: &FoldedStacks) -> PyResult<Boun
 }
 
 /// A drawing error (bad palette name, …) as a ValueError.
-pub fn graph_error(e: perfdata_core::Error) -> PyErr {
+pub fn graph_error(e: perfdata_analysis::Error) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
@@ -284,55 +285,4 @@ impl FlameGraph {
     fn __repr__(&self) -> String {
         format!("<perfdata.FlameGraph {} stacks, total {}, {} bytes of SVG>", self.stacks, self.total, self.svg.len())
     }
-}
-
-/// A differential flame graph of two recordings: frames sized by ``after`` (by ``before`` with
-/// ``negate=True``, so that what vanished still shows), red where ``after`` grew, blue where it
-/// shrank (difffolded.pl + flamegraph.pl).
-///
-/// Args:
-///     before, after: ``PerfData`` objects, or anything ``perfdata.open`` takes.
-///     normalize: scale ``before``'s weights to ``after``'s total first.
-///     negate: size frames by ``before`` (flamegraph.pl ``--negate``).
-///     **options: the folding options of ``PerfData.folded`` and the look of
-///         ``PerfData.flamegraph`` (title, subtitle, colors, inverted, width).
-///
-/// Returns:
-///     FlameGraph
-///
-/// Example:
-///     >>> g = perfdata.flamegraph_diff("perf.data", "perf.data", title="no change")
-///     >>> g.total
-///     88200000
-///     >>> g.save("diff.svg")
-#[pyfunction]
-#[pyo3(signature = (before, after, *, normalize = false, negate = false, **options))]
-pub fn flamegraph_diff(
-    py: Python<'_>,
-    before: &Bound<'_, PyAny>,
-    after: &Bound<'_, PyAny>,
-    normalize: bool,
-    negate: bool,
-    options: Option<&Bound<'_, PyDict>>,
-) -> PyResult<FlameGraph> {
-    check_keys(options, &GRAPH_KEYS)?;
-    let fold_opts = fold_options(options)?;
-    let mut stacks = Vec::new();
-    let mut names = Vec::new();
-    for src in [before, after] {
-        let data = match src.cast::<crate::perfdata::PerfData>() {
-            Ok(d) => d.clone(),
-            Err(_) => Bound::new(py, crate::perfdata::open(py, src, "time", false)?)?,
-        };
-        let d = data.get();
-        names.push(d.source_path().map_or_else(|| "<bytes>".to_string(), str::to_string));
-        stacks.push(fold(py, &*d.file_arc()?, &fold_opts.options)?);
-    }
-    let (Some(b), Some(a)) = (stacks.first(), stacks.get(1)) else {
-        return Err(PyValueError::new_err("two profiles are needed"));
-    };
-    let subtitle =
-        format!("{} → {}: red grew, blue shrank", names.first().map_or("", |s| s), names.get(1).map_or("", |s| s));
-    let g = graph_options(options, fold_opts.count_name, "Differential Flame Graph", Some(subtitle))?;
-    draw_diff(py, b, a, normalize, negate, &g)
 }

@@ -29,6 +29,7 @@ mod flamegraph;
 mod header;
 mod html;
 mod iter;
+mod kwargs;
 mod perfdata;
 mod progress;
 mod record;
@@ -49,7 +50,7 @@ fn _perfdata(m: &Bound<'_, PyModule>) -> PyResult<()> {
     err.setattr("record_type", py.None())?;
     m.add("PerfDataError", err)?;
     m.add_function(wrap_pyfunction!(perfdata::open, m)?)?;
-    m.add_function(wrap_pyfunction!(flamegraph::flamegraph_diff, m)?)?;
+    m.add_function(wrap_pyfunction!(perfdata::flamegraph_diff, m)?)?;
     m.add_function(wrap_pyfunction!(dataset::export_dataset, m)?)?;
     m.add_function(wrap_pyfunction!(dataset::dataset_folded, m)?)?;
     m.add_function(wrap_pyfunction!(dataset::dataset_flamegraph, m)?)?;

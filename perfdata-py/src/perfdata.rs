@@ -1,7 +1,7 @@
 //! `perfdata.open()` and the `PerfData` object.
 
-use crate::arrow::tables::{self, BuildError, Table};
-use crate::arrow::tracepoints::{self as tp_table, TpTableError};
+use crate::arrow::tables::{self, Table};
+use crate::arrow::tracepoints as tp_table;
 use crate::arrow::ArrowTable;
 use crate::error;
 use crate::event::Event;
@@ -180,8 +180,8 @@ impl PerfData {
         let file = self.file()?;
         let bar = crate::progress::Bar::start(py, &file, progress)?;
         let built = py.detach(|| tables::build(&file, which, opts)).map_err(|e| match e {
-            BuildError::Core(e) => error::to_py(py, e, file.path()),
-            BuildError::Arrow(e) => PyRuntimeError::new_err(format!("building Arrow columns: {e}")),
+            perfdata_analysis::Error::Read(e) => error::to_py(py, e, file.path()),
+            e => PyRuntimeError::new_err(e.to_string()),
         })?;
         if let Some(bar) = bar {
             bar.finish(py)?;
@@ -473,16 +473,14 @@ impl PerfData {
         let tp = self.shared.tracepoints(&file);
         let built = py.detach(|| tp_table::build(&file, &name, tp, order, common));
         let (built, tp) = built.map_err(|e| match e {
-            TpTableError::Build(BuildError::Core(e)) => error::to_py(py, e, file.path()),
-            TpTableError::Build(BuildError::Arrow(e)) => {
-                PyRuntimeError::new_err(format!("building Arrow columns: {e}"))
-            }
-            TpTableError::NoSuchEvent(names) if names.is_empty() => {
+            perfdata_analysis::Error::Read(e) => error::to_py(py, e, file.path()),
+            perfdata_analysis::Error::NoSuchTracepoint(names) if names.is_empty() => {
                 PyValueError::new_err(format!("no tracepoint event {name:?}: the recording has no tracepoint formats (no tracing data, or see diagnostics)"))
             }
-            TpTableError::NoSuchEvent(names) => {
+            perfdata_analysis::Error::NoSuchTracepoint(names) => {
                 PyValueError::new_err(format!("no tracepoint event {name:?}; the recording has {}", names.join(", ")))
             }
+            e => PyRuntimeError::new_err(e.to_string()),
         })?;
         if let Some(tp) = &tp {
             self.shared.learn_tracepoints(tp);
@@ -558,7 +556,7 @@ impl PerfData {
         compat: Option<&str>,
     ) -> PyResult<crate::sched::AnalysisResult> {
         crate::sched::compat(compat)?;
-        let cpus = crate::sched::int_list(cpus, "cpus")?;
+        let cpus = crate::kwargs::int_list(cpus, "cpus")?;
         crate::sched::map(py, &*self.file()?, compact, cpus)
     }
 
@@ -614,10 +612,10 @@ impl PerfData {
             next,
             summary: if summary { SummaryMode::With } else { SummaryMode::None },
             idle_hist,
-            pids: crate::sched::int_list(pid, "pid")?,
-            tids: crate::sched::int_list(tid, "tid")?,
-            cpus: crate::sched::int_list(cpu, "cpu")?,
-            time: crate::sched::time_value(time)?,
+            pids: crate::kwargs::int_list(pid, "pid")?,
+            tids: crate::kwargs::int_list(tid, "tid")?,
+            cpus: crate::kwargs::int_list(cpu, "cpu")?,
+            time: crate::kwargs::time_value(time)?,
         };
         crate::sched::timehist(py, &*self.file()?, crate::sched::TimehistArgs { opts })
     }
@@ -650,7 +648,7 @@ impl PerfData {
         let title = title.unwrap_or_else(|| {
             format!("Scheduler timeline{}", self.path.as_deref().map(|p| format!(": {p}")).unwrap_or_default())
         });
-        crate::sched::timeline(py, &*self.file()?, width, crate::sched::time_value(time)?, title)
+        crate::sched::timeline(py, &*self.file()?, width, crate::kwargs::time_value(time)?, title)
     }
 
     /// Block I/O latency: ``block_rq_issue`` (or ``block_rq_insert``, ``start="insert"``) paired with
@@ -689,7 +687,7 @@ impl PerfData {
         time: Option<&Bound<'_, PyAny>>,
         msecs: bool,
     ) -> PyResult<crate::sched::AnalysisResult> {
-        let time = crate::sched::time_value(time)?;
+        let time = crate::kwargs::time_value(time)?;
         let filter = perfdata_analysis::latency::block::BlockFilter {
             dev,
             rwbs,
@@ -830,7 +828,7 @@ impl PerfData {
         let bar = crate::progress::Bar::start(py, &file, progress)?;
         let (rows, _) = py
             .detach(|| perfdata_analysis::report::report(&file, &opts))
-            .map_err(|e| error::to_py(py, e, file.path()))?;
+            .map_err(|e| error::analysis_to_py(py, e, file.path()))?;
         if let Some(bar) = bar {
             bar.finish(py)?;
         }
@@ -938,7 +936,7 @@ impl PerfData {
             }
             "pprof" => {
                 let p = py.detach(|| perfdata_analysis::export::pprof::pprof(&file, &fold.options));
-                p.map_err(|e| error::to_py(py, e, file.path()))?.gzipped
+                p.map_err(|e| error::analysis_to_py(py, e, file.path()))?.gzipped
             }
             o => {
                 return Err(PyValueError::new_err(format!(
@@ -1377,4 +1375,55 @@ impl perfdata_core::write::Edit for HeaderEdit {
             }
         }
     }
+}
+
+/// A differential flame graph of two recordings: frames sized by ``after`` (by ``before`` with
+/// ``negate=True``, so that what vanished still shows), red where ``after`` grew, blue where it
+/// shrank (difffolded.pl + flamegraph.pl).
+///
+/// Args:
+///     before, after: ``PerfData`` objects, or anything ``perfdata.open`` takes.
+///     normalize: scale ``before``'s weights to ``after``'s total first.
+///     negate: size frames by ``before`` (flamegraph.pl ``--negate``).
+///     **options: the folding options of ``PerfData.folded`` and the look of
+///         ``PerfData.flamegraph`` (title, subtitle, colors, inverted, width).
+///
+/// Returns:
+///     FlameGraph
+///
+/// Example:
+///     >>> g = perfdata.flamegraph_diff("perf.data", "perf.data", title="no change")
+///     >>> g.total
+///     88200000
+///     >>> g.save("diff.svg")
+#[pyfunction]
+#[pyo3(signature = (before, after, *, normalize = false, negate = false, **options))]
+pub fn flamegraph_diff(
+    py: Python<'_>,
+    before: &Bound<'_, PyAny>,
+    after: &Bound<'_, PyAny>,
+    normalize: bool,
+    negate: bool,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<FlameGraph> {
+    flame::check_keys(options, &GRAPH_KEYS)?;
+    let fold_opts = flame::fold_options(options)?;
+    let mut stacks = Vec::new();
+    let mut names = Vec::new();
+    for src in [before, after] {
+        let data = match src.cast::<PerfData>() {
+            Ok(d) => d.clone(),
+            Err(_) => Bound::new(py, open(py, src, "time", false)?)?,
+        };
+        let d = data.get();
+        names.push(d.source_path().map_or_else(|| "<bytes>".to_string(), str::to_string));
+        stacks.push(flame::fold(py, &*d.file_arc()?, &fold_opts.options)?);
+    }
+    let (Some(b), Some(a)) = (stacks.first(), stacks.get(1)) else {
+        return Err(PyValueError::new_err("two profiles are needed"));
+    };
+    let subtitle =
+        format!("{} → {}: red grew, blue shrank", names.first().map_or("", |s| s), names.get(1).map_or("", |s| s));
+    let g = flame::graph_options(options, fold_opts.count_name, "Differential Flame Graph", Some(subtitle))?;
+    flame::draw_diff(py, b, a, normalize, negate, &g)
 }

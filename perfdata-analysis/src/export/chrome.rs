@@ -4,9 +4,10 @@
 //! their folded stacks, and a counter (`ph: "C"`) of lost events. Times are µs (floats, ns kept
 //! in the fraction).
 
-use crate::folded::{FoldedOptions, StackFolder};
-use crate::latency::Error;
+use crate::options::FoldedOptions;
 use crate::sched::timeline::{sched_timeline, Item, TimelineOptions};
+use crate::stacks::StackFolder;
+use crate::Error;
 use perfdata_core::{Order, PerfFile, RecordKind};
 use serde_json::{json, Value};
 

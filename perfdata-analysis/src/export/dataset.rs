@@ -32,8 +32,9 @@
 //! exported again (to the same part names) by the next run.
 
 use super::arrow::tables;
-use super::parquet::{properties, write_parquet, Error as ParquetError, ParquetOptions, WrittenTable};
-use crate::folded::{folded, FoldedOptions, Root, Weight};
+use super::parquet::{properties, write_parquet, ParquetOptions, WrittenTable};
+use crate::options::{FoldedOptions, Root, Weight};
+use crate::stacks::fold_all;
 use arrow_array::builder::{ListBuilder, StringDictionaryBuilder};
 use arrow_array::types::Int32Type;
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray, UInt32Array, UInt64Array};
@@ -42,7 +43,6 @@ use perfdata_core::info::HeaderInfo;
 use perfdata_core::PerfFile;
 use rayon::prelude::*;
 use std::collections::HashSet;
-use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -110,39 +110,8 @@ pub struct Exported {
 }
 
 /// Why the dataset could not be written (a problem with one recording is not one: it goes to
-/// its `errors` rows).
-#[derive(Debug)]
-pub enum Error {
-    /// The dataset directory, or a part file, could not be created, written or renamed.
-    Io {
-        /// The path.
-        path: PathBuf,
-        /// What failed.
-        source: std::io::Error,
-    },
-    /// Writing a part file failed.
-    Parquet(ParquetError),
-    /// The thread pool could not be started.
-    Pool(String),
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            Error::Parquet(e) => write!(f, "{e}"),
-            Error::Pool(e) => write!(f, "starting the worker threads: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
-
-impl From<arrow_schema::ArrowError> for Error {
-    fn from(e: arrow_schema::ArrowError) -> Self {
-        Error::Parquet(ParquetError::Arrow(e))
-    }
-}
+/// its `errors` rows): the crate's [`Error`].
+pub use crate::Error;
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     move |source| Error::Io { path: path.to_path_buf(), source }
@@ -372,7 +341,7 @@ fn write_tables(
     name: &str,
     stage: &Path,
     o: &DatasetOptions,
-) -> Result<(Vec<WrittenTable>, Vec<String>), ParquetError> {
+) -> Result<(Vec<WrittenTable>, Vec<String>), Error> {
     let mut po = o.parquet.clone();
     po.constants = vec![("file".to_string(), name.to_string())];
     let mut w = write_parquet(perf, stage, &po)?;
@@ -380,7 +349,7 @@ fn write_tables(
     if let Some(fo) = &o.stacks {
         let mut fo = fo.clone();
         fo.root = Root::Comm;
-        match folded(perf, &fo) {
+        match fold_all(perf, &fo) {
             Ok(stacks) => {
                 diagnostics.extend(stacks.diagnostics.iter().map(|d| format!("stacks: {d}")));
                 let batch = stacks_batch(&stacks.stacks, name, fo.weight)?;
@@ -401,7 +370,7 @@ fn stacks_batch(
     stacks: &std::collections::BTreeMap<String, u64>,
     file: &str,
     unit: Weight,
-) -> Result<RecordBatch, ParquetError> {
+) -> Result<RecordBatch, Error> {
     let mut comm = StringDictionaryBuilder::<Int32Type>::new();
     let mut frames = ListBuilder::new(StringDictionaryBuilder::<Int32Type>::new());
     let mut weight = Vec::with_capacity(stacks.len());
@@ -437,18 +406,18 @@ fn stacks_batch(
 }
 
 /// Write one batch as the Parquet file `path` (a temporary name renamed at the end).
-fn write_batch(path: &Path, batch: &RecordBatch, o: &ParquetOptions) -> Result<(), ParquetError> {
+fn write_batch(path: &Path, batch: &RecordBatch, o: &ParquetOptions) -> Result<(), Error> {
     let tmp = path.with_extension(format!("parquet.tmp-{}", std::process::id()));
     let ioe = |p: &Path| {
         let p = p.to_path_buf();
-        move |source| ParquetError::Io { path: p, source }
+        move |source| Error::Io { path: p, source }
     };
     let result = (|| {
         let f = std::fs::File::create(&tmp).map_err(ioe(&tmp))?;
         let mut w = ArrowWriter::try_new(f, batch.schema(), Some(properties(o)))
-            .map_err(|source| ParquetError::Parquet { path: tmp.clone(), source })?;
-        w.write(batch).map_err(|source| ParquetError::Parquet { path: tmp.clone(), source })?;
-        w.close().map_err(|source| ParquetError::Parquet { path: tmp.clone(), source })?;
+            .map_err(|source| Error::Parquet { path: Some(tmp.clone()), source })?;
+        w.write(batch).map_err(|source| Error::Parquet { path: Some(tmp.clone()), source })?;
+        w.close().map_err(|source| Error::Parquet { path: Some(tmp.clone()), source })?;
         std::fs::rename(&tmp, path).map_err(ioe(path))
     })();
     if result.is_err() {
@@ -520,7 +489,7 @@ fn write_recording(dataset: &Path, e: &Exported, info: Option<&HeaderInfo>, file
 fn put(dataset: &Path, table: &str, hash: &str, batch: &RecordBatch) -> Result<(), Error> {
     let dir = dataset.join(table);
     std::fs::create_dir_all(&dir).map_err(io(&dir))?;
-    write_batch(&dir.join(format!("part-{hash}.parquet")), batch, &ParquetOptions::default()).map_err(Error::Parquet)
+    write_batch(&dir.join(format!("part-{hash}.parquet")), batch, &ParquetOptions::default())
 }
 
 /// A Hive partition value: ASCII letters, digits, `.`, `_`, `-` kept, other bytes `%XX`.

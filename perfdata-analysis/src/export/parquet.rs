@@ -19,18 +19,16 @@
 
 use super::arrow::tables::{self, Table, TableBuilder};
 use super::arrow::tracepoints::TracepointBuilder;
-use crate::folded::FoldedOptions;
+use crate::options::FoldedOptions;
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{ArrowError, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
-use parquet::errors::ParquetError;
 use parquet::file::properties::WriterProperties;
 use perfdata_core::header::Format as FileFormat;
 use perfdata_core::tracepoint::Tracepoints;
 use perfdata_core::{Event, Order, PerfFile, Record, RecordKind};
 use std::collections::HashMap;
-use std::fmt;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -89,60 +87,8 @@ pub struct Written {
     pub diagnostics: Vec<String>,
 }
 
-/// Why the tables could not be written.
-#[derive(Debug)]
-pub enum Error {
-    /// The records could not be read at all.
-    Read(perfdata_core::Error),
-    /// A file or the directory could not be created, written or renamed.
-    Io {
-        /// The path.
-        path: PathBuf,
-        /// What failed.
-        source: std::io::Error,
-    },
-    /// A column appeared after the table's first batch was written (it cannot be added to the file).
-    ColumnAppeared {
-        /// The table.
-        table: String,
-        /// The column.
-        column: String,
-    },
-    /// Arrow rejected the columns (a bug).
-    Arrow(ArrowError),
-    /// The writing thread panicked (a bug).
-    WriterPanicked,
-    /// The Parquet writer failed (`path`: the file).
-    Parquet {
-        /// The file.
-        path: PathBuf,
-        /// What failed.
-        source: ParquetError,
-    },
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Read(e) => write!(f, "{e}"),
-            Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            Error::ColumnAppeared { table, column } => {
-                write!(f, "table {table}: column {column} appeared after the first batch was written")
-            }
-            Error::Arrow(e) => write!(f, "building Arrow columns: {e}"),
-            Error::WriterPanicked => write!(f, "the Parquet writing thread panicked"),
-            Error::Parquet { path, source } => write!(f, "writing {}: {source}", path.display()),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
-
-impl From<ArrowError> for Error {
-    fn from(e: ArrowError) -> Self {
-        Error::Arrow(e)
-    }
-}
+/// Why the tables could not be written: the crate's [`Error`].
+pub use crate::Error;
 
 /// Write every table of `file` into `dir` (created if missing) as `NAME.parquet`.
 pub fn write_parquet(file: &PerfFile<'_>, dir: &Path, o: &ParquetOptions) -> Result<Written, Error> {
@@ -279,10 +225,6 @@ fn fill(
                 }
             }
         }
-    })
-    .map_err(|e| match e {
-        tables::BuildError::Core(e) => Error::Read(e),
-        tables::BuildError::Arrow(e) => Error::Arrow(e),
     })?;
     if let Some(e) = arrow_error {
         return Err(Error::Arrow(e));
@@ -380,7 +322,7 @@ impl Outputs {
                     rows: 0,
                 });
                 let w = ArrowWriter::try_new(f, batch.schema(), Some(self.props.clone()))
-                    .map_err(|source| Error::Parquet { path: out.tmp.clone(), source })?;
+                    .map_err(|source| Error::Parquet { path: Some(out.tmp.clone()), source })?;
                 out.writer = Some(w);
                 out
             }
@@ -390,7 +332,7 @@ impl Outputs {
         }
         if batch.num_rows() > 0 {
             if let Some(w) = out.writer.as_mut() {
-                w.write(&batch).map_err(|source| Error::Parquet { path: out.tmp.clone(), source })?;
+                w.write(&batch).map_err(|source| Error::Parquet { path: Some(out.tmp.clone()), source })?;
             }
             out.rows += batch.num_rows() as u64;
         }
@@ -403,7 +345,7 @@ impl Outputs {
         let mut written: Vec<WrittenTable> = Vec::new();
         for out in self.files.iter_mut().flatten() {
             if let Some(w) = out.writer.take() {
-                w.close().map_err(|source| Error::Parquet { path: out.tmp.clone(), source })?;
+                w.close().map_err(|source| Error::Parquet { path: Some(out.tmp.clone()), source })?;
             }
         }
         for out in self.files.iter().flatten() {

@@ -4,7 +4,7 @@
 //! folded weight. Opens in speedscope.app (drag the file in) with the same per-stack weights as
 //! `perfdata folded`.
 
-use crate::folded::FoldedStacks;
+use crate::stacks::FoldedStacks;
 use std::collections::{BTreeMap, HashMap};
 
 /// What a weight counts, as speedscope's `unit`.

@@ -8,9 +8,11 @@
 //! requests have sector 0 (their completes report sector `u64::MAX` on this kernel), so they pair
 //! as the recipe pairs them.
 
-use super::tp::{has_event, Loc, PerEvent, TpSource};
+use super::tp::{has_event, Loc, TpExtractor, TpFields, MAX_ERRORS};
 use super::{Error, ShortStr};
-use perfdata_core::{Extract, ParExtract, Parallel, PerfFile, ReadOptions, RecordRef};
+use perfdata_core::reader::Endian;
+use perfdata_core::sample::Sample;
+use perfdata_core::{Parallel, PerfFile, ReadOptions};
 use std::collections::HashMap;
 
 /// Which event starts an I/O.
@@ -154,7 +156,9 @@ struct BlockFields {
     error: Option<Loc>,
 }
 
-impl BlockFields {
+impl TpFields for BlockFields {
+    type Item = BlockEvent;
+
     fn resolve(fmt: &perfdata_core::tracepoint::Format) -> Option<BlockFields> {
         if fmt.system != "block" {
             return None;
@@ -176,10 +180,30 @@ impl BlockFields {
             error: Loc::of(fmt, "error"),
         })
     }
-}
 
-/// Most diagnostics collected before the pairing gives up on a damaged file.
-const MAX_ERRORS: usize = 1000;
+    fn read(&self, s: &Sample<'_>, raw: &[u8], time: u64, endian: Endian) -> Option<BlockEvent> {
+        let (dev, sector) = (self.dev.uint(raw, endian)?, self.sector.uint(raw, endian)?);
+        let starts = !matches!(self.kind, Kind::Complete);
+        Some(BlockEvent {
+            kind: self.kind,
+            dev: dev as u32,
+            sector,
+            time,
+            nr_sector: self.nr_sector.uint(raw, endian).unwrap_or(0) as u32,
+            bytes: self.bytes.and_then(|b| b.uint(raw, endian)).unwrap_or(0) as u32,
+            error: self.error.and_then(|e| e.int(raw, endian)).unwrap_or(0) as i32,
+            pid: s.pid().unwrap_or(0),
+            tid: s.tid().unwrap_or(0),
+            cpu: s.cpu().unwrap_or(0),
+            rwbs: ShortStr::new(self.rwbs.bytes(raw).unwrap_or(&[])),
+            comm: if starts {
+                ShortStr::new(self.comm.and_then(|c| c.bytes(raw)).unwrap_or(&[]))
+            } else {
+                ShortStr::EMPTY
+            },
+        })
+    }
+}
 
 /// One block event, its fields read by name: what the pairing needs, in time order.
 #[derive(Clone, Copy)]
@@ -213,72 +237,6 @@ impl BlockEvent {
             tid: self.tid,
             cpu: self.cpu,
         }
-    }
-}
-
-/// Takes the block events out of the records (in file order).
-#[derive(Clone)]
-struct Extractor {
-    tps: TpSource,
-    fields: PerEvent<BlockFields>,
-    /// Samples that could not be decoded.
-    errors: Vec<String>,
-}
-
-impl Extract<BlockEvent> for Extractor {
-    fn extract(&mut self, r: &RecordRef<'_>) -> Option<BlockEvent> {
-        if self.tps.observe_ref(r) {
-            self.fields.clear();
-        }
-        let ev = r.event()?;
-        let s = match r.sample()? {
-            Ok(s) => s,
-            Err(e) => {
-                if self.errors.len() <= MAX_ERRORS {
-                    self.errors.push(e.to_string());
-                }
-                return None;
-            }
-        };
-        let bf = self.fields.get_ref(ev, self.tps.get(), BlockFields::resolve)?;
-        let (raw, time, endian) = (s.raw()?, s.time()?, r.endian());
-        let (dev, sector) = (bf.dev.uint(raw, endian)?, bf.sector.uint(raw, endian)?);
-        let starts = !matches!(bf.kind, Kind::Complete);
-        Some(BlockEvent {
-            kind: bf.kind,
-            dev: dev as u32,
-            sector,
-            time,
-            nr_sector: bf.nr_sector.uint(raw, endian).unwrap_or(0) as u32,
-            bytes: bf.bytes.and_then(|b| b.uint(raw, endian)).unwrap_or(0) as u32,
-            error: bf.error.and_then(|e| e.int(raw, endian)).unwrap_or(0) as i32,
-            pid: s.pid().unwrap_or(0),
-            tid: s.tid().unwrap_or(0),
-            cpu: s.cpu().unwrap_or(0),
-            rwbs: ShortStr::new(bf.rwbs.bytes(raw).unwrap_or(&[])),
-            comm: if starts {
-                ShortStr::new(bf.comm.and_then(|c| c.bytes(raw)).unwrap_or(&[]))
-            } else {
-                ShortStr::EMPTY
-            },
-        })
-    }
-}
-
-impl ParExtract<BlockEvent> for Extractor {
-    type Part = Vec<String>;
-
-    fn fork(&self) -> Self {
-        Extractor { errors: Vec::new(), ..self.clone() }
-    }
-
-    fn take_part(&mut self) -> Vec<String> {
-        std::mem::take(&mut self.errors)
-    }
-
-    fn join_part(&mut self, errors: Vec<String>) {
-        let room = (MAX_ERRORS + 1).saturating_sub(self.errors.len());
-        self.errors.extend(errors.into_iter().take(room));
     }
 }
 
@@ -321,7 +279,7 @@ pub(crate) fn block_latency_par(
     // The block samples' fields are taken out in file order (by worker threads, a chunk of the
     // file each, on large files), while each record is in the cache, and only those small values
     // are put in time order (not the records).
-    let extract = Extractor { tps: TpSource::new(file), fields: PerEvent::new(), errors: Vec::new() };
+    let extract = TpExtractor::<BlockFields>::new(file);
     file.ordered_par(ReadOptions::default(), par, extract, |recs| {
         let mut open: HashMap<(u32, u64), Open, ahash::RandomState> = HashMap::default();
         // Insert times by key, for the queue time of issue-started I/Os.

@@ -6,10 +6,10 @@ use std::fmt::Write as _;
 /// One `trace2heatmap.pl` input line: `completion_time_us latency_us`, both truncated from ns
 /// (time is the sample's perf timestamp).
 pub fn heatmap_line(out: &mut String, complete_ns: u64, latency_ns: u64) {
-    use crate::sched::events::push_uint;
-    push_uint(out, complete_ns / 1000, 0);
+    let mut buf = itoa::Buffer::new();
+    out.push_str(buf.format(complete_ns / 1000));
     out.push(' ');
-    push_uint(out, latency_ns / 1000, 0);
+    out.push_str(buf.format(latency_ns / 1000));
     out.push('\n');
 }
 

@@ -26,40 +26,9 @@ pub mod offcpu;
 pub(crate) mod tp;
 pub mod wakeup;
 
-/// Why a latency analysis could not run.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum Error {
-    /// The recording lacks an event (or a field) the analysis needs; the text names it, e.g.
-    /// "no block:block_rq_complete event in this file".
-    Missing(String),
-    /// The file could not be read.
-    Read(perfdata_core::Error),
-}
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Error::Missing(what) => f.write_str(what),
-            Error::Read(e) => e.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Error::Missing(_) => None,
-            Error::Read(e) => Some(e),
-        }
-    }
-}
-
-impl From<perfdata_core::Error> for Error {
-    fn from(e: perfdata_core::Error) -> Self {
-        Error::Read(e)
-    }
-}
+/// Why a latency analysis could not run: the crate's [`Error`] (mostly
+/// [`Error::Missing`] and [`Error::Read`]).
+pub use crate::Error;
 
 /// A short string kept inline (a task's `comm`, a request's `rwbs`): at most 16 bytes, no
 /// allocation, `Copy`.

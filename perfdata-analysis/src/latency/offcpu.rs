@@ -261,9 +261,9 @@ pub fn off_cpu_each(
 pub fn off_cpu_folded(
     file: &PerfFile,
     opts: &OffCpuOptions,
-    fold: &crate::folded::FoldedOptions,
-) -> Result<(crate::folded::FoldedStacks, OffCpuCounts), Error> {
-    use crate::folded::StackFolder;
+    fold: &crate::options::FoldedOptions,
+) -> Result<(crate::stacks::FoldedStacks, OffCpuCounts), Error> {
+    use crate::stacks::StackFolder;
     let folder = std::cell::RefCell::new(StackFolder::new(file, fold));
     let mut callchains = false;
     let counts = stream(

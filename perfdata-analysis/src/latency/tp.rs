@@ -2,8 +2,9 @@
 //! name, from the recording's own format) and then read per sample straight from its RAW bytes.
 
 use perfdata_core::reader::Endian;
+use perfdata_core::sample::Sample;
 use perfdata_core::tracepoint::{Format, Tracepoints};
-use perfdata_core::{Event, PerfFile, Record, RecordKind};
+use perfdata_core::{Event, Extract, ParExtract, PerfFile, Record, RecordKind, RecordRef};
 
 /// Where a fixed-size field sits in a tracepoint's RAW data.
 #[derive(Clone, Copy, Debug)]
@@ -149,4 +150,83 @@ impl<R: Copy> PerEvent<R> {
 pub(crate) fn has_event(events: &[Event], tp: Option<&Tracepoints>, system: &str, name: &str) -> bool {
     let Some(tp) = tp else { return false };
     events.iter().any(|e| tp.format_for(&e.attr).is_some_and(|f| f.system == system && f.name == name))
+}
+
+/// Most sample errors an analysis collects before it gives up on a damaged file.
+pub(crate) const MAX_ERRORS: usize = 1000;
+
+/// The fields of the tracepoints an analysis reads, located in one event's format, and the value
+/// it takes out of each of that event's samples ([`TpExtractor`]).
+pub(crate) trait TpFields: Copy + Send {
+    /// What one sample gives the analysis.
+    type Item;
+    /// The fields of format `fmt`; `None`: not an event the analysis reads.
+    fn resolve(fmt: &Format) -> Option<Self>;
+    /// The value of sample `s` (its RAW data `raw`, its time `time`, the file's byte order
+    /// `endian`); `None` to skip it.
+    fn read(&self, s: &Sample<'_>, raw: &[u8], time: u64, endian: Endian) -> Option<Self::Item>;
+}
+
+/// Takes an analysis's values out of the tracepoint samples, in file order (on worker threads,
+/// a chunk each, with [`PerfFile::ordered_par`]): each event's fields are located once
+/// ([`TpFields::resolve`]), each sample with a time and RAW data read by [`TpFields::read`];
+/// samples that do not decode are kept in `errors` (at most [`MAX_ERRORS`] + 1: more stops the
+/// analysis).
+pub(crate) struct TpExtractor<F> {
+    /// The recording's tracepoint formats (pipe data learns them as it goes).
+    pub(crate) tps: TpSource,
+    fields: PerEvent<F>,
+    /// Samples that could not be decoded.
+    pub(crate) errors: Vec<String>,
+}
+
+impl<F: TpFields> TpExtractor<F> {
+    /// An extractor for the samples of `file`.
+    pub(crate) fn new(file: &PerfFile<'_>) -> Self {
+        TpExtractor { tps: TpSource::new(file), fields: PerEvent::new(), errors: Vec::new() }
+    }
+}
+
+impl<F: TpFields> Clone for TpExtractor<F> {
+    fn clone(&self) -> Self {
+        TpExtractor { tps: self.tps.clone(), fields: self.fields.clone(), errors: self.errors.clone() }
+    }
+}
+
+impl<F: TpFields> Extract<F::Item> for TpExtractor<F> {
+    #[inline]
+    fn extract(&mut self, r: &RecordRef<'_>) -> Option<F::Item> {
+        if self.tps.observe_ref(r) {
+            self.fields.clear();
+        }
+        let ev = r.event()?;
+        let s = match r.sample()? {
+            Ok(s) => s,
+            Err(e) => {
+                if self.errors.len() <= MAX_ERRORS {
+                    self.errors.push(e.to_string());
+                }
+                return None;
+            }
+        };
+        let f = self.fields.get_ref(ev, self.tps.get(), F::resolve)?;
+        f.read(&s, s.raw()?, s.time()?, r.endian())
+    }
+}
+
+impl<F: TpFields> ParExtract<F::Item> for TpExtractor<F> {
+    type Part = Vec<String>;
+
+    fn fork(&self) -> Self {
+        TpExtractor { errors: Vec::new(), ..self.clone() }
+    }
+
+    fn take_part(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.errors)
+    }
+
+    fn join_part(&mut self, errors: Vec<String>) {
+        let room = (MAX_ERRORS + 1).saturating_sub(self.errors.len());
+        self.errors.extend(errors.into_iter().take(room));
+    }
 }

@@ -9,9 +9,11 @@
 //! forgets a pending wakeup (a wakeup while the task was running). Without `preempted` the delays
 //! are perf 6.1 `perf sched timehist`'s `sch delay`.
 
-use super::tp::{has_event, Loc, PerEvent, TpSource};
+use super::tp::{has_event, Loc, TpExtractor, TpFields, MAX_ERRORS};
 use super::{Error, ShortStr};
-use perfdata_core::{Extract, ParExtract, Parallel, PerfFile, ReadOptions, RecordRef};
+use perfdata_core::reader::Endian;
+use perfdata_core::sample::Sample;
+use perfdata_core::{Parallel, PerfFile, ReadOptions};
 use std::collections::{BTreeMap, HashMap};
 
 /// What counts as becoming runnable.
@@ -95,20 +97,38 @@ enum Fields {
     },
 }
 
-fn resolve(fmt: &perfdata_core::tracepoint::Format) -> Option<Fields> {
-    if fmt.system != "sched" {
-        return None;
+impl TpFields for Fields {
+    type Item = Item;
+
+    fn resolve(fmt: &perfdata_core::tracepoint::Format) -> Option<Fields> {
+        if fmt.system != "sched" {
+            return None;
+        }
+        match fmt.name.as_str() {
+            "sched_switch" => Some(Fields::Switch {
+                prev_pid: Loc::of(fmt, "prev_pid")?,
+                prev_state: Loc::of(fmt, "prev_state")?,
+                next_pid: Loc::of(fmt, "next_pid")?,
+                next_comm: Loc::of(fmt, "next_comm")?,
+            }),
+            "sched_waking" | "sched_wakeup_new" => Some(Fields::Wake { pid: Loc::of(fmt, "pid")?, is_wakeup: false }),
+            "sched_wakeup" => Some(Fields::Wake { pid: Loc::of(fmt, "pid")?, is_wakeup: true }),
+            _ => None,
+        }
     }
-    match fmt.name.as_str() {
-        "sched_switch" => Some(Fields::Switch {
-            prev_pid: Loc::of(fmt, "prev_pid")?,
-            prev_state: Loc::of(fmt, "prev_state")?,
-            next_pid: Loc::of(fmt, "next_pid")?,
-            next_comm: Loc::of(fmt, "next_comm")?,
-        }),
-        "sched_waking" | "sched_wakeup_new" => Some(Fields::Wake { pid: Loc::of(fmt, "pid")?, is_wakeup: false }),
-        "sched_wakeup" => Some(Fields::Wake { pid: Loc::of(fmt, "pid")?, is_wakeup: true }),
-        _ => None,
+
+    fn read(&self, s: &Sample<'_>, raw: &[u8], time: u64, endian: Endian) -> Option<Item> {
+        Some(match *self {
+            Fields::Wake { pid, is_wakeup } => Item::Wake { tid: pid.uint(raw, endian)? as u32, is_wakeup, time },
+            Fields::Switch { prev_pid, prev_state, next_pid, next_comm } => Item::Switch {
+                prev: prev_pid.uint(raw, endian)? as u32,
+                state: prev_state.uint(raw, endian)?,
+                next: next_pid.uint(raw, endian)? as u32,
+                comm: ShortStr::new(next_comm.bytes(raw).unwrap_or(&[])),
+                time,
+                cpu: s.cpu().unwrap_or(0),
+            },
+        })
     }
 }
 
@@ -136,71 +156,11 @@ pub fn wakeup_latency_each(
     wakeup_latency_par(file, opts, Parallel::default(), each)
 }
 
-/// Most sample errors collected before the reading gives up on a damaged file.
-const MAX_ERRORS: usize = 1000;
-
 /// One sched sample, its fields read by name: what the waits need, in time order.
 #[derive(Clone, Copy)]
 enum Item {
     Wake { tid: u32, is_wakeup: bool, time: u64 },
     Switch { prev: u32, state: u64, next: u32, comm: ShortStr, time: u64, cpu: u32 },
-}
-
-/// Takes the wakeups and switches out of the records (in file order).
-#[derive(Clone)]
-struct Extractor {
-    tps: TpSource,
-    fields: PerEvent<Fields>,
-    /// Samples that could not be decoded.
-    errors: Vec<String>,
-}
-
-impl Extract<Item> for Extractor {
-    fn extract(&mut self, r: &RecordRef<'_>) -> Option<Item> {
-        if self.tps.observe_ref(r) {
-            self.fields.clear();
-        }
-        let ev = r.event()?;
-        let s = match r.sample()? {
-            Ok(s) => s,
-            Err(e) => {
-                if self.errors.len() <= MAX_ERRORS {
-                    self.errors.push(e.to_string());
-                }
-                return None;
-            }
-        };
-        let f = *self.fields.get_ref(ev, self.tps.get(), resolve)?;
-        let (raw, time, endian) = (s.raw()?, s.time()?, r.endian());
-        Some(match f {
-            Fields::Wake { pid, is_wakeup } => Item::Wake { tid: pid.uint(raw, endian)? as u32, is_wakeup, time },
-            Fields::Switch { prev_pid, prev_state, next_pid, next_comm } => Item::Switch {
-                prev: prev_pid.uint(raw, endian)? as u32,
-                state: prev_state.uint(raw, endian)?,
-                next: next_pid.uint(raw, endian)? as u32,
-                comm: ShortStr::new(next_comm.bytes(raw).unwrap_or(&[])),
-                time,
-                cpu: s.cpu().unwrap_or(0),
-            },
-        })
-    }
-}
-
-impl ParExtract<Item> for Extractor {
-    type Part = Vec<String>;
-
-    fn fork(&self) -> Self {
-        Extractor { errors: Vec::new(), ..self.clone() }
-    }
-
-    fn take_part(&mut self) -> Vec<String> {
-        std::mem::take(&mut self.errors)
-    }
-
-    fn join_part(&mut self, errors: Vec<String>) {
-        let room = (MAX_ERRORS + 1).saturating_sub(self.errors.len());
-        self.errors.extend(errors.into_iter().take(room));
-    }
 }
 
 /// [`wakeup_latency_each`] with the records read by worker threads as `par` says.
@@ -212,7 +172,7 @@ pub(crate) fn wakeup_latency_par(
 ) -> Result<Vec<String>, Error> {
     // The samples' fields are taken out in file order (by worker threads, a chunk of the file
     // each, on large files) and only those small values are put in time order.
-    let extract = Extractor { tps: TpSource::new(file), fields: PerEvent::new(), errors: Vec::new() };
+    let extract = TpExtractor::<Fields>::new(file);
     file.ordered_par(ReadOptions::default(), par, extract, |recs| {
         // tid → (runnable since, from a preemption)
         let mut ready: HashMap<u32, (u64, bool), ahash::RandomState> = HashMap::default();

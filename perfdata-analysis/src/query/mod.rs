@@ -18,7 +18,7 @@
 
 pub mod predicate;
 
-use crate::folded::FoldedStacks;
+use crate::stacks::FoldedStacks;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int32Type, UInt64Type};
 use arrow_array::{Array, ArrayRef, LargeStringArray, PrimitiveArray, RecordBatch, StringArray, StringViewArray};
@@ -26,68 +26,14 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use predicate::{Predicate, Value};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// The key of the `stacks` parts' Arrow schema metadata naming what a weight counts (`period`
-/// or `samples`, the folding's [`crate::folded::Weight`]).
+/// or `samples`, the folding's [`crate::options::Weight`]).
 pub const WEIGHT_METADATA_KEY: &str = "perfdata.weight";
 
-/// Why a dataset could not be queried.
-#[derive(Debug)]
-pub enum Error {
-    /// `path` is not a dataset's directory, or it has no `stacks` table.
-    NotADataset {
-        /// The directory.
-        path: PathBuf,
-        /// What is missing.
-        what: String,
-    },
-    /// A directory or file could not be read.
-    Io {
-        /// The path.
-        path: PathBuf,
-        /// What failed.
-        source: std::io::Error,
-    },
-    /// A part file is not Parquet, or not a `stacks` part.
-    Part {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        what: String,
-    },
-    /// The parts count different things (`period` in some, `samples` in others).
-    MixedWeights {
-        /// A part weighted one way.
-        first: (PathBuf, String),
-        /// A part weighted the other way.
-        second: (PathBuf, String),
-    },
-    /// A stack's weights add up past 2⁶⁴ − 1.
-    Overflow(String),
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::NotADataset { path, what } => write!(f, "{}: {what}", path.display()),
-            Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            Error::Part { path, what } => write!(f, "{}: {what}", path.display()),
-            Error::MixedWeights { first, second } => write!(
-                f,
-                "the stacks of {} weigh by {}, those of {} by {}: export them with the same --weight",
-                first.0.display(),
-                first.1,
-                second.0.display(),
-                second.1
-            ),
-            Error::Overflow(stack) => write!(f, "the weights of stack {stack:?} add up past 2^64-1"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
+/// Why a dataset could not be queried: the crate's [`Error`].
+pub use crate::Error;
 
 /// The stacks a query selected.
 #[derive(Clone, Debug, Default)]

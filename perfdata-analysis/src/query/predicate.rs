@@ -34,11 +34,12 @@
 //! assert_eq!(p.eval(&|c: &str| (c == "host").then_some(Value::Str("a"))), None);
 //! assert_eq!(p.eval(&|c: &str| (c == "host").then_some(Value::Str("c"))), Some(false));
 //! let e = Predicate::parse("hots = 'a'", STACKS_COLUMNS).unwrap_err();
-//! assert_eq!(e.column(), 1);
+//! assert_eq!(e.where_column(), Some(1));
 //! assert!(e.to_string().contains("unknown column `hots`"));
-//! # Ok::<(), perfdata_analysis::query::predicate::WhereError>(())
+//! # Ok::<(), perfdata_analysis::Error>(())
 //! ```
 
+use crate::{Error, Result};
 use nom::branch::alt;
 use nom::bytes::complete::{tag, tag_no_case, take_while};
 use nom::character::complete::{char, digit1, multispace0, satisfy};
@@ -47,7 +48,6 @@ use nom::error::{context, ContextError, ErrorKind, ParseError};
 use nom::sequence::{pair, preceded, terminated};
 use nom::{IResult, Parser};
 use std::cmp::Ordering;
-use std::fmt;
 
 /// The type of a column's values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,33 +166,6 @@ pub struct Predicate {
     columns: &'static [Column],
     text: String,
 }
-
-/// Why a predicate does not parse: where (byte offset into it) and what was expected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WhereError {
-    /// The predicate's text.
-    pub predicate: String,
-    /// Byte offset of the problem in `predicate`.
-    pub offset: usize,
-    /// What is wrong there (`expected …, found …`, `unknown column …`).
-    pub message: String,
-}
-
-impl WhereError {
-    /// The 1-based column (in characters) of the problem.
-    pub fn column(&self) -> usize {
-        self.predicate.get(..self.offset).map_or(0, |s| s.chars().count()) + 1
-    }
-}
-
-impl fmt::Display for WhereError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let col = self.column();
-        write!(f, "WHERE predicate, column {col}: {}\n  {}\n  {:>col$}", self.message, self.predicate, "^")
-    }
-}
-
-impl std::error::Error for WhereError {}
 
 /// nom's error: where, what was expected there (the furthest position wins across `alt`
 /// branches), or a message that stops parsing (an unknown column, a type mismatch).
@@ -444,8 +417,8 @@ fn found(at: &str) -> String {
 }
 
 impl Predicate {
-    /// Parse `text` as a predicate over `columns`.
-    pub fn parse(text: &str, columns: &'static [Column]) -> Result<Predicate, WhereError> {
+    /// Parse `text` as a predicate over `columns`; [`Error::Where`] says where it does not.
+    pub fn parse(text: &str, columns: &'static [Column]) -> Result<Predicate> {
         let g = Grammar { columns };
         let error = |e: PErr<'_>| {
             let offset = text.len().saturating_sub(e.at.len());
@@ -454,7 +427,7 @@ impl Predicate {
                 None if e.expected.is_empty() => format!("unexpected {}", found(e.at)),
                 None => format!("expected {}, found {}", e.expected.join(" or "), found(e.at)),
             };
-            WhereError { predicate: text.to_string(), offset, message }
+            Error::Where { predicate: text.to_string(), offset, message }
         };
         match g.or(text) {
             Ok((rest, expr)) => {
@@ -467,7 +440,7 @@ impl Predicate {
             }
             Err(nom::Err::Error(e) | nom::Err::Failure(e)) => Err(error(e)),
             Err(nom::Err::Incomplete(_)) => {
-                Err(WhereError { predicate: text.to_string(), offset: text.len(), message: "incomplete".into() })
+                Err(Error::Where { predicate: text.to_string(), offset: text.len(), message: "incomplete".into() })
             }
         }
     }
@@ -576,8 +549,37 @@ mod tests {
         Predicate::parse(s, STACKS_COLUMNS).unwrap_or_else(|e| panic!("{e}"))
     }
 
+    /// A parse error's offset, message and 1-based column.
+    #[derive(Debug)]
+    struct WhereError {
+        offset: usize,
+        message: String,
+        text: String,
+        col: usize,
+    }
+
+    impl WhereError {
+        fn column(&self) -> usize {
+            self.col
+        }
+    }
+
+    impl std::fmt::Display for WhereError {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(&self.text)
+        }
+    }
+
+    fn where_error(e: Error) -> WhereError {
+        let (text, col) = (e.to_string(), e.where_column().unwrap_or(0));
+        match e {
+            Error::Where { offset, message, .. } => WhereError { offset, message, text, col },
+            e => panic!("not a WHERE error: {e}"),
+        }
+    }
+
     fn err(s: &str) -> WhereError {
-        Predicate::parse(s, STACKS_COLUMNS).unwrap_err()
+        where_error(Predicate::parse(s, STACKS_COLUMNS).unwrap_err())
     }
 
     fn row<'a>(host: &'a str, comm: &'a str, weight: i128) -> impl Fn(&str) -> Option<Value<'a>> {
@@ -714,6 +716,7 @@ mod tests {
                     let _ = p.eval(&|_: &str| None);
                 }
                 Err(e) => {
+                    let e = where_error(e);
                     assert!(e.offset <= text.len() && text.is_char_boundary(e.offset), "{text:?}: {e:?}");
                     assert!(!e.message.is_empty());
                     let _ = e.to_string();

@@ -4,8 +4,8 @@
 
 use super::state::TaskStates;
 use crate::latency::tp::{has_event, Loc, PerEvent, TpSource};
-use crate::latency::Error;
 use crate::latency::ShortStr;
+use crate::Error;
 use perfdata_core::process::{Machine, MachineEvent};
 use perfdata_core::{Extract, ParExtract, Parallel, PerfFile, ReadOptions, RecordKind, RecordRef};
 

@@ -21,7 +21,7 @@
 use super::events::{drive, secs_usec, At, Ev, Handler, PerCpu, WakeKind};
 use super::state::{perf61_latency_letter, TaskStates};
 use super::Compat;
-use crate::latency::Error;
+use crate::Error;
 use perfdata_core::process::Machine;
 use perfdata_core::PerfFile;
 use std::collections::HashMap;

@@ -10,7 +10,7 @@
 
 use super::events::{drive, push_secs_usec, push_uint, At, Ev, Handler, PerCpu};
 use super::state::TaskStates;
-use crate::latency::Error;
+use crate::Error;
 use perfdata_core::process::Machine;
 use perfdata_core::{HeaderInfo, PerfFile};
 use std::collections::HashMap;

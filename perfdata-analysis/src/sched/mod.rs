@@ -37,7 +37,7 @@ pub mod state;
 pub mod timehist;
 pub mod timeline;
 
-pub use crate::latency::Error;
+pub use crate::Error;
 
 /// Which perf's semantics an analysis follows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

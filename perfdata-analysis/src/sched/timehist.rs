@@ -21,8 +21,8 @@
 use super::events::{drive, pad, push_secs_usec, push_uint, sched_time, At, Ev, Handler, PerCpu, WakeKind};
 use super::state::{perf61_timehist_letter, TaskStates};
 use super::Compat;
-use crate::latency::Error;
 use crate::options::TimeRange;
+use crate::Error;
 use perfdata_core::process::Machine;
 use perfdata_core::{HeaderInfo, PerfFile};
 use std::collections::HashMap;

@@ -10,8 +10,8 @@
 
 use super::events::{drive, At, Ev, Handler, PerCpu, WakeKind};
 use super::state::TaskStates;
-use crate::latency::Error;
 use crate::options::TimeRange;
+use crate::Error;
 use perfdata_core::process::Machine;
 use perfdata_core::PerfFile;
 use std::collections::HashMap;

@@ -9,7 +9,7 @@ use arrow_schema::{ArrowError, DataType, Field};
 use std::sync::Arc;
 
 /// A nullable primitive column.
-pub struct Prim<T: ArrowPrimitiveType> {
+pub(crate) struct Prim<T: ArrowPrimitiveType> {
     values: Vec<T::Native>,
     nulls: NullBufferBuilder,
 }
@@ -22,14 +22,14 @@ impl<T: ArrowPrimitiveType> Default for Prim<T> {
 
 impl<T: ArrowPrimitiveType> Prim<T> {
     /// A column of `n` nulls (for a column created after `n` rows).
-    pub fn nulls(n: usize) -> Self {
+    pub(crate) fn nulls(n: usize) -> Self {
         let mut nulls = NullBufferBuilder::new(n.max(1024));
         nulls.append_n_nulls(n);
         Prim { values: vec![T::Native::default(); n], nulls }
     }
 
     /// Append a value or a null.
-    pub fn push(&mut self, v: Option<T::Native>) {
+    pub(crate) fn push(&mut self, v: Option<T::Native>) {
         match v {
             Some(v) => {
                 self.values.push(v);
@@ -43,14 +43,14 @@ impl<T: ArrowPrimitiveType> Prim<T> {
     }
 
     /// The array.
-    pub fn finish(mut self) -> Result<PrimitiveArray<T>, ArrowError> {
+    pub(crate) fn finish(mut self) -> Result<PrimitiveArray<T>, ArrowError> {
         self.values.shrink_to_fit();
         PrimitiveArray::try_new(ScalarBuffer::from(self.values), self.nulls.finish())
     }
 }
 
 /// A nullable `large_list<uint64>` column.
-pub struct U64List {
+pub(crate) struct U64List {
     values: Vec<u64>,
     offsets: Vec<i64>,
     nulls: NullBufferBuilder,
@@ -64,14 +64,14 @@ impl Default for U64List {
 
 impl U64List {
     /// A column of `n` nulls.
-    pub fn nulls(n: usize) -> Self {
+    pub(crate) fn nulls(n: usize) -> Self {
         let mut nulls = NullBufferBuilder::new(n.max(1024));
         nulls.append_n_nulls(n);
         U64List { values: Vec::new(), offsets: vec![0; n + 1], nulls }
     }
 
     /// Append a list, or a null.
-    pub fn push(&mut self, v: Option<impl Iterator<Item = u64>>) {
+    pub(crate) fn push(&mut self, v: Option<impl Iterator<Item = u64>>) {
         match v {
             Some(it) => {
                 self.values.extend(it);
@@ -83,12 +83,12 @@ impl U64List {
     }
 
     /// The Arrow type of the column.
-    pub fn data_type() -> DataType {
+    pub(crate) fn data_type() -> DataType {
         DataType::LargeList(Arc::new(Field::new_list_field(DataType::UInt64, true)))
     }
 
     /// The array.
-    pub fn finish(mut self) -> Result<LargeListArray, ArrowError> {
+    pub(crate) fn finish(mut self) -> Result<LargeListArray, ArrowError> {
         self.values.shrink_to_fit();
         self.offsets.shrink_to_fit();
         let values: ArrayRef = Arc::new(UInt64Array::try_new(ScalarBuffer::from(self.values), None)?);

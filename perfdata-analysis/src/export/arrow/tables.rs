@@ -13,7 +13,9 @@
 //! With `symbolize`, the samples table also gets `comm`, `dso`, `symbol` and `frames` (`SymSink`).
 
 use super::columns::{Prim, U64List};
-use crate::folded::{FoldedOptions, Root, StackFolder};
+use crate::options::{FoldedOptions, Root};
+use crate::stacks::StackFolder;
+use crate::Result;
 use arrow_array::builder::{LargeBinaryBuilder, ListBuilder, StringDictionaryBuilder};
 use arrow_array::types::{Int32Type, Int8Type, UInt32Type, UInt64Type};
 use arrow_array::{ArrayRef, BooleanArray, DictionaryArray, RecordBatch, StringArray, UInt32Array, UInt64Array};
@@ -86,26 +88,11 @@ pub struct Built {
     pub events: Vec<Event>,
 }
 
-/// Why a table could not be built.
-#[derive(Debug)]
-pub enum BuildError {
-    /// The records could not be read at all.
-    Core(perfdata_core::Error),
-    /// Arrow rejected the columns (a bug).
-    Arrow(ArrowError),
-}
-
-impl From<ArrowError> for BuildError {
-    fn from(e: ArrowError) -> Self {
-        BuildError::Arrow(e)
-    }
-}
-
 /// Most diagnostics collected in one pass.
 const MAX_DIAGNOSTICS: usize = 1000;
 
 /// Read every record of `file` once and build `table` (one batch).
-pub fn build(file: &PerfFile<'_>, table: Table, opts: Options) -> Result<Built, BuildError> {
+pub fn build(file: &PerfFile<'_>, table: Table, opts: Options) -> Result<Built> {
     let mut builder = TableBuilder::new(file, table, &opts);
     let pass = pass(file, opts.order, |rec| builder.push(rec))?;
     let columns = builder.take(&pass.events)?;
@@ -245,8 +232,8 @@ pub struct Pass {
 }
 
 /// Read every record of `file` once in `order`, handing each to `push`.
-pub fn pass(file: &PerfFile<'_>, order: Order, mut push: impl FnMut(&Record<'_>)) -> Result<Pass, BuildError> {
-    let mut recs = file.records_with(ReadOptions { order, ..ReadOptions::default() }).map_err(BuildError::Core)?;
+pub fn pass(file: &PerfFile<'_>, order: Order, mut push: impl FnMut(&Record<'_>)) -> Result<Pass> {
+    let mut recs = file.records_with(ReadOptions { order, ..ReadOptions::default() })?;
     let mut diagnostics = Vec::new();
     let mut samples = 0u64;
     let mut per_event: Vec<u64> = Vec::new();
@@ -284,7 +271,7 @@ pub fn batch<N: AsRef<str>>(columns: Vec<(N, ArrayRef)>) -> Result<RecordBatch, 
 }
 
 /// Named columns and their pass → a one-batch table.
-pub fn assemble<N: AsRef<str>>(columns: Vec<(N, ArrayRef)>, pass: Pass) -> Result<Built, BuildError> {
+pub fn assemble<N: AsRef<str>>(columns: Vec<(N, ArrayRef)>, pass: Pass) -> Result<Built> {
     let batch = batch(columns)?;
     let Pass { diagnostics, samples, per_event, events } = pass;
     Ok(Built { schema: batch.schema(), batches: vec![batch], diagnostics, samples, per_event, events })

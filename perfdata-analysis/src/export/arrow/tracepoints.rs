@@ -10,7 +10,8 @@
 //! field outside a record (or an array whose bytes are not whole elements) is null.
 
 use super::columns::Prim;
-use super::tables::{assemble, pass, BuildError, Built};
+use super::tables::{assemble, pass, Built};
+use crate::{Error, Result};
 use arrow_array::builder::{Int64Builder, LargeBinaryBuilder, LargeListBuilder, StringBuilder, UInt64Builder};
 use arrow_array::types::{UInt32Type, UInt64Type};
 use arrow_array::{
@@ -22,26 +23,6 @@ use perfdata_core::tracepoint::fields::{array_element_size, decode_field};
 use perfdata_core::tracepoint::{Field, Format, Tracepoints, Value};
 use perfdata_core::{Event, Order, PerfFile, Record, RecordKind};
 use std::sync::Arc;
-
-/// Why a tracepoint table could not be built.
-pub enum TpTableError {
-    /// Reading or Arrow failed.
-    Build(BuildError),
-    /// No event of the recording is the tracepoint asked for; the tracepoint events it has.
-    NoSuchEvent(Vec<String>),
-}
-
-impl From<BuildError> for TpTableError {
-    fn from(e: BuildError) -> Self {
-        TpTableError::Build(e)
-    }
-}
-
-impl From<ArrowError> for TpTableError {
-    fn from(e: ArrowError) -> Self {
-        TpTableError::Build(BuildError::Arrow(e))
-    }
-}
 
 /// Whether `ev` (with its format) is the event called `name`: `system:name`, the tracepoint's own
 /// name, or the event's name as perf shows it.
@@ -58,24 +39,24 @@ pub fn build(
     tp: Option<Arc<Tracepoints>>,
     order: Order,
     common: bool,
-) -> Result<(Built, Option<Arc<Tracepoints>>), TpTableError> {
+) -> Result<(Built, Option<Arc<Tracepoints>>)> {
     let mut sink = TracepointBuilder::new(name, common, tp);
     // A file's events and formats are known now: fail before reading when none matches (only pipe
     // data can announce its tracing data later).
     if sink.tp.is_none() && file.header().format != FileFormat::Pipe {
-        return Err(TpTableError::NoSuchEvent(Vec::new()));
+        return Err(Error::NoSuchTracepoint(Vec::new()));
     }
     if let Some(tp) = &sink.tp {
         let known = !file.events().is_empty();
         if known && !file.events().iter().any(|e| tp.format_for(&e.attr).is_some_and(|f| is_named(e, f, name))) {
-            return Err(TpTableError::NoSuchEvent(tracepoint_names(file.events(), tp)));
+            return Err(Error::NoSuchTracepoint(tracepoint_names(file.events(), tp)));
         }
     }
     let pass = pass(file, order, |rec| sink.push(rec))?;
     let tp = sink.tp.clone();
     let Some(columns) = sink.take()? else {
         let names = tp.as_deref().map(|t| tracepoint_names(&pass.events, t)).unwrap_or_default();
-        return Err(TpTableError::NoSuchEvent(names));
+        return Err(Error::NoSuchTracepoint(names));
     };
     Ok((assemble(columns, pass)?, tp))
 }

@@ -25,8 +25,10 @@ mod gzip;
 pub mod proto;
 
 use crate::arena::{bump, prefetch, word64, ArenaTable};
-use crate::folded::{feature_build_ids, fold_sites, FoldedOptions, FrameSite, SampleSink, SiteSample, Sites, Weight};
-use perfdata_core::{PerfFile, Result};
+use crate::options::{FoldedOptions, Weight};
+use crate::stacks::{feature_build_ids, fold_sites, FrameSite, SampleSink, SiteSample, Sites};
+use crate::{Error, Result};
+use perfdata_core::PerfFile;
 use perfdata_symbolize::FastMap;
 use prost::Message;
 use std::collections::HashMap;
@@ -377,7 +379,7 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
     let mut counter = Counter::new(file.bytes().len() / 4);
     let (diagnostics, leftovers) = fold_sites(file, &fold, &mut t, &mut counter)?;
     if counter.full {
-        return Err(crate::folded::too_many());
+        return Err(Error::TooManySamples);
     }
     counter.merge();
     let (samples, comm_table) = (counter.samples, counter.comms);
@@ -439,7 +441,7 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
         encoder.join()
     });
     let gzipped = encoded.unwrap_or_else(|_| Err(std::io::Error::other("the pprof encoding thread panicked")));
-    gzipped.map(|gzipped| Pprof { gzipped, samples: n, diagnostics }).map_err(io)
+    gzipped.map(|gzipped| Pprof { gzipped, samples: n, diagnostics }).map_err(|e| io(e).into())
 }
 
 /// Encode the profile's fields before its locations, the `locations` (encoded), the fields after

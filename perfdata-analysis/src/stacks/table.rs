@@ -1,0 +1,260 @@
+//! Distinct stacks and their weights ([`StackTable`], [`FoldedStacks`]), and [`StackFolder`], which
+//! folds one sample at a time.
+
+use std::collections::BTreeMap;
+
+use perfdata_core::file::PerfFile;
+use perfdata_core::record::{CpuMode, Record};
+use perfdata_core::sample::Sample;
+use perfdata_symbolize::jit::JitInjector;
+use perfdata_symbolize::FastMap;
+
+use super::folder::{walk_chain, ChainEntry, Folder, Labels};
+use super::unwind::DwarfUnwind;
+use crate::options::FoldedOptions;
+
+/// Stack → weight, ordered by the stack text (byte order, like the tools' sort).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FoldedStacks {
+    /// Joined stack (`comm;root;…;leaf`) → weight.
+    pub stacks: BTreeMap<String, u64>,
+    /// What went wrong on the way without stopping it (a jitdump file missing or damaged, …).
+    pub diagnostics: Vec<String>,
+}
+
+impl FoldedStacks {
+    /// The folded text, one `stack weight` line per stack.
+    pub fn to_folded_string(&self) -> String {
+        let mut out = String::with_capacity(self.stacks.keys().map(|k| k.len() + 12).sum());
+        for (s, w) in &self.stacks {
+            out.push_str(s);
+            out.push(' ');
+            out.push_str(&w.to_string());
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The sum of all weights.
+    pub fn total(&self) -> u64 {
+        self.stacks.values().fold(0u64, |a, w| a.saturating_add(*w))
+    }
+}
+
+/// Distinct stacks (label sequences) with their weights.
+#[derive(Default)]
+pub(super) struct StackTable {
+    stacks: Vec<(Box<[u32]>, u64)>,
+    ids: FastMap<Box<[u32]>, u32>,
+}
+
+impl StackTable {
+    /// The index of `stack`, added with weight 0 if new.
+    pub(super) fn id(&mut self, stack: &[u32]) -> u32 {
+        if let Some(&i) = self.ids.get(stack) {
+            return i;
+        }
+        let i = u32::try_from(self.stacks.len()).unwrap_or(u32::MAX);
+        self.stacks.push((stack.into(), 0));
+        self.ids.insert(stack.into(), i);
+        i
+    }
+
+    pub(super) fn add(&mut self, id: u32, weight: u64) {
+        if let Some(e) = self.stacks.get_mut(id as usize) {
+            e.1 = e.1.saturating_add(weight);
+        }
+    }
+
+    /// The stacks as text (labels joined by `;`); `zero`: keep the stacks of weight 0.
+    pub(super) fn into_folded(self, labels: &Labels, diagnostics: Vec<String>, zero: bool) -> FoldedStacks {
+        let mut out = FoldedStacks { diagnostics, ..FoldedStacks::default() };
+        for (ids, w) in self.stacks {
+            if w == 0 && !zero {
+                continue;
+            }
+            let mut key = String::new();
+            for (i, id) in ids.iter().enumerate() {
+                if i > 0 {
+                    key.push(';');
+                }
+                key.push_str(labels.names.get(*id as usize).map_or("", String::as_str));
+            }
+            let e = out.stacks.entry(key).or_insert(0);
+            *e = e.saturating_add(w);
+        }
+        out
+    }
+}
+
+/// A stack folded by [`StackFolder::stack`], to weigh with [`StackFolder::add`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StackId(u32);
+
+/// Folds samples one at a time, for analyses that know a sample's weight only later (the
+/// off-CPU time that a `sched_switch` sample starts ends at the task's next switch-in).
+///
+/// Feed it every record in time order ([`StackFolder::record`]), fold the samples that start
+/// something ([`StackFolder::stack`]: symbolized against the threads and maps of that moment, as
+/// [`folded`](crate::folded::folded) does), weigh their stacks ([`StackFolder::add`]) and take the result
+/// ([`StackFolder::finish`]). The options' frame formatting, root frame and comm filter apply;
+/// their weight and the event, pid, tid and time filters are the caller's to apply. User stacks
+/// recorded as stack dumps (`--call-graph dwarf`) are unwound as [`folded`](crate::folded::folded) unwinds them.
+///
+/// ```no_run
+/// use perfdata_analysis::folded::{FoldedOptions, StackFolder};
+/// use perfdata_core::{Order, RecordKind};
+/// let file = perfdata_core::PerfFile::open("perf.data")?;
+/// let opts = FoldedOptions::default();
+/// let mut folder = StackFolder::new(&file, &opts);
+/// for r in file.records(Order::Time)? {
+///     let r = r?;
+///     folder.record(&r);
+///     if let RecordKind::Sample(s) = &r.kind {
+///         if let Some(id) = folder.stack(&r, s) {
+///             folder.add(id, 1);
+///         }
+///     }
+/// }
+/// print!("{}", folder.finish().to_folded_string());
+/// # Ok::<(), perfdata_analysis::Error>(())
+/// ```
+pub struct StackFolder<'o> {
+    folder: Folder<'o>,
+    jit: JitInjector,
+    table: StackTable,
+    /// perf script has printed a sample.
+    printed: bool,
+    stack: Vec<u32>,
+    ips: Vec<u64>,
+    /// `--call-graph dwarf`: the unwinder, and the user frames it found for the current sample.
+    dwarf: Option<DwarfUnwind>,
+    unwound: Vec<u64>,
+}
+
+impl<'o> StackFolder<'o> {
+    /// A folder for the records of `file` (loads the kernel's symbols unless no event samples
+    /// the kernel).
+    pub fn new(file: &PerfFile, opts: &'o FoldedOptions) -> StackFolder<'o> {
+        let mut folder = Folder::new(file, opts);
+        folder.preload_kernel(file);
+        StackFolder {
+            folder,
+            jit: JitInjector::new(file.events(), &opts.symbolize),
+            table: StackTable::default(),
+            printed: false,
+            stack: Vec::new(),
+            ips: Vec::new(),
+            dwarf: DwarfUnwind::for_file(file, opts),
+            unwound: Vec::new(),
+        }
+    }
+
+    /// Take in a record (threads, comms and maps change; jitdump code appears); every record of
+    /// the file, in time order, before [`StackFolder::stack`] of a sample.
+    pub fn record(&mut self, r: &Record<'_>) {
+        let (folder, dwarf) = (&mut self.folder, &mut self.dwarf);
+        self.jit.record(r, &mut |e| {
+            if let Some(d) = dwarf.as_mut() {
+                d.machine.apply(e.clone());
+            }
+            folder.machine_event(e);
+        });
+    }
+
+    /// Fold the callchain of sample `s` (of record `r`) as [`folded`](crate::folded::folded) would; `None` when it drops
+    /// the sample (no callchain, an empty or corrupt one, another comm).
+    pub fn stack(&mut self, r: &Record<'_>, s: &Sample<'_>) -> Option<StackId> {
+        let kernel = r.header.cpumode() == CpuMode::Kernel;
+        let (pid, tid) = (s.pid().unwrap_or(u32::MAX), s.tid().unwrap_or(u32::MAX));
+        self.ips.clear();
+        self.unwound.clear();
+        let chain = s.callchain().map(|c| {
+            self.ips.extend(c.iter());
+            if let Some(d) = &mut self.dwarf {
+                d.user_frames(s, pid, &mut self.unwound);
+            }
+        });
+        let chain = chain.map(|()| (self.ips.as_slice(), self.unwound.as_slice()));
+        if !self.folder.fold_sample(pid, tid, kernel, s.ip(), chain, &mut self.printed, &mut self.stack) {
+            return None;
+        }
+        Some(StackId(self.table.id(&self.stack)))
+    }
+
+    /// The frames of a folded stack, root first (the root frame, `comm` or `comm-PID/TID`,
+    /// first when the options have one), as [`folded`](crate::folded::folded) writes them between `;`.
+    pub fn frames(&self, id: StackId) -> impl Iterator<Item = &str> + '_ {
+        let ids = self.table.stacks.get(id.0 as usize).map_or(&[][..], |(s, _)| &s[..]);
+        let names = &self.folder.labels.names;
+        ids.iter().map(move |l| names.get(*l as usize).map_or("", String::as_str))
+    }
+
+    /// The entries of sample `s`'s callchain (of record `r`) as `perf report` resolves them, leaf
+    /// first, into `out` (emptied first): each address with its module and symbol, and before a
+    /// user-stack frame unwound from a stack dump the functions inlined at it (with
+    /// [`FoldedOptions::inline`]), innermost first, as perf's callchain cursor holds them. Empty
+    /// when the sample has no callchain or perf would drop it as corrupt.
+    pub fn chain(&mut self, r: &Record<'_>, s: &Sample<'_>, out: &mut Vec<ChainEntry>) {
+        out.clear();
+        let Some(c) = s.callchain() else { return };
+        let kernel = r.header.cpumode() == CpuMode::Kernel;
+        let pid = s.pid().unwrap_or(u32::MAX);
+        let mut ips = std::mem::take(&mut self.ips);
+        ips.clear();
+        ips.extend(c.iter());
+        self.unwound.clear();
+        if let Some(d) = &mut self.dwarf {
+            d.user_frames(s, pid, &mut self.unwound);
+        }
+        let folder = &mut self.folder;
+        if walk_chain(ips.iter().copied(), kernel, |kernel, ip| folder.chain_entry(pid, kernel, false, ip, out)) {
+            for &ip in &self.unwound {
+                folder.chain_entry(pid, false, true, ip, out);
+            }
+        } else {
+            out.clear();
+        }
+        self.ips = ips;
+    }
+
+    /// The module and symbol of address `ip` of process `pid` (`kernel`: a kernel address), as
+    /// perf names them for a sample's ip: the module's path (`[kernel.kallsyms]`, `[unknown]`)
+    /// and the demangled symbol (`None` when none covers it).
+    pub fn locate(&mut self, pid: u32, kernel: bool, ip: u64) -> perfdata_symbolize::Frame {
+        let f = if kernel {
+            let generation = self.folder.sym.kernel_generation();
+            let f = self.folder.sym.resolve_kernel(&self.folder.machine, ip);
+            self.folder.kernel_symbols_changed(generation);
+            f
+        } else {
+            let map = self.folder.machine.find_map(pid, ip, false);
+            self.folder.sym.resolve_in(pid, map, ip)
+        };
+        f
+    }
+
+    /// The address perf prints for an unresolved `ip` of process `pid`: relative to its map
+    /// (`map__map_ip`) for user addresses in a map, else as it is.
+    pub fn map_ip(&self, pid: u32, kernel: bool, ip: u64) -> u64 {
+        match self.folder.machine.find_map(pid, ip, kernel) {
+            Some(m) if !kernel => m.map_ip(ip),
+            _ => ip,
+        }
+    }
+
+    /// perf's comm of thread `tid` now (`:TID` for a thread nothing named).
+    pub fn comm(&self, tid: u32) -> String {
+        self.folder.machine.comm(tid)
+    }
+
+    /// Add `weight` to a folded stack.
+    pub fn add(&mut self, id: StackId, weight: u64) {
+        self.table.add(id.0, weight);
+    }
+
+    /// The weighed stacks (stacks folded but never weighed, or weighed 0, are left out).
+    pub fn finish(self) -> FoldedStacks {
+        self.table.into_folded(&self.folder.labels, self.jit.diagnostics().to_vec(), false)
+    }
+}
