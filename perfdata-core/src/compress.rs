@@ -24,7 +24,7 @@ impl std::fmt::Debug for Decompressor {
 impl Decompressor {
     /// A decoder allowing up to `max_output` bytes per payload.
     #[cfg(not(feature = "zstd"))]
-    pub fn new(_max_output: usize) -> Result<Self> {
+    pub(crate) fn new(_max_output: usize) -> Result<Self> {
         Err(Error::Unsupported(
             "compressed records (perf record -z): perfdata-core was built without its `zstd` feature".into(),
         ))
@@ -41,7 +41,7 @@ impl Decompressor {
     /// Decompress `payload`, appending to `out`. Stops with an error when the output would exceed the
     /// cap (a decompression bomb or a corrupt stream).
     #[cfg(not(feature = "zstd"))]
-    pub fn feed(&mut self, _payload: &[u8], _out: &mut Vec<u8>, pos: Position) -> Result<()> {
+    pub(crate) fn feed(&mut self, _payload: &[u8], _out: &mut Vec<u8>, pos: Position) -> Result<()> {
         Err(Error::Decompress { pos, detail: "built without the zstd feature".into() })
     }
 

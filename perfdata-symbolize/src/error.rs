@@ -11,8 +11,6 @@ use std::sync::Arc;
 
 use perfdata_core::names::hex;
 
-use crate::unwind::Fail;
-
 /// Why an address has no name, or why a symbol file or kallsyms could not be used.
 ///
 /// Returned by [`Symbolizer::try_resolve`](crate::Symbolizer::try_resolve) and its siblings,
@@ -260,6 +258,25 @@ impl fmt::Display for Unnamed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = if self.frames == 1 { "" } else { "s" };
         write!(f, "{}: {} frame{s} unnamed: {}", self.dso, self.frames, self.cause)
+    }
+}
+
+/// Why a DWARF unwinding lookup or step failed (libunwind's negative return values); also
+/// [`crate::unwind::Fail`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fail {
+    /// `-UNW_ENOINFO`: no FDE covers the address.
+    NoInfo,
+    /// Any other failure: what failed.
+    Other(&'static str),
+}
+
+impl std::fmt::Display for Fail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fail::NoInfo => f.write_str("no CFI for the address"),
+            Fail::Other(s) => f.write_str(s),
+        }
     }
 }
 

@@ -30,23 +30,7 @@ use crate::{Binary, Symbolizer};
 use perfdata_core::process::Maps;
 use perfdata_core::sample::{Regs, StackUser};
 
-/// Why a lookup or a step failed (libunwind's negative return values).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fail {
-    /// `-UNW_ENOINFO`: no FDE covers the address.
-    NoInfo,
-    /// Any other failure: what failed.
-    Other(&'static str),
-}
-
-impl std::fmt::Display for Fail {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Fail::NoInfo => f.write_str("no CFI for the address"),
-            Fail::Other(s) => f.write_str(s),
-        }
-    }
-}
+pub use crate::error::Fail;
 
 /// A mapping of the sampled process, as the unwinder needs it.
 #[derive(Clone, Debug)]
