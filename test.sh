@@ -9,6 +9,12 @@ cd "$(dirname "$0")"
 python3 tools/check-tracked.py
 # Commit messages: a subject of at most 72 characters, a blank line, a body (DEVELOPERS.md).
 python3 tools/check-commits.py
+# No import cycle between the files, nor between the top-level modules, of any crate: the layers
+# docs/ARCHITECTURE.md draws are the code's (tools/module-graph.py without --check prints them).
+for src in perfdata-core/src perfdata-symbolize/src perfdata-analysis/src perfdata-cli/src perfdata-py/src; do
+	python3 tools/module-graph.py "$src" --check
+	python3 tools/module-graph.py "$src" --depth=1 --check
+done
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --release -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
