@@ -41,6 +41,13 @@ pub enum Error {
         /// What failed.
         source: std::io::Error,
     },
+    /// Writing an output stream (the `perf script` text, the pprof profile's gzip stream) failed.
+    Output {
+        /// What was being written.
+        what: &'static str,
+        /// What failed.
+        source: std::io::Error,
+    },
     /// Drawing a flame graph failed.
     Render(std::io::Error),
     /// The distinct samples outgrew the pprof export's tables (16 GiB of keys).
@@ -121,6 +128,7 @@ impl fmt::Display for Error {
                 write!(f, "WHERE predicate, column {col}: {message}\n  {predicate}\n  {:>col$}", "^")
             }
             Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            Error::Output { what, source } => write!(f, "writing {what}: {source}"),
             Error::Render(e) => write!(f, "flame graph rendering: {e}"),
             Error::TooManySamples => f.write_str("more distinct samples than the pprof export can hold"),
             #[cfg(feature = "arrow")]
@@ -153,6 +161,7 @@ impl std::error::Error for Error {
         match self {
             Error::Read(e) => Some(e),
             Error::Io { source, .. } => Some(source),
+            Error::Output { source, .. } => Some(source),
             Error::Render(e) => Some(e),
             #[cfg(feature = "arrow")]
             Error::Arrow(e) => Some(e),

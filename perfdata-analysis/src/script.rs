@@ -7,7 +7,7 @@
 use perfdata_core::attr::sample_type;
 use perfdata_core::process::Machine;
 use perfdata_core::tracepoint::{Format, Tracepoints, PERF_TYPE_TRACEPOINT};
-use perfdata_core::{Error, Event, Order, PerfFile, Record, RecordKind};
+use perfdata_core::{Event, Order, PerfFile, Record, RecordKind};
 use std::collections::HashMap;
 use std::io::Write;
 
@@ -100,12 +100,8 @@ fn event_name(ev: &Event, tp: Option<&Tracepoints>) -> String {
 /// cannot be read are skipped and reported to `warn` (after `out` is flushed, so the report lands
 /// where the line would have been), as are the reader's diagnostics at the end; the result is
 /// false when any record was skipped.
-pub fn write_script(
-    f: &PerfFile<'_>,
-    out: &mut dyn Write,
-    warn: &mut dyn FnMut(String),
-) -> perfdata_core::Result<bool> {
-    let io = |source| Error::Io { what: "script output".into(), source };
+pub fn write_script(f: &PerfFile<'_>, out: &mut dyn Write, warn: &mut dyn FnMut(String)) -> crate::Result<bool> {
+    let io = |source| crate::Error::Output { what: "the script output", source };
     let mut tps = TpState::new(f, warn);
     let mut machine = Machine::new();
     let mut recs = f.records(Order::Time)?;

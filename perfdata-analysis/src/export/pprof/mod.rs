@@ -422,7 +422,7 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
         ..proto::Profile::default()
     };
     let locations = std::mem::take(&mut t.location);
-    let io = |source| perfdata_core::Error::Io { what: "the gzip stream of the pprof profile".into(), source };
+    let io = |source| crate::Error::Output { what: "the gzip stream of the pprof profile", source };
     let labels = SampleLabels { kept: &kept, comm_ids, event_ids, keys };
     // The profile is encoded on a thread of its own and compressed on two more (the reading
     // thread is done by now), while this one frees what the fold leaves (its symbols and frame
@@ -441,7 +441,7 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
         encoder.join()
     });
     let gzipped = encoded.unwrap_or_else(|_| Err(std::io::Error::other("the pprof encoding thread panicked")));
-    gzipped.map(|gzipped| Pprof { gzipped, samples: n, diagnostics }).map_err(|e| io(e).into())
+    gzipped.map(|gzipped| Pprof { gzipped, samples: n, diagnostics }).map_err(io)
 }
 
 /// Encode the profile's fields before its locations, the `locations` (encoded), the fields after
