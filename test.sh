@@ -17,6 +17,8 @@ for src in perfdata-core/src perfdata-symbolize/src perfdata-analysis/src perfda
 done
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --release -- -D warnings
+# perfdata-analysis without the pprof export (its fold engine has pprof-only parts) lints clean too.
+cargo clippy -p perfdata-analysis --release --no-default-features --features symbolize,flamegraph -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 cargo test --workspace --release
 # Demangling on a machine without libiberty-dev: the pure-Rust fallback's tests (they check its

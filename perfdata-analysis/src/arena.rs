@@ -38,6 +38,7 @@ pub(crate) fn word64(words: &[u32], i: usize) -> u64 {
 }
 
 /// Add `count` and `period` to the (count, period) at the start of a payload.
+#[cfg_attr(not(feature = "pprof"), allow(dead_code))] // (the pprof export's)
 pub(crate) fn bump(payload: Option<&mut [u32]>, count: u64, period: u64) {
     if let Some([c0, c1, p0, p1, ..]) = payload {
         let c = (u64::from(*c0) | u64::from(*c1) << 32).saturating_add(count);
@@ -174,6 +175,7 @@ impl<const P: usize> ArenaTable<P> {
     }
 
     /// (offset, key, payload) in order of first appearance.
+    #[cfg_attr(not(feature = "pprof"), allow(dead_code))] // (the pprof export's)
     pub(crate) fn iter(&self) -> impl Iterator<Item = (usize, &[u32], &[u32])> {
         let mut at = 0;
         std::iter::from_fn(move || {

@@ -53,6 +53,7 @@ impl SampleItem {
         (self.flags & HAS_CPU != 0).then_some(self.cpu)
     }
 
+    #[cfg_attr(not(feature = "pprof"), allow(dead_code))] // (the pprof export's)
     pub(super) fn key(&self) -> Option<u32> {
         (self.key != u32::MAX).then_some(self.key)
     }

@@ -95,6 +95,7 @@ pub(super) struct Folder<'o> {
 }
 
 /// A resolved frame as the pprof export sees it ([`Sites::site`]).
+#[cfg_attr(not(feature = "pprof"), allow(dead_code))] // (the pprof export's)
 pub(crate) struct FrameSite<'a> {
     /// A kernel address.
     pub kernel: bool,

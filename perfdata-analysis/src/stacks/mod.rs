@@ -43,7 +43,10 @@ mod table;
 mod unwind;
 
 pub use folder::ChainEntry;
+#[cfg(feature = "pprof")]
 pub(crate) use folder::{FrameSite, Sites};
-pub(crate) use pipeline::{fold_all, fold_sites, time_ranges, SampleSink, SiteSample};
+pub(crate) use pipeline::{fold_all, time_ranges};
+#[cfg(feature = "pprof")]
+pub(crate) use pipeline::{fold_sites, SampleSink, SiteSample};
 pub use table::{FoldedStacks, StackFolder, StackId};
 pub use unwind::feature_build_ids;

@@ -3,22 +3,28 @@
 
 use perfdata_core::attr::EventType;
 use perfdata_core::file::PerfFile;
-use perfdata_core::process::{Machine, MachineEvent};
+use perfdata_core::process::MachineEvent;
 use perfdata_core::record::{CpuMode, RecordKind};
 use perfdata_core::records::Order;
 use perfdata_symbolize::jit::JitInjector;
-use perfdata_symbolize::{FastMap, Symbolizer};
 
 use super::batch::{
     chain_of, Batch, Item, SampleItem, BATCH_IPS, BATCH_ITEMS, BATCH_ITEMS_UNWOUND, HAS_CHAIN, HAS_CPU, HAS_IP, KERNEL,
     MACHINE,
 };
-use super::folder::{Folder, FrameKey, FrameLabels, Labels, SiteStack, Sites};
+use super::folder::Folder;
 use super::keys::RawKeys;
 use super::table::{FoldedStacks, StackTable};
 use super::unwind::DwarfUnwind;
 use crate::options::{Compat, EventFilter, FoldedOptions, Weight};
+// What the pprof export's fold (`fold_sites`) uses besides.
+#[cfg(feature = "pprof")]
+use super::folder::{FrameKey, FrameLabels, Labels, SiteStack, Sites};
 use crate::{Error, Result};
+#[cfg(feature = "pprof")]
+use perfdata_core::process::Machine;
+#[cfg(feature = "pprof")]
+use perfdata_symbolize::{FastMap, Symbolizer};
 
 /// `opts.time` in nanoseconds (empty: every sample), percentages against the recording's span.
 pub(crate) fn time_ranges(file: &PerfFile, opts: &FoldedOptions) -> Result<Vec<crate::options::TimeRange>> {
@@ -226,6 +232,7 @@ pub(crate) fn fold_all(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedSt
 }
 
 /// What [`fold_sites`] tells about each sample it keeps.
+#[cfg(feature = "pprof")]
 pub(crate) struct SiteSample<'a> {
     pub pid: u32,
     pub tid: u32,
@@ -243,6 +250,7 @@ pub(crate) struct SiteSample<'a> {
 /// Where [`fold_sites`] hands the samples (the pprof export's sample table). Per sample,
 /// [`SampleSink::known`], then, if the sink did not know it, it is folded and handed to
 /// [`SampleSink::add`] or, if the fold drops it, [`SampleSink::dropped`].
+#[cfg(feature = "pprof")]
 pub(crate) trait SampleSink {
     /// The raw key number of a sample some items ahead (to bring in what [`SampleSink::known`]
     /// will read for it).
@@ -260,6 +268,7 @@ pub(crate) trait SampleSink {
 /// What a fold leaves to free once it is done: its symbols, threads, frame caches and key
 /// numbers, a few milliseconds of freeing (a hundred thousand symbol names, tables of tens of
 /// MB) that [`fold_sites`] leaves to its caller, to do when it would otherwise wait.
+#[cfg(feature = "pprof")]
 pub(crate) struct Leftovers {
     _sym: Symbolizer,
     _machine: Machine,
@@ -270,6 +279,7 @@ pub(crate) struct Leftovers {
 /// Fold the samples of `file` as [`folded`] does, but hand each kept sample to `sink` with the
 /// locations `sites` made of its frames (the pprof export). Returns the diagnostics, and what
 /// is left to free.
+#[cfg(feature = "pprof")]
 pub(crate) fn fold_sites(
     file: &PerfFile,
     opts: &FoldedOptions,
