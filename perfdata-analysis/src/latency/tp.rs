@@ -172,6 +172,7 @@ pub(crate) trait TpFields: Copy + Send {
 /// ([`TpFields::resolve`]), each sample with a time and RAW data read by [`TpFields::read`];
 /// samples that do not decode are kept in `errors` (at most [`MAX_ERRORS`] + 1: more stops the
 /// analysis).
+#[derive(Clone)]
 pub(crate) struct TpExtractor<F> {
     /// The recording's tracepoint formats (pipe data learns them as it goes).
     pub(crate) tps: TpSource,
@@ -184,12 +185,6 @@ impl<F: TpFields> TpExtractor<F> {
     /// An extractor for the samples of `file`.
     pub(crate) fn new(file: &PerfFile<'_>) -> Self {
         TpExtractor { tps: TpSource::new(file), fields: PerEvent::new(), errors: Vec::new() }
-    }
-}
-
-impl<F: TpFields> Clone for TpExtractor<F> {
-    fn clone(&self) -> Self {
-        TpExtractor { tps: self.tps.clone(), fields: self.fields.clone(), errors: self.errors.clone() }
     }
 }
 
@@ -218,7 +213,7 @@ impl<F: TpFields> ParExtract<F::Item> for TpExtractor<F> {
     type Part = Vec<String>;
 
     fn fork(&self) -> Self {
-        TpExtractor { errors: Vec::new(), ..self.clone() }
+        TpExtractor { tps: self.tps.clone(), fields: self.fields.clone(), errors: Vec::new() }
     }
 
     fn take_part(&mut self) -> Vec<String> {
