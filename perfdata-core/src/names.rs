@@ -46,6 +46,59 @@ const CACHE_RESULT: [&str; 2] = ["refs", "misses"];
 
 /// A name for an attr without a stored name.
 pub fn event_name(a: &EventAttr) -> String {
+    let mut name = base_name(a);
+    if matches!(a.type_, 0 | 1 | 3 | 4) {
+        name.push_str(&modifiers(a));
+    }
+    name
+}
+
+/// perf's modifier suffix of an event name from the attr's bits (`evsel__add_modifiers`):
+/// `:u`/`:k`/`:h` letters for the contexts counted when some are excluded, one `p` per level
+/// of `precise_ip`, and `H`/`G` for host and guest where they differ from perf's default, e.g.
+/// `:ppH`; empty when nothing is to say.
+///
+/// ```
+/// use perfdata_core::attr::EventAttr;
+/// use perfdata_core::names::event_name;
+/// // cycles with exclude_guest and precise_ip 2 (`perf record -e cycles:pp` on a host).
+/// let a = EventAttr { type_: 0, config: 0, flags: (1 << 20) | (2 << 15), ..EventAttr::default() };
+/// assert_eq!(event_name(&a), "cycles:ppH");
+/// ```
+pub fn modifiers(a: &EventAttr) -> String {
+    let bit = |n: u32| a.flag_bits(n, 1) != 0;
+    let (ex_user, ex_kernel, ex_hv, ex_host, ex_guest) = (bit(4), bit(5), bit(6), bit(19), bit(20));
+    let mut m = String::new();
+    let mut guest_default = false;
+    if ex_kernel || ex_user || ex_hv {
+        for (excluded, c) in [(ex_kernel, 'k'), (ex_user, 'u'), (ex_hv, 'h')] {
+            if !excluded {
+                m.push(c);
+            }
+        }
+        guest_default = true;
+    }
+    let precise = usize::from(a.precise_ip()).min(3);
+    if precise > 0 {
+        m.push_str(&"ppp"[..precise]);
+        guest_default = true;
+    }
+    if ex_host || ex_guest == guest_default {
+        if !ex_host {
+            m.push('H');
+        }
+        if !ex_guest {
+            m.push('G');
+        }
+    }
+    if m.is_empty() {
+        m
+    } else {
+        format!(":{m}")
+    }
+}
+
+fn base_name(a: &EventAttr) -> String {
     let cfg = a.config;
     match a.type_ {
         0 => HW.get(cfg as usize).map_or_else(|| format!("unknown-hardware:{cfg:#x}"), |s| (*s).to_string()),

@@ -378,6 +378,12 @@ impl Machine {
         self.threads.get(&tid).map_or_else(|| placeholder(tid), |t| t.comm.clone())
     }
 
+    /// The comm of thread `tid`, borrowed, when something named it ([`Machine::comm`] gives the
+    /// placeholder otherwise).
+    pub fn comm_ref(&self, tid: u32) -> Option<&str> {
+        self.threads.get(&tid).map(|t| t.comm.as_str())
+    }
+
     /// The maps of process `pid`.
     pub fn process_maps(&self, pid: u32) -> Option<&Maps> {
         self.processes.get(&pid)
