@@ -16,6 +16,7 @@ mod offcpu;
 mod out;
 mod progress;
 mod sched;
+mod script;
 mod timeline;
 
 /// `perfdata --version`: the version and the demangler this build names C++ and Rust symbols
@@ -64,11 +65,9 @@ enum Cmd {
         #[command(flatten)]
         fold: folded::FoldArgs,
     },
-    /// One line per sample as `perf script` prints it (tracepoints rendered from their print fmt).
-    Script {
-        /// perf.data file, directory, or - for stdin.
-        file: String,
-    },
+    /// What `perf script` prints: each sample's fields and its symbolized callchain, perf's
+    /// options (-F, --ns, -G, --max-stack, filters), `perf stat record` files' counter table.
+    Script(script::ScriptArgs),
     /// Folded stacks (`comm;root;…;leaf WEIGHT`) for flame graphs, as stackcollapse-perf.pl or
     /// `perf script report stackcollapse` print them.
     ///
@@ -242,16 +241,23 @@ fn open(path: &str) -> perfdata_core::Result<PerfFile<'static>> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args = match perf_input_flag(std::env::args_os().collect()) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("perfdata: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let cli = Cli::parse_from(args);
     progress::set_quiet(cli.quiet);
     progress::set_streams_stdout(matches!(
         cli.cmd,
-        Cmd::Dump { .. } | Cmd::Script { .. } | Cmd::Sched { .. } | Cmd::Block { .. }
+        Cmd::Dump { .. } | Cmd::Script(_) | Cmd::Sched { .. } | Cmd::Block { .. }
     ));
     let res = match cli.cmd {
         Cmd::Dump { file, json, order, symbolize, fold } => dump(&file, json, order, symbolize.then_some(&fold)),
         Cmd::Stats { file, json } => stats(&file, json),
-        Cmd::Script { file } => script(&file),
+        Cmd::Script(a) => script::run(&a),
         Cmd::Info { file, json } => info::run(&file, json),
         Cmd::Block { cmd } => latency::run_block(&cmd),
         Cmd::Sched { cmd } => sched::run(&cmd),
@@ -273,19 +279,79 @@ fn main() -> ExitCode {
     match res {
         Ok(code) => code,
         // `perfdata dump … | head`: the reader went away; that is not an error of ours.
-        Err(e)
-            if e.downcast_ref::<std::io::Error>()
-                .map(std::io::Error::kind)
-                .or_else(|| e.downcast_ref::<serde_json::Error>().and_then(serde_json::Error::io_error_kind))
-                == Some(std::io::ErrorKind::BrokenPipe) =>
-        {
-            ExitCode::SUCCESS
-        }
+        Err(e) if broken_pipe(e.as_ref()) => ExitCode::SUCCESS,
         Err(e) => {
             eprint!("{}", error_text(e.as_ref()));
             ExitCode::from(1)
         }
     }
+}
+
+/// perf's habit `-i FILE` (`--input FILE`, `--input=FILE`), accepted by every subcommand: the
+/// file becomes the subcommand's file argument. `perfdata block` gives `-i` another meaning (the
+/// rwbs glob, as biosnoop's); there a `-i` whose value is an existing file is refused with a word
+/// on why.
+fn perf_input_flag(args: Vec<std::ffi::OsString>) -> Result<Vec<std::ffi::OsString>, String> {
+    let sub =
+        args.iter().skip(1).find(|a| !a.to_string_lossy().starts_with('-')).map(|a| a.to_string_lossy().into_owned());
+    let mut out = Vec::with_capacity(args.len());
+    let mut it = args.into_iter().peekable();
+    let mut past_dashes = false;
+    while let Some(a) = it.next() {
+        let text = a.to_string_lossy().into_owned();
+        if past_dashes || out.is_empty() {
+            past_dashes |= text == "--";
+            out.push(a);
+            continue;
+        }
+        past_dashes = text == "--";
+        let value = if text == "-i" || text == "--input" {
+            match it.peek() {
+                Some(_) => it.next(),
+                None => {
+                    out.push(a);
+                    continue;
+                }
+            }
+        } else if let Some(v) = text.strip_prefix("--input=") {
+            Some(v.into())
+        } else {
+            out.push(a);
+            continue;
+        };
+        let Some(value) = value else { continue };
+        if sub.as_deref() == Some("block") {
+            if text.starts_with("--input") || std::path::Path::new(&value).is_file() {
+                return Err(format!(
+                    "in `perfdata block`, -i is the rwbs filter (`-i '*R*'`), not perf's input file; give the \
+                     recording as an argument: `perfdata block latency {}`",
+                    value.to_string_lossy()
+                ));
+            }
+            out.push(a);
+            out.push(value);
+            continue;
+        }
+        out.push(value);
+    }
+    Ok(out)
+}
+
+/// The error, or one of its causes, is a write to a pipe whose reader went away (`perfdata script
+/// | head`): the reader is done, and so are we — quietly, with status 0, as perf and coreutils.
+fn broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        let kind = c
+            .downcast_ref::<std::io::Error>()
+            .map(std::io::Error::kind)
+            .or_else(|| c.downcast_ref::<serde_json::Error>().and_then(serde_json::Error::io_error_kind));
+        if kind == Some(std::io::ErrorKind::BrokenPipe) {
+            return true;
+        }
+        cause = c.source();
+    }
+    false
 }
 
 /// `perfdata: ERROR`, then a `  caused by: CAUSE` line for each error in its source chain whose
@@ -308,15 +374,6 @@ type CliResult = Result<ExitCode, Box<dyn std::error::Error>>;
 /// A warning or a skipped record's error, on stderr.
 fn warn(message: String) {
     eprintln!("perfdata: {message}");
-}
-
-/// Print every sample of `path` like `perf script -i path`.
-fn script(path: &str) -> CliResult {
-    let f = open(path)?;
-    let out = std::io::stdout();
-    let mut out = BufWriter::new(out.lock());
-    let ok = perfdata_analysis::script::write_script(&f, &mut out, &mut warn)?;
-    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 /// `perfdata report`.

@@ -156,11 +156,10 @@ fn truncated_file_prints_complete_records_then_fails() {
     let _ = rc;
 }
 
-#[test]
-fn closing_the_pipe_early_is_not_an_error_message() {
-    // `perfdata dump big | head -1`: stdout closes; we stop quietly.
+/// Run `perfdata ARGS`, read 16 bytes of its output and close the pipe (`… | head -c 16`).
+fn read_a_little(args: &[&str]) -> std::process::Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_perfdata"))
-        .args(["dump", testdata("sysw.data").to_str().unwrap()])
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -169,7 +168,13 @@ fn closing_the_pipe_early_is_not_an_error_message() {
     use std::io::Read;
     child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
     drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn closing_the_pipe_early_is_not_an_error_message() {
+    // `perfdata dump big | head -1`: stdout closes; we stop quietly.
+    let out = read_a_little(&["dump", testdata("sysw.data").to_str().unwrap()]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("Broken pipe"), "{err}");
 }
@@ -347,4 +352,46 @@ fn progress_bar_only_on_a_terminal() {
         .unwrap();
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+#[test]
+fn script_into_a_closed_pipe_ends_quietly_with_status_0() {
+    // `perfdata script big | head -1`: perf, coreutils and ripgrep stop quietly, status 0.
+    let out = read_a_little(&["script", testdata("jit.data").to_str().unwrap()]);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn script_writes_perf_script_text_with_symbols() {
+    let fp = testdata("fp.data");
+    let (rc, out, err) = run_with_symbols(&["script", fp.to_str().unwrap()], None);
+    assert_eq!((rc, err.as_str()), (0, ""));
+    assert_eq!(out, std::fs::read_to_string(testdata("fp.data.script")).unwrap());
+}
+
+#[test]
+fn dash_i_names_the_input_as_in_perf() {
+    let fp = testdata("fp.data");
+    let fp = fp.to_str().unwrap();
+    let (rc, by_flag, _) = run_with_symbols(&["script", "-i", fp], None);
+    let (_, by_arg, _) = run_with_symbols(&["script", fp], None);
+    assert_eq!(rc, 0);
+    assert_eq!(by_flag, by_arg);
+    let (rc, stats, _) = perfdata(&["stats", "--input", fp], None);
+    assert_eq!(rc, 0, "{stats}");
+    let (rc, stats2, _) = perfdata(&["stats", &format!("--input={fp}")], None);
+    assert_eq!((rc, stats2), (0, stats));
+    // `perfdata block latency`'s -i is the rwbs glob: a file there is refused with the reason.
+    let (rc, _, err) = perfdata(&["block", "latency", "-i", fp], None);
+    assert_eq!(rc, 2);
+    assert!(err.contains("rwbs"), "{err}");
+}
+
+#[test]
+fn script_options_are_checked_as_perf_checks_them() {
+    let fp = testdata("fp.data");
+    let (rc, _, err) = perfdata(&["script", "-F", "+addr", fp.to_str().unwrap()], None);
+    assert_eq!(rc, 1);
+    assert!(err.contains("do not have ADDR attribute set"), "{err}");
 }

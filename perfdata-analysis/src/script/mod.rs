@@ -1,15 +1,29 @@
-//! `perf script`'s default lines: one line per sample.
+//! `perf script`: one line per sample (and its callchain), as perf 6.1 prints it.
 //!
-//! Tracepoint samples print their rendered `print fmt` text exactly as perf does. Other samples get
-//! perf's default columns (comm, tid, cpu, time, period, event) and their ip in hex, but no symbols:
-//! where perf resolves a symbol and a DSO, this prints `[unknown] ([unknown])`.
+//! The fields are perf's per output type (hardware, software, tracepoint, cache, raw, breakpoint,
+//! synthesized, other), dropped where the event's samples lack them, or chosen with `-F`
+//! ([`ScriptOptions::fields`], perf's syntax). Frames are named as perf names them: `sym+0xoff
+//! (dso)` from the build-id cache, `--symfs`, kallsyms and perf maps, user addresses in
+//! callchains relative to their map, functions inlined at unwound frames from DWARF. Tracepoint
+//! samples print their rendered `print fmt` text. `perf stat record` files print perf's counter
+//! table.
 
+mod decode;
+mod fields;
+mod num;
+mod stat;
+
+use fields::Field;
 use perfdata_core::attr::sample_type;
-use perfdata_core::process::Machine;
-use perfdata_core::tracepoint::{Format, Tracepoints, PERF_TYPE_TRACEPOINT};
+use perfdata_core::sample::Sample;
+use perfdata_core::tracepoint::{Format, Tracepoints};
 use perfdata_core::{Event, Order, PerfFile, Record, RecordKind};
+use perfdata_symbolize::SymbolizeOptions;
 use std::collections::HashMap;
 use std::io::Write;
+
+use crate::options::{FoldedOptions, TimeRanges};
+use crate::stacks::{FramePrint, ScriptFrames};
 
 /// Tracepoint formats known so far while reading records: a file's from the start, a pipe's from
 /// its `HEADER_TRACING_DATA` record on.
@@ -57,37 +71,94 @@ impl TpState {
     }
 }
 
-/// perf's output type of an event (`output_type`): the attr type, other PMUs share one slot.
-fn output_type(ev: &Event) -> u32 {
-    ev.attr.type_.min(6)
+/// What `perf script`'s options ask for ([`write_script_with`]); the default is `perf script`
+/// without options.
+#[derive(Clone, Debug)]
+pub struct ScriptOptions {
+    /// `-F`/`--fields` arguments, applied in order (`comm,tid,ip`, `+addr,-period`,
+    /// `sw:comm,tid`): perf's syntax and names.
+    pub fields: Vec<String>,
+    /// `--ns`: times with nanoseconds.
+    pub ns: bool,
+    /// `-G`/`--hide-call-graph`: the ip alone, on the sample's line.
+    pub hide_call_graph: bool,
+    /// `--max-stack`: callchain entries printed per sample (perf's default 127).
+    pub max_stack: usize,
+    /// `--inline`: functions inlined at a frame unwound from a stack dump, from DWARF (perf's
+    /// default; `--no-inline` turns it off).
+    pub inline: bool,
+    /// `--show-task-events`: COMM, FORK and EXIT records between the samples.
+    pub show_task_events: bool,
+    /// `--show-mmap-events`: MMAP and MMAP2 records.
+    pub show_mmap_events: bool,
+    /// `--show-switch-events`: context-switch records.
+    pub show_switch_events: bool,
+    /// `--time`: only samples in these ranges.
+    pub time: Option<TimeRanges>,
+    /// `--cpu`: only samples of these CPUs.
+    pub cpus: Option<Vec<u32>>,
+    /// `--pid`: only samples of these processes.
+    pub pids: Option<Vec<u32>>,
+    /// `--tid`: only samples of these threads.
+    pub tids: Option<Vec<u32>>,
+    /// `--comms`: only samples of threads with these comms.
+    pub comms: Option<Vec<String>>,
+    /// Where symbols come from (`--symfs`, `--kallsyms`, the build-id cache). jitdump files are
+    /// read only when [`SymbolizeOptions::ignore_jitdump`] is false (perf script reads them only
+    /// after `perf inject --jit`; the default here is true, as perf's).
+    pub symbolize: SymbolizeOptions,
 }
 
-/// Which optional columns an output type shows: perf drops a default column when the *first* event
-/// of that type lacks the sample field (`perf_session__check_output_opt`).
-#[derive(Clone, Copy)]
-struct Columns {
-    tid: bool,
-    time: bool,
-    cpu: bool,
-    ip: bool,
-}
-
-fn columns(events: &[Event]) -> HashMap<u32, Columns> {
-    let mut m = HashMap::new();
-    for ev in events {
-        m.entry(output_type(ev)).or_insert_with(|| {
-            let st = ev.attr.sample_type;
-            Columns {
-                tid: st & sample_type::TID != 0,
-                time: st & sample_type::TIME != 0,
-                cpu: st & sample_type::CPU != 0,
-                ip: output_type(ev) != PERF_TYPE_TRACEPOINT && st & sample_type::IP != 0,
-            }
-        });
+impl Default for ScriptOptions {
+    fn default() -> Self {
+        ScriptOptions {
+            fields: Vec::new(),
+            ns: false,
+            hide_call_graph: false,
+            max_stack: 127,
+            inline: true,
+            show_task_events: false,
+            show_mmap_events: false,
+            show_switch_events: false,
+            time: None,
+            cpus: None,
+            pids: None,
+            tids: None,
+            comms: None,
+            symbolize: SymbolizeOptions { ignore_jitdump: true, ..SymbolizeOptions::default() },
+        }
     }
-    m
 }
 
+/// Parse perf's list syntax for `--cpu`: `0-2,5`.
+pub fn parse_cpu_list(s: &str) -> Result<Vec<u32>, String> {
+    let mut out = Vec::new();
+    for part in s.split(',').filter(|p| !p.is_empty()) {
+        let bad = || format!("invalid cpu list '{s}'");
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (u32, u32) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+                if b < a || b - a > 65_536 {
+                    return Err(bad());
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(part.trim().parse().map_err(|_| bad())?),
+        }
+    }
+    Ok(out)
+}
+
+/// What a script run read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ScriptSummary {
+    /// Samples printed.
+    pub samples: u64,
+    /// Records that could not be read (skipped).
+    pub damaged: u64,
+}
+
+/// The name perf prints for an event (`evsel__name`).
 fn event_name(ev: &Event, tp: Option<&Tracepoints>) -> String {
     match (&ev.name, tp.and_then(|t| t.format_for(&ev.attr))) {
         (Some(n), _) => n.clone(),
@@ -96,139 +167,540 @@ fn event_name(ev: &Event, tp: Option<&Tracepoints>) -> String {
     }
 }
 
-/// Write the `perf script` lines of `f` to `out` (comms from [`Machine`], as perf's). Records that
-/// cannot be read are skipped and reported to `warn` (after `out` is flushed, so the report lands
-/// where the line would have been), as are the reader's diagnostics at the end; the result is
-/// false when any record was skipped.
+/// Per output type: the fields and how frames print.
+struct TypeOut {
+    fields: Field,
+    print: FramePrint,
+}
+
+/// The state of one `perf script` run.
+struct Run<'f, 'o> {
+    opts: &'o ScriptOptions,
+    frames: ScriptFrames<'o>,
+    outputs: Vec<TypeOut>,
+    use_callchain: bool,
+    /// The event column's width, known at the first sample.
+    name_width: Option<usize>,
+    names: HashMap<usize, String>,
+    data_src: decode::DataSrcColumn,
+    arch: String,
+    ranges: Vec<crate::options::TimeRange>,
+    buf: Vec<u8>,
+    line: String,
+    stat: stat::StatTable,
+    /// The last value read of each counter id (samples that read a group).
+    read_last: HashMap<u64, u64>,
+    _file: std::marker::PhantomData<&'f ()>,
+}
+
+/// Write `perf script -i FILE`'s default output for `f` to `out`; see [`write_script_with`].
 pub fn write_script(f: &PerfFile<'_>, out: &mut dyn Write, warn: &mut dyn FnMut(String)) -> crate::Result<bool> {
+    let opts = ScriptOptions::default();
+    Ok(write_script_with(f, &opts, out, warn)?.damaged == 0)
+}
+
+/// Write what `perf script` prints for `f` with options `opts` to `out`: one line (or a line and
+/// its callchain) per sample, perf 6.1's fields, widths and symbol names. Records that cannot be
+/// read are skipped and reported to `warn` once each (after `out` is flushed, so the report lands
+/// where the line would have been), as are the reader's diagnostics at the end.
+pub fn write_script_with(
+    f: &PerfFile<'_>,
+    opts: &ScriptOptions,
+    out: &mut dyn Write,
+    warn: &mut dyn FnMut(String),
+) -> crate::Result<ScriptSummary> {
     let io = |source| crate::Error::Output { what: "the script output", source };
+    let fold = FoldedOptions { inline: opts.inline, symbolize: opts.symbolize.clone(), ..FoldedOptions::default() };
     let mut tps = TpState::new(f, warn);
-    let mut machine = Machine::new();
+    let mut outputs = fields::Outputs::default();
+    for a in &opts.fields {
+        outputs.parse(a, warn).map_err(crate::Error::Options)?;
+    }
+    let events = f.events();
+    let pipe = f.header().format == perfdata_core::header::Format::Pipe;
+    let has_traces = tps.get().is_some() || pipe;
+    let stat_file = f.feature_bits().contains(&perfdata_core::abi::feature::STAT);
+    fields::check(&mut outputs, events, has_traces, stat_file).map_err(crate::Error::Options)?;
+    // perf drops callchains when no event records them (or with -G).
+    let use_callchain = !opts.hide_call_graph
+        && (events.is_empty() || events.iter().any(|e| e.attr.sample_type & sample_type::CALLCHAIN != 0));
+    // Tracepoints with callchains print them (and their symbols) unless -F says otherwise.
+    if use_callchain
+        && !outputs.0[fields::T_TRACEPOINT].user_set
+        && events
+            .iter()
+            .any(|e| fields::output_type(e) == fields::T_TRACEPOINT && e.attr.sample_type & sample_type::CALLCHAIN != 0)
+    {
+        outputs.0[fields::T_TRACEPOINT].fields |= fields::IP | fields::SYM | fields::SYMOFFSET | fields::DSO;
+    }
+    let type_outs = outputs
+        .0
+        .iter()
+        .map(|o| {
+            let has = |b| o.fields & b != 0;
+            TypeOut {
+                fields: o.fields,
+                print: FramePrint {
+                    ip: has(fields::IP),
+                    sym: has(fields::SYM),
+                    symoff: has(fields::SYMOFFSET),
+                    dso: has(fields::DSO),
+                    srcline: has(fields::SRCLINE),
+                    unknown_as_addr: false,
+                },
+            }
+        })
+        .collect();
+    if f.feature_bits().contains(&perfdata_core::abi::feature::AUXTRACE)
+        || events.iter().any(|e| e.name.as_deref().is_some_and(|n| n.starts_with("intel_pt")))
+    {
+        warn(
+            "warning: this recording holds an AUX area trace (Intel PT, CoreSight, …): perf script decodes it \
+              into branches and instructions, perfdata prints only the recorded samples"
+                .into(),
+        );
+    }
+    let ranges = crate::stacks::time_ranges(f, &FoldedOptions { time: opts.time.clone(), ..FoldedOptions::default() })?;
+    let arch = f
+        .features()
+        .arch()
+        .and_then(|a| a.ok())
+        .map_or_else(|| std::env::consts::ARCH.to_string(), std::borrow::Cow::into_owned);
+    let mut run = Run {
+        opts,
+        frames: ScriptFrames::new(f, &fold),
+        outputs: type_outs,
+        use_callchain,
+        name_width: None,
+        names: HashMap::new(),
+        data_src: decode::DataSrcColumn::default(),
+        arch,
+        ranges,
+        buf: Vec::with_capacity(1 << 17),
+        line: String::new(),
+        stat: stat::StatTable::default(),
+        read_last: HashMap::new(),
+        _file: std::marker::PhantomData,
+    };
     let mut recs = f.records(Order::Time)?;
-    let mut name_width: Option<usize> = None;
-    let mut cols: HashMap<u32, Columns> = HashMap::new();
-    let mut failed = false;
-    let use_callchain = f.events().iter().any(|e| e.attr.sample_type & sample_type::CALLCHAIN != 0);
+    let mut summary = ScriptSummary::default();
     while let Some(rec) = recs.next_record() {
         let r = match rec {
             Ok(r) => r,
             Err(e) => {
-                failed = true;
+                summary.damaged += 1;
+                out.write_all(&run.buf).map_err(io)?;
+                run.buf.clear();
                 out.flush().map_err(io)?;
                 warn(e.to_string());
                 continue;
             }
         };
         tps.observe(&r, warn);
-        machine.update(&r);
-        let (RecordKind::Sample(s), Some(ev)) = (&r.kind, r.event) else { continue };
-        // perf sizes the event column once, from every event known at the first sample.
-        let width = *name_width.get_or_insert_with(|| {
-            cols = columns(r.events.events.as_slice());
-            r.events.events.iter().map(|e| event_name(e, tps.get()).len()).max().unwrap_or(0)
-        });
-        let c = cols.get(&output_type(ev)).copied().unwrap_or(Columns { tid: true, time: true, cpu: true, ip: true });
-        let callchain = c.ip && use_callchain && s.callchain().is_some();
-        // perf prints the comm of tid -1 for samples without one.
-        let comm = machine.comm(s.tid().unwrap_or(u32::MAX));
-        let mut line = if callchain { format!("{comm} ") } else { format!("{comm:>16} ") };
-        if c.tid {
-            line.push_str(&format!("{:5} ", s.tid().map_or(-1, |t| t as i32)));
-        }
-        if c.cpu {
-            line.push_str(&format!("[{:03}] ", s.cpu().unwrap_or(0)));
-        }
-        if c.time {
-            let t = s.time().unwrap_or(0);
-            line.push_str(&format!("{:>12}: ", format!("{}.{:06}", t / 1_000_000_000, t % 1_000_000_000 / 1000)));
-        }
-        let tracepoint = output_type(ev) == PERF_TYPE_TRACEPOINT;
-        if !tracepoint {
-            line.push_str(&format!("{:10} ", s.period_or_attr()));
-        }
-        line.push_str(&format!("{:>width$}: ", event_name(ev, tps.get())));
-        if tracepoint {
-            // The rendered text goes out as bytes: perf copies record strings unchanged.
-            out.write_all(line.as_bytes()).map_err(io)?;
-            line.clear();
-            if let (Some(tp), Some(raw)) = (tps.get(), s.raw()) {
-                if let Some(fmt) = tp.format_for(&ev.attr) {
-                    out.write_all(&tp.render_bytes(fmt, raw)).map_err(io)?;
+        run.side_band(&r);
+        run.frames.record(&r);
+        run.stat.record(&r, &mut run.buf);
+        if let (RecordKind::Sample(s), Some(ev)) = (&r.kind, r.event) {
+            match s.read().filter(|_| ev.attr.sample_type & sample_type::READ != 0) {
+                // perf delivers a sample that reads counters as one sample per counter read,
+                // of that counter's event, its period the counter's change since its last read
+                // (none when unchanged).
+                Some(read) => {
+                    for v in read.values() {
+                        let Some(id) = v.id else { continue };
+                        let Some(member) = r.events.by_id(id) else { continue };
+                        let last = run.read_last.insert(id, v.value).unwrap_or(0);
+                        let period = v.value.wrapping_sub(last);
+                        if period != 0 && run.sample(&r, s, member, &tps, Some(period)) {
+                            summary.samples += 1;
+                        }
+                    }
+                }
+                None => {
+                    if run.sample(&r, s, ev, &tps, None) {
+                        summary.samples += 1;
+                    }
                 }
             }
-        } else if c.ip {
-            // Symbols are out of scope: perf would print `sym+off (dso)` here.
-            if let (true, Some(chain)) = (callchain, s.callchain()) {
-                line.push('\n');
-                for ip in chain.iter().filter(|ip| *ip < perfdata_core::sample::PERF_CONTEXT_MAX) {
-                    line.push_str(&format!("\t{ip:16x} [unknown] ([unknown])\n"));
-                }
-            } else {
-                line.push_str(&format!(" {:16x} [unknown] ([unknown])", s.ip().unwrap_or(0)));
-            }
         }
-        writeln!(out, "{line}").map_err(io)?;
+        if run.buf.len() >= 1 << 16 {
+            out.write_all(&run.buf).map_err(io)?;
+            run.buf.clear();
+        }
     }
+    out.write_all(&run.buf).map_err(io)?;
     out.flush().map_err(io)?;
     for d in f.diagnostics().iter().chain(recs.diagnostics().iter()) {
         warn(format!("warning: {d}"));
     }
-    Ok(!failed)
+    for d in run.frames.diagnostics() {
+        warn(format!("warning: {d}"));
+    }
+    Ok(summary)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::path::{Path, PathBuf};
-
-    fn testdata() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata")
-    }
-
-    /// Everything up to the ip of a non-tracepoint line (perf resolves symbols there; we do not).
-    fn without_symbols(line: &str) -> String {
-        let re_end = line.find(" [unknown] ([unknown])").unwrap_or(line.len());
-        let head = &line[..re_end];
-        // perf: "...: <ip hex> sym+off (dso)"; keep through the ip.
-        match head.rfind(": ") {
-            Some(i) => {
-                let rest = head[i + 2..].trim_start();
-                let ip = rest.split(' ').next().unwrap_or("");
-                format!("{}{}", &head[..i + 2], ip)
-            }
-            None => head.to_string(),
-        }
-    }
-
-    /// Every committed recording with tracepoints: each line equals perf script's (tracepoint lines
-    /// in full: comm from COMM/FORK tracking, tid, cpu, time, event name padding, rendered text);
-    /// lines of other events up to their ip.
-    #[test]
-    fn lines_match_perf_script() {
-        let mut checked = 0;
-        for name in ["sched.data", "block.data", "syscalls.data", "pipe-tp.data"] {
-            let path = testdata().join(name);
-            let Ok(expected) = std::fs::read(path.with_extension("data.script")) else {
-                eprintln!("skip {name}: no stored perf script output");
-                continue;
-            };
-            let f = PerfFile::open(&path).unwrap();
-            let mut out = Vec::new();
-            assert!(write_script(&f, &mut out, &mut |_| {}).unwrap(), "{name}: read errors");
-            let ours: Vec<&[u8]> = out.split(|&c| c == b'\n').collect();
-            let perf: Vec<&[u8]> = expected.split(|&c| c == b'\n').collect();
-            assert_eq!(ours.len(), perf.len(), "{name}: line count");
-            for (i, (o, p)) in ours.iter().zip(&perf).enumerate() {
-                let (o, p) = (String::from_utf8_lossy(o), String::from_utf8_lossy(p));
-                let tracepoint = p.contains(": ") && !o.contains(" [unknown] ([unknown])");
-                if tracepoint {
-                    assert_eq!(o, p, "{name} line {}", i + 1);
-                } else {
-                    assert_eq!(without_symbols(&o), without_symbols(&p), "{name} line {}", i + 1);
+impl Run<'_, '_> {
+    /// The sample's start columns (perf's `perf_sample__fprintf_start`), into the buffer.
+    #[allow(clippy::too_many_arguments)]
+    fn start(
+        &mut self,
+        fields: Field,
+        comm_plain: bool,
+        tid: Option<u32>,
+        pid: Option<u32>,
+        cpu: Option<u32>,
+        time: Option<u64>,
+    ) {
+        let b = &mut self.buf;
+        if fields & fields::COMM != 0 {
+            let t = tid.unwrap_or(u32::MAX);
+            let m = self.frames.machine();
+            let owned;
+            let comm = match m.comm_ref(t) {
+                Some(c) => c,
+                None => {
+                    owned = m.comm(t);
+                    &owned
                 }
-                checked += 1;
+            };
+            // `%16s`: padded by bytes, as C's printf.
+            if comm_plain {
+                b.extend_from_slice(comm.as_bytes());
+            } else {
+                num::pad(b, comm.as_bytes(), 16, false, b' ');
+            }
+            b.push(b' ');
+        }
+        let (p, t) = (pid.map_or(-1, |p| i64::from(p as i32)), tid.map_or(-1, |t| i64::from(t as i32)));
+        match (fields & fields::PID != 0, fields & fields::TID != 0) {
+            (true, true) => {
+                num::signed(b, p, 5, false);
+                b.push(b'/');
+                num::signed(b, t, 5, true);
+                b.push(b' ');
+            }
+            (true, false) => {
+                num::signed(b, p, 5, false);
+                b.push(b' ');
+            }
+            (false, true) => {
+                num::signed(b, t, 5, false);
+                b.push(b' ');
+            }
+            _ => {}
+        }
+        if fields & fields::CPU != 0 {
+            b.push(b'[');
+            num::signed(b, i64::from(cpu.unwrap_or(0) as i32), 0, false);
+            // `[%03d]`
+            let n = b.len();
+            let digits = b.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+            if digits < 3 {
+                let at = n - digits;
+                b.splice(at..at, std::iter::repeat_n(b'0', 3 - digits));
+            }
+            b.extend_from_slice(b"] ");
+        }
+        if fields & fields::TIME != 0 {
+            num::time(b, time.unwrap_or(0), self.opts.ns);
+        }
+    }
+
+    /// Whether perf's filters keep a sample.
+    fn keep(&self, s: &Sample<'_>) -> bool {
+        let o = self.opts;
+        if !self.ranges.is_empty() {
+            let t = s.time().unwrap_or(0);
+            if !self.ranges.iter().any(|r| r.start <= t && t <= r.end) {
+                return false;
             }
         }
-        assert!(checked > 900 || checked == 0, "only {checked} lines compared");
+        if let Some(c) = &o.cpus {
+            if !c.contains(&s.cpu().unwrap_or(u32::MAX)) {
+                return false;
+            }
+        }
+        if let Some(p) = &o.pids {
+            if !s.pid().is_some_and(|x| p.contains(&x)) {
+                return false;
+            }
+        }
+        if let Some(t) = &o.tids {
+            if !s.tid().is_some_and(|x| t.contains(&x)) {
+                return false;
+            }
+        }
+        if let Some(cs) = &o.comms {
+            let m = self.frames.machine();
+            let comm = m.comm(s.tid().unwrap_or(u32::MAX));
+            if !cs.contains(&comm) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Print one sample (perf's `process_event`); false when filtered out.
+    /// `period`: the period perf gives a counter read from the sample, in place of its own.
+    fn sample(&mut self, r: &Record<'_>, s: &Sample<'_>, ev: &Event, tps: &TpState, period: Option<u64>) -> bool {
+        use std::fmt::Write as _;
+        let t = fields::output_type(ev);
+        let Some(TypeOut { fields: fl, print }) =
+            self.outputs.get(t).map(|o| TypeOut { fields: o.fields, print: o.print })
+        else {
+            return false;
+        };
+        if fl == 0 || !self.keep(s) {
+            return false;
+        }
+        if self.name_width.is_none() {
+            // perf sizes the event column once, from every event known at the first sample.
+            let w = r.events.events.iter().map(|e| event_name(e, tps.get()).len()).max().unwrap_or(0);
+            self.name_width = Some(w);
+        }
+        let has = |b| fl & b != 0;
+        let chain = self.use_callchain && has(fields::IP) && s.callchain().is_some();
+        let has_callchain_attr = ev.attr.sample_type & sample_type::CALLCHAIN != 0;
+        self.start(
+            fl,
+            has(fields::IP) && has_callchain_attr && self.use_callchain,
+            s.tid(),
+            s.pid(),
+            s.cpu(),
+            s.time(),
+        );
+        if has(fields::PERIOD) {
+            num::dec(&mut self.buf, period.unwrap_or_else(|| s.period_or_attr()), 10, false);
+            self.buf.push(b' ');
+        }
+        if has(fields::EVNAME) {
+            let w = self.name_width.unwrap_or(0);
+            let name = self.names.entry(ev.index).or_insert_with(|| format!("{:>w$}: ", event_name(ev, tps.get())));
+            self.buf.extend_from_slice(name.as_bytes());
+        }
+        if has(fields::TRACE) {
+            if let Some((fmt, raw)) = tps.format_of(r) {
+                if let Some(tp) = tps.get() {
+                    self.buf.extend_from_slice(&tp.render_bytes(fmt, raw));
+                }
+            }
+        }
+        self.line.clear();
+        let l = &mut self.line;
+        if has(fields::ADDR) {
+            let _ = write!(l, "{:16x}", s.addr().unwrap_or(0));
+        }
+        if has(fields::DATA_SRC) {
+            self.data_src.write(s.data_src().unwrap_or(0), l);
+        }
+        if has(fields::WEIGHT) {
+            let w = s.weight().or_else(|| s.weight_struct().map(|(w, _, _)| u64::from(w))).unwrap_or(0);
+            let _ = write!(l, "{w:16}");
+        }
+        if has(fields::INS_LAT) {
+            let _ = write!(l, "{:16}", s.weight_struct().map_or(0, |(_, lat, _)| lat));
+        }
+        self.buf.extend_from_slice(self.line.as_bytes());
+        if has(fields::IP) {
+            if chain {
+                self.buf.push(b'\n');
+                self.frames.write_chain(r, s, print, self.opts.max_stack, &mut self.buf);
+            } else {
+                self.buf.push(b' ');
+                self.frames.write_ip(r, s, print, &mut self.buf);
+            }
+        }
+        self.line.clear();
+        let l = &mut self.line;
+        if has(fields::IREGS) {
+            if let Some(regs) = s.regs_intr() {
+                decode::regs(&regs, &self.arch, l);
+            }
+        }
+        if has(fields::UREGS) {
+            if let Some(regs) = s.regs_user() {
+                decode::regs(&regs, &self.arch, l);
+            }
+        }
+        if has(fields::BPF_OUTPUT) && ev.attr.type_ == 1 && ev.attr.config == 10 {
+            bpf_output(s.raw().unwrap_or(&[]), l);
+        }
+        if has(fields::PHYS_ADDR) {
+            let _ = write!(l, "{:16x}", s.phys_addr().unwrap_or(0));
+        }
+        if has(fields::DATA_PAGE_SIZE) {
+            let _ = write!(l, " {}", decode::page_size_name(s.data_page_size().unwrap_or(0)));
+        }
+        if has(fields::CODE_PAGE_SIZE) {
+            let _ = write!(l, " {}", decode::page_size_name(s.code_page_size().unwrap_or(0)));
+        }
+        l.push('\n');
+        self.buf.extend_from_slice(self.line.as_bytes());
+        true
+    }
+
+    /// COMM, FORK, EXIT, MMAP and switch records, when asked for (perf's `process_*_event`).
+    fn side_band(&mut self, r: &Record<'_>) {
+        let o = self.opts;
+        let text = match &r.kind {
+            RecordKind::Comm(c) if o.show_task_events => format!(
+                "PERF_RECORD_COMM{}: {}:{}/{}\n",
+                if c.exec { " exec" } else { "" },
+                String::from_utf8_lossy(c.comm),
+                c.pid as i32,
+                c.tid as i32
+            ),
+            RecordKind::Fork(t) if o.show_task_events => {
+                format!("PERF_RECORD_FORK({}:{}):({}:{})\n", t.pid as i32, t.tid as i32, t.ppid as i32, t.ptid as i32)
+            }
+            RecordKind::Exit(t) if o.show_task_events => {
+                format!("PERF_RECORD_EXIT({}:{}):({}:{})\n", t.pid as i32, t.tid as i32, t.ppid as i32, t.ptid as i32)
+            }
+            RecordKind::Mmap(m) if o.show_mmap_events => format!(
+                "PERF_RECORD_MMAP {}/{}: [{:#x}({:#x}) @ {:#x}]: {} {}\n",
+                m.pid as i32,
+                m.tid as i32,
+                m.addr,
+                m.len,
+                m.pgoff,
+                if r.header.misc & perfdata_core::record::misc::MMAP_DATA != 0 { 'r' } else { 'x' },
+                String::from_utf8_lossy(m.filename)
+            ),
+            RecordKind::Mmap2(m) if o.show_mmap_events => mmap2_text(r, m),
+            RecordKind::Switch if o.show_switch_events => format!(
+                "PERF_RECORD_SWITCH {}{}\n",
+                if r.header.misc & perfdata_core::record::misc::SWITCH_OUT != 0 { "OUT" } else { "IN " },
+                switch_preempt(r)
+            ),
+            RecordKind::SwitchCpuWide(w) if o.show_switch_events => {
+                let out = r.header.misc & perfdata_core::record::misc::SWITCH_OUT != 0;
+                format!(
+                    "PERF_RECORD_SWITCH_CPU_WIDE {}{} {} pid/tid: {:5}/{:<5}\n",
+                    if out { "OUT" } else { "IN " },
+                    switch_preempt(r),
+                    if out { "next" } else { "prev" },
+                    w.next_prev_pid as i32,
+                    w.next_prev_tid as i32
+                )
+            }
+            _ => return,
+        };
+        let sid = r.sample_id.as_ref();
+        let (tid, pid, cpu, time) = (
+            sid.and_then(|s| s.tid()),
+            sid.and_then(|s| s.pid()),
+            sid.and_then(|s| s.cpu()),
+            sid.and_then(|s| s.time()),
+        );
+        if let (Some(c), Some(cpu)) = (&o.cpus, cpu) {
+            if !c.contains(&cpu) {
+                return;
+            }
+        }
+        // perf prints the columns of the record's event (the first event without sample ids).
+        let ev = r.event.or_else(|| r.events.events.first());
+        let t = ev.map_or(0, fields::output_type);
+        let fl = self.outputs.get(t).map_or(0, |o| o.fields) & !(fields::PERIOD | fields::EVNAME);
+        let plain = ev.is_some_and(|e| e.attr.sample_type & sample_type::CALLCHAIN != 0)
+            && self.use_callchain
+            && fl & fields::IP != 0;
+        // The thread: a COMM record names its thread before the line is printed.
+        let tid = match &r.kind {
+            RecordKind::Comm(c) => Some(tid.unwrap_or(c.tid)),
+            _ => tid,
+        };
+        self.start(fl, plain, tid, pid, cpu, time);
+        self.buf.extend_from_slice(text.as_bytes());
+    }
+}
+
+/// perf's ` PREEMPT`/`` suffix of a switch-out record.
+fn switch_preempt(r: &Record<'_>) -> &'static str {
+    use perfdata_core::record::misc::{SWITCH_OUT, SWITCH_OUT_PREEMPT};
+    if r.header.misc & SWITCH_OUT != 0 && r.header.misc & SWITCH_OUT_PREEMPT != 0 {
+        " preempt"
+    } else {
+        ""
+    }
+}
+
+/// An MMAP2 record as perf prints it.
+fn mmap2_text(r: &Record<'_>, m: &perfdata_core::record::Mmap2Record<'_>) -> String {
+    use perfdata_core::record::Mmap2Id;
+    let prot = |b: u32, c: char| if m.prot & b != 0 { c } else { '-' };
+    let shared = if m.flags & 1 != 0 { 's' } else { 'p' };
+    let perms = format!("{}{}{}{}", prot(1, 'r'), prot(2, 'w'), prot(4, 'x'), shared);
+    let _ = r;
+    match m.id {
+        Mmap2Id::BuildId { build_id: b, .. } => format!(
+            "PERF_RECORD_MMAP2 {}/{}: [{:#x}({:#x}) @ {:#x} <{}>]: {} {}\n",
+            m.pid as i32,
+            m.tid as i32,
+            m.addr,
+            m.len,
+            m.pgoff,
+            b.iter().map(|x| format!("{x:02x}")).collect::<String>(),
+            perms,
+            String::from_utf8_lossy(m.filename)
+        ),
+        Mmap2Id::Inode { maj, min, ino, ino_generation } => format!(
+            "PERF_RECORD_MMAP2 {}/{}: [{:#x}({:#x}) @ {:#x} {:02x}:{:02x} {} {}]: {} {}\n",
+            m.pid as i32,
+            m.tid as i32,
+            m.addr,
+            m.len,
+            m.pgoff,
+            maj,
+            min,
+            ino,
+            ino_generation,
+            perms,
+            String::from_utf8_lossy(m.filename)
+        ),
+    }
+}
+
+/// A BPF output event's raw data as perf prints it (`perf_sample__fprintf_bpf_output`): a hex
+/// dump, 8 bytes a line, and the string when the data is one.
+fn bpf_output(raw: &[u8], l: &mut String) {
+    use std::fmt::Write as _;
+    l.push('\n');
+    let mut printable = true;
+    let mut hit_nul = false;
+    for (n, chunk) in raw.chunks(8).enumerate() {
+        let _ = write!(l, "{:>17}", if n == 0 { "BPF output:" } else { "" });
+        let _ = write!(l, " {:04x}:", n * 8);
+        for b in chunk {
+            let _ = write!(l, " {b:02x}");
+        }
+        for _ in chunk.len()..8 {
+            l.push_str("   ");
+        }
+        l.push_str("  ");
+        for &b in chunk {
+            if hit_nul && b != 0 {
+                printable = false;
+            }
+            if b.is_ascii_graphic() || b == b' ' {
+                l.push(b as char);
+            } else {
+                l.push('.');
+                if printable {
+                    if b == 0 {
+                        hit_nul = true;
+                    } else {
+                        printable = false;
+                    }
+                }
+            }
+        }
+        for _ in chunk.len()..8 {
+            l.push(' ');
+        }
+        l.push('\n');
+    }
+    if printable && hit_nul {
+        let s = raw.split(|&b| b == 0).next().unwrap_or(&[]);
+        let _ = writeln!(l, "{:>17} \"{}\"", "BPF string:", String::from_utf8_lossy(s));
     }
 }

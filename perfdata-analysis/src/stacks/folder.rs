@@ -45,16 +45,23 @@ pub(super) type FrameKey = (u32, u32, bool, bool, bool, u64);
 /// Entries of [`Folder::front`] (a power of two): 512 KiB.
 const FRONT_SLOTS: usize = 1 << 14;
 
-/// The [`Folder::front`] slot of a frame key (Fibonacci hashing of address, space and generation).
-fn front_slot(key: &FrameKey) -> usize {
+/// The slot of a frame key in a direct-mapped cache of `slots` entries (a power of two):
+/// Fibonacci hashing of address, space, generation, flags and `extra`.
+pub(super) fn frame_slot(key: &FrameKey, extra: u8, slots: usize) -> usize {
     let (space, gen, kernel, java, unwound, addr) = *key;
     let mix = addr
         ^ (u64::from(space) << 32)
         ^ (u64::from(gen) << 48)
         ^ u64::from(kernel)
         ^ (u64::from(java) << 1)
-        ^ (u64::from(unwound) << 2);
-    (mix.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - FRONT_SLOTS.trailing_zeros())) as usize
+        ^ (u64::from(unwound) << 2)
+        ^ (u64::from(extra) << 56);
+    (mix.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - slots.trailing_zeros())) as usize
+}
+
+/// The [`Folder::front`] slot of a frame key.
+fn front_slot(key: &FrameKey) -> usize {
+    frame_slot(key, 0, FRONT_SLOTS)
 }
 
 /// Cached frames before the cache is emptied (orphaned generations accumulate in long
@@ -192,8 +199,22 @@ impl Folder<'_> {
     }
 
     /// The generation of `pid`'s address space, for the frames of its next sample.
-    fn enter_process(&mut self, pid: u32) {
+    pub(super) fn enter_process(&mut self, pid: u32) {
         self.user_gen = self.gens.get(&pid).copied().unwrap_or(0);
+    }
+
+    /// The generation of the kernel's space or of the current sample's process.
+    pub(super) fn generation(&self, kernel: bool) -> u32 {
+        if kernel {
+            self.kernel_gen
+        } else {
+            self.user_gen
+        }
+    }
+
+    /// The options frames are formatted with.
+    pub(super) fn opts(&self) -> &FoldedOptions {
+        self.opts
     }
 
     /// If perf loaded the kernel's or a module's symbols since the symbolizer's kernel generation

@@ -14,7 +14,9 @@
 //! - [`fold_sites`]: the same fold, handing each resolved frame to [`Sites`] ([`FrameSite`]) and
 //!   each sample to a [`SampleSink`] ([`SiteSample`]) — the pprof export; its
 //!   [`Leftovers`](pipeline::Leftovers) are what it leaves its caller to free.
-//! - [`time_ranges`]: the `--time` option resolved against the file — `report`.
+//! - [`ScriptFrames`] (with [`FramePrint`]): a sample's ip or callchain as `perf script` prints
+//!   it, one sample at a time — `script`.
+//! - [`time_ranges`]: the `--time` option resolved against the file — `report`, `script`.
 //! - [`feature_build_ids`]: the BUILD_ID feature as a map.
 //!
 //! All of them take [`FoldedOptions`](crate::options::FoldedOptions): frame formatting, root
@@ -33,6 +35,7 @@
 //! - `batch`, `keys`, `pipeline`: the reading thread (records → filtered batches, optionally
 //!   numbered by raw key in an arena) and the folding thread that consumes them.
 //! - `table`: distinct stacks and weights, [`FoldedStacks`], [`StackFolder`].
+//! - `text`: [`ScriptFrames`], the frames' text cached per address.
 
 mod batch;
 mod folder;
@@ -40,6 +43,7 @@ mod keys;
 mod names;
 mod pipeline;
 mod table;
+mod text;
 mod unwind;
 
 pub use folder::ChainEntry;
@@ -49,4 +53,5 @@ pub(crate) use pipeline::{fold_all, time_ranges};
 #[cfg(feature = "pprof")]
 pub(crate) use pipeline::{fold_sites, SampleSink, SiteSample};
 pub use table::{FoldedStacks, StackFolder, StackId};
+pub(crate) use text::{FramePrint, ScriptFrames};
 pub use unwind::feature_build_ids;

@@ -1,0 +1,306 @@
+//! Frames as `perf script` prints them ([`ScriptFrames`]): a sample's ip or callchain, each
+//! resolved address written once as text and then copied from a cache.
+//!
+//! perf 6.1's rules (`sample__fprintf_sym`, `sample__fprintf_callchain`): a callchain frame is a
+//! line `\t<addr> <sym>+0x<off> (<dso>)`, where the address of a user frame is relative to its map
+//! (`map__map_ip`), a kernel frame's and an unmapped one's as recorded; a sample without a
+//! callchain prints its ip on the sample line, absolute. A function inlined at an unwound user
+//! frame prints `(inlined)` after its name and source line instead of the module.
+
+use perfdata_core::file::PerfFile;
+use perfdata_core::process::Machine;
+use perfdata_core::record::{CpuMode, Record};
+use perfdata_core::sample::Sample;
+use perfdata_symbolize::jit::JitInjector;
+use perfdata_symbolize::{FastMap, SrcLine};
+
+use super::folder::{frame_slot, walk_chain, Folder, FrameKey};
+use super::unwind::DwarfUnwind;
+use crate::options::FoldedOptions;
+
+/// Which parts of a frame are printed (perf's `print_ip_opts`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct FramePrint {
+    /// The address.
+    pub(crate) ip: bool,
+    /// The symbol name (`[unknown]` when none).
+    pub(crate) sym: bool,
+    /// `+0x<offset>` after the symbol.
+    pub(crate) symoff: bool,
+    /// ` (<dso>)`.
+    pub(crate) dso: bool,
+    /// The source line under the frame (`\n  file:line`).
+    pub(crate) srcline: bool,
+    /// An unresolved symbol as `[0x<addr>]` instead of `[unknown]`.
+    pub(crate) unknown_as_addr: bool,
+}
+
+impl FramePrint {
+    fn bits(self) -> u8 {
+        u8::from(self.ip)
+            | u8::from(self.sym) << 1
+            | u8::from(self.symoff) << 2
+            | u8::from(self.dso) << 3
+            | u8::from(self.srcline) << 4
+            | u8::from(self.unknown_as_addr) << 5
+    }
+}
+
+/// The sample-line form of a frame (the ip without callchain): bit 6 of the cache key.
+const ONE_LINE: u8 = 1 << 6;
+
+/// Cached texts before the cache is emptied: bounds the memory of long system-wide recordings,
+/// whose orphaned address-space generations accumulate.
+const TEXT_CACHE_MAX: usize = 1 << 21;
+
+/// A sample's frames as `perf script` prints them, with the threads, maps and symbols of the
+/// moment (feed every record in time order to [`ScriptFrames::record`]).
+pub(crate) struct ScriptFrames<'o> {
+    folder: Folder<'o>,
+    jit: JitInjector,
+    dwarf: Option<DwarfUnwind>,
+    ips: Vec<u64>,
+    unwound: Vec<u64>,
+    /// Frame texts, back to back; [`ScriptFrames::cache`] holds ranges into it.
+    texts: Vec<u8>,
+    cache: FastMap<(FrameKey, u8), (u32, u32)>,
+    /// A direct-mapped cache in front of [`ScriptFrames::cache`]: most frames are a few thousand
+    /// hot addresses.
+    front: Vec<Option<FrontEntry>>,
+    line: String,
+}
+
+/// A frame's key (its [`FrameKey`] and [`FramePrint`] bits) and its text's range.
+type FrontEntry = ((FrameKey, u8), (u32, u32));
+
+/// Entries of [`ScriptFrames::front`] (a power of two).
+const FRONT_SLOTS: usize = 1 << 14;
+
+impl<'o> ScriptFrames<'o> {
+    /// Frames of `file`'s samples, named with `opts.symbolize` (the kernel's symbols are loaded
+    /// unless no event samples the kernel); `opts.inline` and `opts.plain_unwind` apply.
+    pub(crate) fn new(file: &PerfFile, opts: &'o FoldedOptions) -> ScriptFrames<'o> {
+        let mut folder = Folder::new(file, opts);
+        folder.preload_kernel(file);
+        ScriptFrames {
+            folder,
+            jit: JitInjector::new(file.events(), &opts.symbolize),
+            dwarf: DwarfUnwind::for_file(file, opts),
+            ips: Vec::new(),
+            unwound: Vec::new(),
+            texts: Vec::new(),
+            cache: FastMap::default(),
+            front: vec![None; FRONT_SLOTS],
+            line: String::new(),
+        }
+    }
+
+    /// Take in a record: threads, comms and maps change, jitdump code appears.
+    pub(crate) fn record(&mut self, r: &Record<'_>) {
+        let (folder, dwarf) = (&mut self.folder, &mut self.dwarf);
+        self.jit.record(r, &mut |e| {
+            if let Some(d) = dwarf.as_mut() {
+                d.machine.apply(e.clone());
+            }
+            folder.machine_event(e);
+        });
+    }
+
+    /// The threads and maps as of the last record.
+    pub(crate) fn machine(&self) -> &Machine {
+        &self.folder.machine
+    }
+
+    /// What went wrong reading jitdump files.
+    pub(crate) fn diagnostics(&self) -> &[String] {
+        self.jit.diagnostics()
+    }
+
+    /// Append sample `s`'s ip as perf prints it on the sample line (no callchain): `<ip>
+    /// <sym>+0x<off> (<dso>)`, parts as `print` says, the ip absolute.
+    pub(crate) fn write_ip(&mut self, r: &Record<'_>, s: &Sample<'_>, print: FramePrint, out: &mut Vec<u8>) {
+        let kernel = r.header.cpumode() == CpuMode::Kernel;
+        let pid = s.pid().unwrap_or(u32::MAX);
+        let ip = s.ip().unwrap_or(0);
+        self.text(pid, kernel, false, ip, print.bits() | ONE_LINE, out);
+    }
+
+    /// Append sample `s`'s callchain lines (leaf first, at most `max_stack` callchain entries
+    /// and as many unwound user frames): perf prints these after a newline in place of the ip.
+    /// False when the sample has no callchain.
+    pub(crate) fn write_chain(
+        &mut self,
+        r: &Record<'_>,
+        s: &Sample<'_>,
+        print: FramePrint,
+        max_stack: usize,
+        out: &mut Vec<u8>,
+    ) -> bool {
+        let Some(c) = s.callchain() else { return false };
+        let kernel = r.header.cpumode() == CpuMode::Kernel;
+        let pid = s.pid().unwrap_or(u32::MAX);
+        // perf resolves the sample's ip first (`machine__resolve`): in the kernel, that lookup
+        // may be the one that loads the kernel's or a module's symbols.
+        if let (true, Some(ip)) = (kernel, s.ip()) {
+            let generation = self.folder.sym.kernel_generation();
+            let _ = self.folder.sym.resolve_kernel(&self.folder.machine, ip);
+            self.folder.kernel_symbols_changed(generation);
+        }
+        self.folder.enter_process(pid);
+        let mut ips = std::mem::take(&mut self.ips);
+        ips.clear();
+        // perf counts only addresses against --max-stack, not context markers.
+        let mut n = 0usize;
+        ips.extend(c.iter().take_while(|&ip| {
+            if ip < perfdata_core::sample::PERF_CONTEXT_MAX {
+                n += 1;
+                n <= max_stack
+            } else {
+                true
+            }
+        }));
+        self.unwound.clear();
+        if let Some(d) = &mut self.dwarf {
+            d.user_frames(s, pid, &mut self.unwound);
+            self.unwound.truncate(max_stack);
+        }
+        let bits = print.bits();
+        let at = out.len();
+        let complete =
+            walk_chain(ips.iter().copied(), kernel, |kernel, ip| self.text(pid, kernel, false, ip, bits, out));
+        if complete {
+            let unwound = std::mem::take(&mut self.unwound);
+            for &ip in &unwound {
+                self.text(pid, false, true, ip, bits, out);
+            }
+            self.unwound = unwound;
+        } else {
+            // perf takes a chain with an unknown context marker for corrupt and prints none of it.
+            out.truncate(at);
+        }
+        self.ips = ips;
+        true
+    }
+
+    /// Append the text of one frame, from the cache or made now.
+    fn text(&mut self, pid: u32, kernel: bool, unwound: bool, addr: u64, bits: u8, out: &mut Vec<u8>) {
+        let space = if kernel { u32::MAX } else { pid };
+        let gen = self.folder.generation(kernel);
+        let key = ((space, gen, kernel, false, unwound, addr), bits);
+        let slot = frame_slot(&key.0, key.1, FRONT_SLOTS);
+        let hit = match self.front.get(slot) {
+            Some(Some((k, range))) if *k == key => Some(*range),
+            _ => self.cache.get(&key).copied(),
+        };
+        if let Some((at, len)) = hit {
+            if let Some(e) = self.front.get_mut(slot) {
+                *e = Some((key, (at, len)));
+            }
+            let (at, len) = (at as usize, len as usize);
+            out.extend_from_slice(self.texts.get(at..at.saturating_add(len)).unwrap_or(&[]));
+            return;
+        }
+        if self.cache.len() >= TEXT_CACHE_MAX || self.texts.len() >= u32::MAX as usize / 2 {
+            self.cache.clear();
+            self.texts.clear();
+            self.front.fill(None);
+        }
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        self.format(pid, kernel, unwound, addr, bits, &mut line);
+        out.extend_from_slice(line.as_bytes());
+        let at = u32::try_from(self.texts.len()).unwrap_or(u32::MAX);
+        self.texts.extend_from_slice(line.as_bytes());
+        self.cache.insert(key, (at, u32::try_from(line.len()).unwrap_or(0)));
+        self.line = line;
+    }
+
+    /// Format one frame as perf prints it.
+    fn format(&mut self, pid: u32, kernel: bool, unwound: bool, addr: u64, bits: u8, s: &mut String) {
+        use std::fmt::Write;
+        let has = |b: u8| bits & b != 0;
+        let (ip, sym, symoff, dso, srcline, as_addr, one) =
+            (has(1), has(2), has(4), has(8), has(16), has(32), has(ONE_LINE));
+        let folder = &mut self.folder;
+        let (f, map) = if kernel {
+            let generation = folder.sym.kernel_generation();
+            let f = folder.sym.resolve_kernel(&folder.machine, addr);
+            folder.kernel_symbols_changed(generation);
+            (f, None)
+        } else {
+            let map = folder.machine.find_map(pid, addr, false);
+            (folder.sym.resolve_in(pid, map, addr), map)
+        };
+        // The map-relative address (perf's `al->addr`): a kernel address is its own.
+        let rel = map.map_or(addr, |m| m.map_ip(addr));
+        let printed_ip = if one || kernel { addr } else { rel };
+        let inlines = match (folder.opts().inline && unwound && !one, map) {
+            (true, Some(m)) if f.symbol.is_some() => folder.sym.inlines(m, addr, &f),
+            _ => Default::default(),
+        };
+        let lines: Vec<Option<SrcLine>> = match map {
+            Some(m) if srcline && !inlines.is_empty() => {
+                folder.sym.inline_srclines(m, addr, &f).iter().cloned().map(Some).collect()
+            }
+            _ if srcline => vec![folder.sym.srcline(map, addr)],
+            _ => vec![None],
+        };
+        // The address in the symbol's terms: a binary's symbols are ELF virtual addresses, the
+        // kernel's and a perf map's absolute.
+        let at = match map {
+            Some(m) if !m.identity && f.start.is_some() && symoff => {
+                folder.sym.runtime_binary(m).map_or(rel, |b| b.offset_to_vaddr(rel))
+            }
+            _ => rel,
+        };
+        // perf: `al->addr - sym->start` (both in the file's terms).
+        let off = f.start.map(|start| at.wrapping_sub(start));
+        let entries: Vec<(Option<&str>, bool)> = if inlines.is_empty() {
+            vec![(f.symbol.as_deref(), false)]
+        } else {
+            inlines.iter().map(|i| (Some(&*i.name), i.inlined)).collect()
+        };
+        for (k, (name, inlined)) in entries.into_iter().enumerate() {
+            if !one {
+                s.push('\t');
+            }
+            if ip {
+                let _ = write!(s, "{printed_ip:16x}");
+            }
+            if sym {
+                s.push(' ');
+                match name {
+                    // perf prints names as C strings: a kallsyms module symbol's `\0[module]`
+                    // tail does not show.
+                    Some(n) => {
+                        s.push_str(n.split('\0').next().unwrap_or(n));
+                        if let (true, Some(off)) = (symoff, off) {
+                            let _ = write!(s, "+{off:#x}");
+                        }
+                    }
+                    None if as_addr => {
+                        let _ = write!(s, "[{rel:#x}]");
+                    }
+                    None => s.push_str("[unknown]"),
+                }
+            }
+            if dso && !inlined {
+                s.push_str(" (");
+                s.push_str(&f.dso);
+                s.push(')');
+            }
+            if let Some(Some(l)) = lines.get(k) {
+                // perf leaves out `??:0` under a frame of its own, not in an inline list.
+                if !l.is_unknown() || !inlines.is_empty() {
+                    let _ = write!(s, "\n  {l}");
+                }
+            }
+            if inlined {
+                s.push_str(" (inlined)");
+            }
+            if !one {
+                s.push('\n');
+            }
+        }
+    }
+}
