@@ -17,7 +17,8 @@ pub struct ScriptArgs {
     /// Fields to print, perf's syntax: `comm,tid,time,ip,sym`; `+addr,-period` to add to or
     /// remove from the defaults; `sw:comm,tid` for one event type (hw, sw, trace, raw, break,
     /// synth). Fields: comm, tid, pid, time, cpu, event, trace, ip, sym, symoff, dso, addr,
-    /// period, weight, phys_addr, srcline, ins_lat, bpf-output. May be given more than once.
+    /// period, weight, data_src, phys_addr, srcline, iregs, uregs, data_page_size, code_page_size,
+    /// ins_lat, bpf-output. May be given more than once.
     #[arg(short = 'F', long = "fields", value_name = "FIELDS", allow_hyphen_values = true)]
     fields: Vec<String>,
     /// Times with nanoseconds.

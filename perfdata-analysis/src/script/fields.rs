@@ -75,8 +75,13 @@ const SUPPORTED: Field = COMM
     | SYMOFFSET
     | SRCLINE
     | PERIOD
+    | IREGS
+    | UREGS
+    | DATA_SRC
     | WEIGHT
     | PHYS_ADDR
+    | DATA_PAGE_SIZE
+    | CODE_PAGE_SIZE
     | BPF_OUTPUT
     | INS_LAT;
 
