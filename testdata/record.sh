@@ -72,16 +72,7 @@ SPIN=./bin/spin
 PIN0="taskset -c 0"
 export LC_ALL=C
 
-BUSY=
-busy_on() {
-	taskset -c 1 nice -n 19 sh -c 'while :; do :; done' &
-	BUSY=$!
-	sleep 0.2
-}
-busy_off() {
-	[ -n "$BUSY" ] && kill "$BUSY" 2>/dev/null && wait "$BUSY" 2>/dev/null
-	BUSY=
-}
+. ./lib.sh  # busy_on, busy_off
 trap busy_off EXIT
 
 # clean NAME: remove a recording (file or directory), its .old and all stored outputs

@@ -3,6 +3,9 @@
 
 Run on the recording machine, as root, from anywhere, with every recording the tests use (each
 run rewrites root/ for all of them):  testdata/folded/make-extract.py fp.data sysw.data --cfi dwarf.data
+(recordings: paths relative to testdata/, or absolute). cxx/record.sh writes its own root
+(--root); script-rec/record.sh writes its root and kallsyms extract beside its recordings and
+passes --for-perf (see main), as perf itself must print the same from them.
 
 For every DSO with frames in F.script (perf script's own output), the file perf took its symbols from
 (build-id cache `debug`, else `elf`, else the path itself) is reduced to the symbols perf printed (see
@@ -25,6 +28,10 @@ DEBUG = os.path.expanduser("~/.debug")
 # Paths through directories that hold build outputs, which git must not track.
 BUILD_DIR = re.compile(r"/(target|\.venv|dist|__pycache__|node_modules)/")
 FRAME = re.compile(r"^\t\s*\S+ (.*) \((.*)\)$")
+# A sample line without a callchain: `… EVENT:   IP SYM+OFF (DSO)` (--for-perf).
+SAMPLE_IP = re.compile(r"^\s*\S.* \d+\.\d+: +\d+ +\S+: +[0-9a-f]+ (.*) \(([^()]*)\)$")
+# --for-perf: /tmp/perf-PID.map files larger than this keep only the lines of the symbols perf printed.
+MAP_LIMIT = 64 * 1024
 
 
 def run(*cmd, stdin=None):
@@ -51,6 +58,10 @@ def perf_name(demangled):
 ALWAYS = {".note.gnu.build-id", ".shstrtab", ".gnu_debuglink"}
 PLT = {".dynsym", ".dynstr", ".rela.plt", ".rel.plt", ".plt", ".plt.sec", ".plt.got"}
 CFI = {".eh_frame", ".eh_frame_hdr", ".debug_frame"}
+# --for-perf: the vDSO's build id; perf 6.1 segfaults on a [vdso] under --symfs whose build id it
+# cannot read, when a sample or address falls in it.
+NOTE = {".note"}
+PLT_CODE = {".plt", ".plt.sec", ".plt.got"}
 SHT_SYMTAB, SHT_STRTAB, SHT_NOBITS, SHT_DYNSYM, SHF_ALLOC = 2, 3, 8, 11, 2
 
 
@@ -64,7 +75,8 @@ def section_table(data):
     return shdrs, name
 
 
-def reduce_elf(data, keep_syms, keep_content, runtime=None, reduce_dynsym=False):
+def reduce_elf(data, keep_syms, keep_content, runtime=None, reduce_dynsym=False, plt_wanted=None,
+               plt_headers=False):
     """A copy of a 64-bit little-endian ELF file with every section header, every program header and
     the `keep_content` sections, whose other sections have no contents (NOBITS, or empty when not
     allocated), and whose .symtab holds only the symbols named in `keep_syms`. Section indices do
@@ -72,11 +84,20 @@ def reduce_elf(data, keep_syms, keep_content, runtime=None, reduce_dynsym=False)
     from it) and `runtime` the binary itself, the program headers and the kept contents the debug
     file lacks (CFI, PLT: NOBITS there) come from `runtime`, as the unwinder reads them from it.
     `reduce_dynsym`: .dynsym (with .dynstr) is reduced like .symtab (for a file without .symtab
-    whose PLT is not needed)."""
+    whose PLT is not needed). `plt_headers`: the kept PLT code sections (.plt, .plt.sec, .plt.got)
+    become NOBITS headers at the binary's file offset (the runtime file's, for a debug file): perf
+    6.1 (dso__synthesize_plt_symbols) places the synthesized `name@plt` symbols at the .plt
+    section's file offset and reads no PLT code. `plt_wanted`: names whose `name@plt` perf printed;
+    .dynsym (with .dynstr) then keeps only the symbols of those .rela.plt entries, the entries'
+    symbol indices rewritten (the others point to symbol 0), as perf 6.1 names the PLT entries from
+    them (used for files with a .symtab, whose .dynsym serves the PLT only: node's is 1.8 MB)."""
     assert data[:6] == b"\x7fELF\x02\x01", "64-bit little-endian ELF only"
     (phoff, shoff) = struct.unpack_from("<QQ", data, 0x20)
     (phentsize, phnum, shentsize, shnum, shstrndx) = struct.unpack_from("<HHHHH", data, 0x36)
     shdrs, name = section_table(data)
+    name = [name(i) for i in range(len(shdrs))].__getitem__  # before any offset changes
+    # (plt_headers) the PLT code sections whose header alone is kept, at the binary's offset
+    plt_hdr = {i for i in range(len(shdrs)) if plt_headers and name(i) in PLT_CODE and name(i) in keep_content}
     from_runtime = {}
     if runtime is not None:
         rshdrs, rname = section_table(runtime)
@@ -96,6 +117,11 @@ def reduce_elf(data, keep_syms, keep_content, runtime=None, reduce_dynsym=False)
     out += data_ph
     struct.pack_into("<Q", out, 0x20, 64)
     contents = dict(from_runtime)
+    for i in plt_hdr:
+        contents.pop(i, None)
+        if runtime is not None and name(i) in rsec:
+            shdrs[i][4] = rsec[name(i)][4]
+        shdrs[i][1] = SHT_NOBITS
     for i, sh in enumerate(shdrs):
         if sh[1] == SHT_SYMTAB or (reduce_dynsym and sh[1] == SHT_DYNSYM):
             strtab = shdrs[sh[6]]
@@ -118,8 +144,36 @@ def reduce_elf(data, keep_syms, keep_content, runtime=None, reduce_dynsym=False)
             contents[i] = b"".join(syms)
             sh[7] = first_global
             contents[sh[6]] = bytes(new_str)
+    if plt_wanted is not None:
+        rela = [i for i in range(len(shdrs)) if name(i) == ".rela.plt"]
+        if rela:
+            def sec(j):
+                return contents.get(j) or data[shdrs[j][4]:shdrs[j][4] + shdrs[j][5]]
+            ri = rela[0]
+            di = shdrs[ri][6]
+            si = shdrs[di][6]
+            relas, dsyms, dstr = sec(ri), sec(di), sec(si)
+            new_syms, new_str, idx_map, new_rela = [bytes(24)], bytearray(b"\0"), {}, bytearray()
+            for k in range(len(relas) // 24):
+                r_offset, r_info, r_addend = struct.unpack_from("<QQq", relas, k * 24)
+                sym, typ = r_info >> 32, r_info & 0xFFFFFFFF
+                if sym and sym not in idx_map:
+                    ent = bytearray(dsyms[sym * 24:(sym + 1) * 24])
+                    (st_name,) = struct.unpack_from("<I", ent, 0)
+                    n = dstr[st_name:dstr.index(b"\0", st_name)]
+                    if n.decode(errors="replace") in plt_wanted:
+                        struct.pack_into("<I", ent, 0, len(new_str))
+                        new_str += n + b"\0"
+                        idx_map[sym] = len(new_syms)
+                        new_syms.append(bytes(ent))
+                new_rela += struct.pack("<QQq", r_offset, (idx_map.get(sym, 0) << 32) | typ, r_addend)
+            contents[ri], contents[di], contents[si] = bytes(new_rela), b"".join(new_syms), bytes(new_str)
+            for j in (ri, di, si):
+                if shdrs[j][1] == SHT_NOBITS:  # (a debug file's: the runtime's contents were taken)
+                    shdrs[j][1] = SHT_STRTAB if j == si else (SHT_DYNSYM if j == di else 4)
+            shdrs[di][7] = 1
     for i, sh in enumerate(shdrs):
-        if i in contents or i == 0:
+        if i in contents or i == 0 or i in plt_hdr:
             continue
         if name(i) in keep_content and sh[1] != SHT_NOBITS:
             contents[i] = data[sh[4]:sh[4] + sh[5]]
@@ -134,7 +188,7 @@ def reduce_elf(data, keep_syms, keep_content, runtime=None, reduce_dynsym=False)
             out += bytes(-len(out) % align)
             sh[4], sh[5] = len(out), len(contents[i])
             out += contents[i]
-        else:
+        elif i not in plt_hdr:  # (plt_hdr: the binary's offset, see above)
             sh[4] = len(out)
     out += bytes(-len(out) % 8)
     struct.pack_into("<Q", out, 0x28, len(out))
@@ -143,10 +197,11 @@ def reduce_elf(data, keep_syms, keep_content, runtime=None, reduce_dynsym=False)
     return bytes(out)
 
 
-def perf_frames(text):
-    """(symbol, dso) of every resolved frame line of perf script's output."""
+def perf_frames(text, sample_lines=False):
+    """(symbol, dso) of every resolved frame line of perf script's output; `sample_lines`: also of
+    every sample line without a callchain (`… EVENT: IP SYM+OFF (DSO)`)."""
     for line in text.splitlines():
-        m = FRAME.match(line)
+        m = FRAME.match(line) or (SAMPLE_IP.match(line) if sample_lines else None)
         if m:
             sym = re.sub(r"\+0x[0-9a-f]+$", "", m.group(1))
             if sym != "[unknown]":
@@ -154,14 +209,29 @@ def perf_frames(text):
 
 
 def main(args):
-    """`make-extract.py [--root DIR] [--reduce-dynsym] F… [--cfi G…]`: the G recordings (--call-graph
-    dwarf) also need the CFI sections of their DSOs; DIR (default root/ here): the --symfs root
-    written (cxx/record.sh gives its recordings their own); --reduce-dynsym: see extract_dsos."""
-    root = os.path.join(HERE, "root")
-    if args[:1] == ["--root"]:
-        root, args = os.path.abspath(args[1]), args[2:]
-    reduce_dynsym = args[:1] == ["--reduce-dynsym"]
-    args = args[1:] if reduce_dynsym else args
+    """`make-extract.py [--root DIR] [--kallsyms-dir KDIR] [--reduce-dynsym] [--for-perf] F… [--cfi G…]`:
+    the G recordings (--call-graph dwarf) also need the CFI sections of their DSOs; DIR (default
+    root/ here): the --symfs root written (cxx/record.sh gives its recordings their own); KDIR
+    (default: here): where kallsyms-<build id> is written (its source is always the build-id
+    cache); --reduce-dynsym: see extract_dsos. --for-perf (script-rec/record.sh): the extract must
+    let perf 6.1 itself print the same, not only perfdata, and the recordings have outputs the
+    folded ones lack:
+    - frames are also read from sample lines without a callchain, from F.script-maxstack512
+      (frames past perf's default 127) and from F.script-mem (`-F …,addr,…`: data symbols);
+    - the kallsyms extract keeps `_text` (perf 6.1 ignores a kallsyms file without the kernel
+      MMAP's reference symbol);
+    - extract_dsos's `for_perf`: .note kept, PLT headers at their offset, .dynsym cut to the
+      sampled PLT entries, names with spaces, large perf maps reduced."""
+    root, kdir, reduce_dynsym, for_perf = os.path.join(HERE, "root"), HERE, False, False
+    while args and args[0] in ("--root", "--kallsyms-dir", "--reduce-dynsym", "--for-perf"):
+        if args[0] == "--root":
+            root, args = os.path.abspath(args[1]), args[2:]
+        elif args[0] == "--kallsyms-dir":
+            kdir, args = os.path.abspath(args[1]), args[2:]
+        elif args[0] == "--reduce-dynsym":
+            reduce_dynsym, args = True, args[1:]
+        else:
+            for_perf, args = True, args[1:]
     files = [a for a in args if a != "--cfi"]
     cfi_files = set(args[args.index("--cfi") + 1:]) if "--cfi" in args else set()
     cfi_dsos = set()
@@ -172,35 +242,59 @@ def main(args):
         data = os.path.join(TESTDATA, f)
         bids.update(build_ids(data))
         texts = [open(data + ".script", encoding="utf-8", errors="replace").read()]
+        if for_perf and os.path.exists(data + ".script-maxstack512"):
+            # frames past perf's default 127 (script-rec/deep.data)
+            texts.append(open(data + ".script-maxstack512", encoding="utf-8", errors="replace").read())
         if f in cfi_files:
             # The unwinding tests compare with `perf script --no-inline`, whose frames carry the
             # symbol-table names that the default output replaces with inlined DWARF names.
             texts.append(run("perf", "script", "--no-inline", "-i", data))
-        for text in texts:
-            for sym, dso in perf_frames(text):
-                if dso == "[kernel.kallsyms]":
-                    kernel.add(sym)
-                elif dso.startswith("/") or dso == "[vdso]":
-                    wanted[dso].add(sym)
-                    if f in cfi_files:
-                        cfi_dsos.add(dso)
-    extract_dsos(wanted, bids, cfi_dsos, root, reduce_dynsym)
-    write_kallsyms(bids.get("[kernel.kallsyms]"), kernel)
+        pairs = [p for text in texts for p in perf_frames(text, sample_lines=for_perf)]
+        if for_perf and os.path.exists(data + ".script-mem"):
+            # `-F …,ip,sym,dso,addr,…`: the sampled data address's symbol too (script-rec/pf-mem.data)
+            mem = open(data + ".script-mem", encoding="utf-8", errors="replace").read()
+            pairs += [(m.group(1), m.group(2)) for m in
+                      re.finditer(r" [0-9a-f]{6,} (\S+) \(([^()]*)\)", mem) if m.group(1) != "[unknown]"]
+        for sym, dso in pairs:
+            if dso == "[kernel.kallsyms]":
+                kernel.add(sym)
+            elif dso.startswith("/") or dso == "[vdso]":
+                wanted[dso].add(sym)
+                if f in cfi_files:
+                    cfi_dsos.add(dso)
+    extract_dsos(wanted, bids, cfi_dsos, root, reduce_dynsym, for_perf)
+    write_kallsyms(bids.get("[kernel.kallsyms]"), kernel, kdir, keep_text=for_perf)
 
 
-def extract_dsos(wanted, bids, cfi_dsos, root, reduce_dynsym=False):
+def extract_dsos(wanted, bids, cfi_dsos, root, reduce_dynsym=False, for_perf=False):
     """Write the reduced copy of each DSO of `wanted` (path -> symbol names perf printed) under the
     --symfs root `root`; `bids`: path -> build id; `cfi_dsos`: DSOs whose CFI sections are kept;
     `reduce_dynsym`: a file without .symtab and without sampled PLT entries keeps only the sampled
-    .dynsym symbols (and no PLT) instead of its whole .dynsym."""
+    .dynsym symbols (and no PLT) instead of its whole .dynsym. `for_perf` (what perf 6.1 itself
+    needs to print the same from the copies; see reduce_elf): .note kept (a [vdso]'s build id);
+    the PLT code sections kept as NOBITS headers at the binary's offset (plt_headers); for a file
+    with .symtab, .dynsym/.dynstr cut to the sampled `name@plt` entries (plt_wanted); `nm` names
+    split in three fields, not at every blank (the jitted-*.so of perf inject --jit have names
+    with spaces); /tmp/perf-PID.map files over MAP_LIMIT cut to the lines of the symbols printed."""
     for dso, names in sorted(wanted.items()):
         if re.fullmatch(r"/tmp/perf-\d+\.map", dso):
             # A JIT symbol file: text, kept whole (perf reads it at report time).
             out = os.path.join(root, dso.lstrip("/"))
             os.makedirs(os.path.dirname(out), exist_ok=True)
-            with open(dso, "rb") as src, open(out, "wb") as dst:
-                dst.write(src.read())
-            print(f"{dso}: copied")
+            text = open(dso, "rb").read()
+            if not for_perf:
+                print(f"{dso}: copied")
+            elif len(text) > MAP_LIMIT:
+                # Only the lines naming a symbol perf printed (each line: START SIZE NAME). perf
+                # gives every line its own start and size, so the kept lines resolve as before.
+                lines = text.decode("utf-8", errors="surrogateescape").splitlines(keepends=True)
+                kept = [l for l in lines if l.rstrip("\n").split(" ", 2)[-1] in names]
+                text = "".join(kept).encode("utf-8", errors="surrogateescape")
+                print(f"{dso}: {len(kept)} of {len(lines)} lines kept, {len(text)} bytes")
+            else:
+                print(f"{dso}: copied, {len(text)} bytes")
+            with open(out, "wb") as dst:
+                dst.write(text)
             continue
         bid = bids.get(dso)
         src = dso
@@ -213,8 +307,10 @@ def extract_dsos(wanted, bids, cfi_dsos, root, reduce_dynsym=False):
                 if " .symtab " in run("readelf", "-SW", p):
                     src = p
                     break
-        mangled = [l.split()[-1] for l in run("nm", "--defined-only", src).splitlines() if len(l.split()) == 3]
-        mangled += [l.split()[-1] for l in run("nm", "-D", "--defined-only", src).splitlines() if len(l.split()) == 3]
+        # (for_perf: split in three, as names may hold spaces)
+        fields = (lambda l: l.split(None, 2)) if for_perf else (lambda l: l.split())
+        mangled = [fields(l)[-1] for l in run("nm", "--defined-only", src).splitlines() if len(fields(l)) == 3]
+        mangled += [fields(l)[-1] for l in run("nm", "-D", "--defined-only", src).splitlines() if len(fields(l)) == 3]
         # nm -D prints versions (`f@@LINUX_2.6`); perf prints .dynsym names without them (and
         # c++filt demangles none with one).
         unversioned = [re.sub(r"@.*$", "", m) for m in mangled]
@@ -223,7 +319,7 @@ def extract_dsos(wanted, bids, cfi_dsos, root, reduce_dynsym=False):
                        if perf_name(d) in names or m in names or u in names})
         found = {perf_name(d) for m, d in zip(mangled, demangled) if m in keep} | set(keep)
         found |= {u for m, u in zip(mangled, unversioned) if m in keep}
-        missing = sorted(names - found)
+        missing = sorted(n for n in names - found if not n.endswith("@plt"))  # (@plt: from .rela.plt)
         out = os.path.join(root, dso.lstrip("/"))
         if bid and BUILD_DIR.search(dso):
             # A DSO of a build or virtualenv directory (a pyarrow wheel's libarrow under .venv/):
@@ -241,17 +337,23 @@ def extract_dsos(wanted, bids, cfi_dsos, root, reduce_dynsym=False):
             dynsym_reduced = reduce_dynsym and no_symtab and not plt
             sections = ALWAYS | (PLT if (no_symtab and not dynsym_reduced) or plt else set())
             sections |= CFI if dso in cfi_dsos else set()
+            sections |= NOTE if for_perf else set()
             # .dynstr holds the names without their `@VERSION`.
             names_kept = set(keep) | ({re.sub(r"@.*$", "", m) for m in keep} if dynsym_reduced else set())
-            reduced = reduce_elf(f.read(), names_kept, sections, None if runtime == src else r.read(), dynsym_reduced)
+            # With a .symtab, .dynsym only names the PLT entries: keep the sampled ones (for_perf).
+            plt_wanted = {n[:-4] for n in names if n.endswith("@plt")} if for_perf and plt and not no_symtab else None
+            reduced = reduce_elf(f.read(), names_kept, sections, None if runtime == src else r.read(), dynsym_reduced,
+                                 plt_wanted, plt_headers=for_perf)
         with open(out, "wb") as f:
             f.write(reduced)
         print(f"{dso} <- {src}: {len(keep)} symbols kept, {os.path.getsize(out)} bytes"
               + (f", NOT FOUND: {missing}" if missing else ""))
 
 
-def write_kallsyms(kb, kernel):
-    """The kallsyms extract for the kernel with build id `kb`: the symbols in `kernel` and the next."""
+def write_kallsyms(kb, kernel, kdir=HERE, keep_text=False):
+    """The kallsyms extract for the kernel with build id `kb`, written to `kdir`: the symbols in
+    `kernel` and the next (`keep_text`: `_text` too, which perf 6.1 needs as the kernel MMAP's
+    reference symbol)."""
     if kb and kernel:
         lines = open(os.path.join(DEBUG, "[kernel.kallsyms]", kb, "kallsyms"), encoding="utf-8").read().splitlines()
         keep, take_next = set(), False
@@ -260,10 +362,10 @@ def write_kallsyms(kb, kernel):
             if take_next:
                 keep.add(line)
                 take_next = False
-            if len(parts) >= 3 and parts[2] in kernel:
+            if len(parts) >= 3 and (parts[2] in kernel or (keep_text and parts[2] == "_text")):
                 keep.add(line)
                 take_next = True
-        with open(os.path.join(HERE, "kallsyms-" + kb), "w", encoding="utf-8") as k:
+        with open(os.path.join(kdir, "kallsyms-" + kb), "w", encoding="utf-8") as k:
             k.write("".join(l + "\n" for l in sorted(keep)))
         print(f"kallsyms-{kb}: {len(keep)} lines")
 
