@@ -339,6 +339,10 @@ mod fold {
         /// following perf 6.1's libunwind lookup rules: as perfparser (elfutils) unwinds. A static
         /// binary without `.eh_frame_hdr` then unwinds past its leaf frame, where perf stops.
         pub plain_unwind: bool,
+        /// Callchain entries kept per sample, as perf script's `--max-stack` (perf's default 127:
+        /// deeper stacks are cut below the 127th frame; context markers do not count), and as
+        /// many frames unwound from a stack dump.
+        pub max_stack: usize,
         /// Where to find symbols.
         pub symbolize: SymbolizeOptions,
         /// Only samples of this process.
@@ -376,6 +380,7 @@ mod fold {
                 annotate_inline: false,
                 srcline: false,
                 plain_unwind: false,
+                max_stack: 127,
                 symbolize: SymbolizeOptions::default(),
                 pid: None,
                 tid: None,
@@ -436,6 +441,8 @@ mod fold {
         pub srcline: bool,
         /// DWARF unwinding with the binaries' own CFI, as perfparser ([`FoldedOptions::plain_unwind`]).
         pub plain_unwind: bool,
+        /// Callchain entries per sample (`None`: perf's 127, [`FoldedOptions::max_stack`]).
+        pub max_stack: Option<usize>,
         /// Unresolved frames as `[module <ADDR>]`.
         pub addrs: bool,
         /// Only this event's samples.
@@ -472,6 +479,7 @@ mod fold {
             o.annotate_inline = self.annotate_inline;
             o.srcline = self.srcline;
             o.plain_unwind = self.plain_unwind;
+            o.max_stack = self.max_stack.unwrap_or(o.max_stack);
             if self.addrs {
                 o.unknown = Unknown::Address;
             }

@@ -252,3 +252,28 @@ fn no_inline_frames_in_callchains() {
         }
     }
 }
+
+/// testdata/script-rec: JIT code named by perf maps (Java's `-XX:+DumpPerfMapAtExit`, Node's
+/// `--perf-basic-prof`, CPython 3.12's `-X perf`) and by perf inject's ELF files, callchains cut
+/// at perf's 127 frames (deep), tracepoint samples (block-g, none of which stackcollapse.py
+/// folds), each against `perf script report stackcollapse` run where they were recorded.
+#[test]
+fn script_rec_perf_script_py() {
+    let td = testdata();
+    let dir = td.join("script-rec");
+    for name in ["java.data", "node.data", "python312.data", "inject-jit.data", "deep.data", "block-g.data"] {
+        let opts = FoldedOptions {
+            symbolize: SymbolizeOptions {
+                symfs: Some(dir.join("root")),
+                buildid_dir: Some(td.join("folded/no-buildid-cache")),
+                kallsyms: Some(dir.join("kallsyms-48dc540c8b76393804ca8088dbfa7d42911a9444")),
+                ..Default::default()
+            },
+            ..FoldedOptions::compat(Compat::PerfScriptPy)
+        };
+        let file = PerfFile::open(dir.join(name)).unwrap();
+        let ours = folded(&file, &opts).unwrap().to_folded_string();
+        let want = std::fs::read_to_string(dir.join(format!("{name}.folded-perf-script-py"))).unwrap();
+        common::assert_same_lines(&ours, &want, &format!("script-rec/{name}"));
+    }
+}

@@ -77,6 +77,9 @@ pub struct FoldArgs {
     /// binaries without `.eh_frame_hdr` unwind past the leaf frame, where perf stops.
     #[arg(long)]
     plain_unwind: bool,
+    /// Callchain entries kept per sample (perf script's default 127; as many unwound frames).
+    #[arg(long, value_name = "N")]
+    max_stack: Option<usize>,
     /// Only this event's samples (perf's name, e.g. `cycles:u`).
     #[arg(long, alias = "event", conflicts_with = "all_events")]
     event_filter: Option<String>,
@@ -152,6 +155,7 @@ impl FoldArgs {
             annotate_inline: self.annotate_inline,
             srcline: self.srcline,
             plain_unwind: self.plain_unwind,
+            max_stack: self.max_stack,
             addrs: self.addrs,
             event: self.event_filter.clone(),
             all_events: self.all_events,
@@ -242,7 +246,7 @@ pub struct GraphArgs {
 }
 
 /// The ids of [`FoldArgs`]: a dataset's stacks are folded already.
-const FOLD_ARGS: [&str; 26] = [
+const FOLD_ARGS: [&str; 27] = [
     "compat",
     "weight",
     "pid",
@@ -257,6 +261,7 @@ const FOLD_ARGS: [&str; 26] = [
     "annotate_inline",
     "srcline",
     "plain_unwind",
+    "max_stack",
     "event_filter",
     "all_events",
     "no_tidy",

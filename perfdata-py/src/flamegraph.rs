@@ -19,7 +19,7 @@ use pyo3::types::{PyDict, PyString};
 use std::path::PathBuf;
 
 /// The keyword arguments that say how stacks are folded.
-pub const FOLD_KEYS: [&str; 22] = [
+pub const FOLD_KEYS: [&str; 23] = [
     "compat",
     "weight",
     "root",
@@ -29,6 +29,7 @@ pub const FOLD_KEYS: [&str; 22] = [
     "annotate_inline",
     "srcline",
     "plain_unwind",
+    "max_stack",
     "addrs",
     "event",
     "all_events",
@@ -137,6 +138,7 @@ pub fn fold_options(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Fold> {
         annotate_inline: flag(kw, "annotate_inline")?,
         srcline: flag(kw, "srcline")?,
         plain_unwind: flag(kw, "plain_unwind")?,
+        max_stack: opt(kw, "max_stack")?,
         addrs: flag(kw, "addrs")?,
         event,
         all_events: flag(kw, "all_events")?,

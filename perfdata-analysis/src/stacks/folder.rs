@@ -428,6 +428,7 @@ impl<'o> Folder<'o> {
             s.comm = comm.clone();
         }
         if let Some((ips, unwound)) = chain {
+            let (ips, unwound) = cut_to_max_stack(ips, unwound, opts.max_stack);
             let complete =
                 walk_chain(ips.iter().copied(), kernel, |kernel, ip| self.frame(pid, kernel, false, ip, java, stack));
             if complete {
@@ -535,6 +536,23 @@ impl Folder<'_> {
             });
         }
     }
+}
+
+/// A callchain and its unwound user frames as perf keeps them with `--max-stack max`: `max`
+/// addresses of the callchain (its context markers do not count) and `max` unwound frames
+/// (`thread__resolve_callchain` applies the limit to each).
+pub(super) fn cut_to_max_stack<'a>(chain: &'a [u64], unwound: &'a [u64], max: usize) -> (&'a [u64], &'a [u64]) {
+    let mut n = 0usize;
+    let end = chain
+        .iter()
+        .position(|&ip| {
+            if ip < PERF_CONTEXT_MAX {
+                n += 1;
+            }
+            n > max
+        })
+        .unwrap_or(chain.len());
+    (chain.get(..end).unwrap_or(chain), unwound.get(..max.min(unwound.len())).unwrap_or(unwound))
 }
 
 /// Call `frame(kernel, ip)` for each address of a callchain, leaf first, tracking the

@@ -104,7 +104,13 @@ fn read_items(
         }
         // perf script prints trace text after a tracepoint's event name, which stackcollapse-perf.pl's
         // period/event pattern never matches: weight 1, no event filtering.
-        let tracepoint_pl = pl && r.event.is_some_and(|e| EventType::from_raw(e.attr.type_) == EventType::Tracepoint);
+        let tracepoint = r.event.is_some_and(|e| EventType::from_raw(e.attr.type_) == EventType::Tracepoint);
+        // perf's Python scripting hands a tracepoint sample to the script's handler of that
+        // tracepoint, not to `process_event`: stackcollapse.py, which has no such handler, folds none.
+        if opts.compat == Compat::PerfScriptPy && tracepoint {
+            continue;
+        }
+        let tracepoint_pl = pl && tracepoint;
         let idx = r.event.map_or(0, |e| e.index);
         let keep = match &opts.event_filter {
             EventFilter::All => true,

@@ -9,7 +9,7 @@ use perfdata_core::sample::Sample;
 use perfdata_symbolize::jit::JitInjector;
 use perfdata_symbolize::FastMap;
 
-use super::folder::{walk_chain, ChainEntry, Folder, Labels};
+use super::folder::{cut_to_max_stack, walk_chain, ChainEntry, Folder, Labels};
 use super::unwind::DwarfUnwind;
 use crate::options::FoldedOptions;
 
@@ -208,8 +208,9 @@ impl<'o> StackFolder<'o> {
             d.user_frames(s, pid, &mut self.unwound);
         }
         let folder = &mut self.folder;
-        if walk_chain(ips.iter().copied(), kernel, |kernel, ip| folder.chain_entry(pid, kernel, false, ip, out)) {
-            for &ip in &self.unwound {
+        let (chain, unwound) = cut_to_max_stack(&ips, &self.unwound, folder.opts().max_stack);
+        if walk_chain(chain.iter().copied(), kernel, |kernel, ip| folder.chain_entry(pid, kernel, false, ip, out)) {
+            for &ip in unwound {
                 folder.chain_entry(pid, false, true, ip, out);
             }
         } else {

@@ -14,7 +14,7 @@ use perfdata_core::sample::Sample;
 use perfdata_symbolize::jit::JitInjector;
 use perfdata_symbolize::{FastMap, SrcLine};
 
-use super::folder::{frame_slot, walk_chain, Folder, FrameKey};
+use super::folder::{cut_to_max_stack, frame_slot, walk_chain, Folder, FrameKey};
 use super::unwind::DwarfUnwind;
 use crate::options::FoldedOptions;
 
@@ -68,6 +68,7 @@ pub(crate) struct ScriptFrames<'o> {
     /// hot addresses.
     front: Vec<Option<FrontEntry>>,
     line: String,
+    scratch: Vec<u8>,
 }
 
 /// A frame's key (its [`FrameKey`] and [`FramePrint`] bits) and its text's range.
@@ -92,6 +93,7 @@ impl<'o> ScriptFrames<'o> {
             cache: FastMap::default(),
             front: vec![None; FRONT_SLOTS],
             line: String::new(),
+            scratch: Vec::new(),
         }
     }
 
@@ -122,6 +124,7 @@ impl<'o> ScriptFrames<'o> {
         let kernel = r.header.cpumode() == CpuMode::Kernel;
         let pid = s.pid().unwrap_or(u32::MAX);
         let ip = s.ip().unwrap_or(0);
+        self.folder.enter_process(pid);
         self.text(pid, kernel, false, ip, print.bits() | ONE_LINE, out);
     }
 
@@ -141,29 +144,27 @@ impl<'o> ScriptFrames<'o> {
         let pid = s.pid().unwrap_or(u32::MAX);
         // perf resolves the sample's ip first (`machine__resolve`): in the kernel, that lookup
         // may be the one that loads the kernel's or a module's symbols.
+        // (Through the text cache, keyed with no parts printed: once per address.)
         if let (true, Some(ip)) = (kernel, s.ip()) {
-            let generation = self.folder.sym.kernel_generation();
-            let _ = self.folder.sym.resolve_kernel(&self.folder.machine, ip);
-            self.folder.kernel_symbols_changed(generation);
+            let mut none = std::mem::take(&mut self.scratch);
+            self.text(pid, true, false, ip, 0, &mut none);
+            none.clear();
+            self.scratch = none;
         }
         self.folder.enter_process(pid);
         let mut ips = std::mem::take(&mut self.ips);
         ips.clear();
-        // perf counts only addresses against --max-stack, not context markers.
-        let mut n = 0usize;
-        ips.extend(c.iter().take_while(|&ip| {
-            if ip < perfdata_core::sample::PERF_CONTEXT_MAX {
-                n += 1;
-                n <= max_stack
-            } else {
-                true
-            }
-        }));
+        ips.extend(c.iter());
         self.unwound.clear();
         if let Some(d) = &mut self.dwarf {
             d.user_frames(s, pid, &mut self.unwound);
-            self.unwound.truncate(max_stack);
         }
+        let (chain_len, unwound_len) = {
+            let (c, u) = cut_to_max_stack(&ips, &self.unwound, max_stack);
+            (c.len(), u.len())
+        };
+        ips.truncate(chain_len);
+        self.unwound.truncate(unwound_len);
         let bits = print.bits();
         let at = out.len();
         let complete =
