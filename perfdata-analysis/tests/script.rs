@@ -1,10 +1,12 @@
 //! `perfdata script` compared with perf 6.1's `perf script`, line for line and byte for byte.
 //!
-//! The oracle:
+//! The oracles:
 //! * `F.script`: `perf script -i F` on the recording machine, with its binaries and kernel
 //!   (testdata/gen-outputs.sh). Where the committed symbol fixtures hold every symbol perf named
 //!   (testdata/folded: a `--symfs` root of reduced binaries and a kallsyms extract), our output
 //!   must equal it exactly: the recordings in [`COMPLETE`].
+//! * testdata/script-rec: recordings made on the machine the project works on now, with their
+//!   own fixtures and perf's output.
 
 #[path = "../../perfdata-core/tests/common/mod.rs"]
 mod common;
@@ -32,12 +34,33 @@ fn root(name: &str) -> PathBuf {
 }
 
 /// What `perfdata script` prints for `name` with `opts` against the fixtures; also the warnings.
-fn script(name: &str, mut opts: ScriptOptions) -> (Vec<u8>, Vec<String>) {
+fn script(name: &str, opts: ScriptOptions) -> (Vec<u8>, Vec<String>) {
+    script_in(name, opts, &root(name), &testdata().join(KALLSYMS))
+}
+
+/// The recordings of testdata/script-rec (made on the machine this project's tests run on
+/// now, with its kernel: their own fixtures).
+const REC_KALLSYMS: &str = "script-rec/kallsyms-48dc540c8b76393804ca8088dbfa7d42911a9444";
+
+/// [`script`] of testdata/script-rec/`name`.
+fn script_rec(name: &str, opts: ScriptOptions) -> Vec<u8> {
+    let td = testdata();
+    script_in(&format!("script-rec/{name}"), opts, &td.join("script-rec/root"), &td.join(REC_KALLSYMS)).0
+}
+
+/// What `perfdata script` prints for testdata/`name` with `opts`, symbols from `root` and
+/// `kallsyms` only.
+fn script_in(
+    name: &str,
+    mut opts: ScriptOptions,
+    root: &std::path::Path,
+    kallsyms: &std::path::Path,
+) -> (Vec<u8>, Vec<String>) {
     let td = testdata();
     opts.symbolize = SymbolizeOptions {
-        symfs: Some(root(name)),
+        symfs: Some(root.to_path_buf()),
         buildid_dir: Some(td.join("folded/no-buildid-cache")),
-        kallsyms: Some(td.join(KALLSYMS)),
+        kallsyms: Some(kallsyms.to_path_buf()),
         ignore_jitdump: true,
     };
     let f = PerfFile::open(td.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -142,4 +165,41 @@ fn fields_perf_refuses_are_refused() {
         let err = write_script_with(&f, &opts, &mut Vec::new(), &mut |_| {}).unwrap_err().to_string();
         assert!(err.contains(msg), "{fields}: {err}");
     }
+}
+
+/// testdata/script-rec: tracepoints with callchains (block-g), callchains of 204 entries that perf
+/// cuts to 127 (deep), memory-sample fields on a software event (pf-mem), JIT code named by
+/// perf maps from Java, Node and CPython 3.12, and JIT code perf inject wrote out as ELF files.
+#[test]
+fn equals_perf_script_on_the_new_recordings() {
+    let dir = testdata().join("script-rec");
+    for name in
+        ["block-g.data", "deep.data", "pf-mem.data", "java.data", "node.data", "python312.data", "inject-jit.data"]
+    {
+        let want = std::fs::read(dir.join(format!("{name}.script"))).unwrap();
+        assert_same(&script_rec(name, ScriptOptions::default()), &want, name);
+    }
+    // deep.data: 203 frames, cut to perf's default 127; --max-stack 512 prints them all.
+    let want = std::fs::read(dir.join("deep.data.script-maxstack512")).unwrap();
+    let all = script_rec("deep.data", ScriptOptions { max_stack: 512, ..ScriptOptions::default() });
+    assert_same(&all, &want, "deep.data --max-stack 512");
+    let longest = |text: &[u8]| {
+        let text = String::from_utf8_lossy(text).into_owned();
+        text.split("\n\n").map(|s| s.lines().filter(|l| l.starts_with('\t')).count()).max().unwrap_or(0)
+    };
+    assert_eq!(longest(&script_rec("deep.data", ScriptOptions::default())), 127);
+    assert_eq!(longest(&all), 203);
+}
+
+#[test]
+fn cpu_filter_needs_cpu_samples() {
+    let f = PerfFile::open(testdata().join("fp.data")).unwrap();
+    let opts = ScriptOptions { cpus: Some(vec![0]), ..ScriptOptions::default() };
+    let err = write_script_with(&f, &opts, &mut Vec::new(), &mut |_| {}).unwrap_err().to_string();
+    // perf script -C 0 on a recording without PERF_SAMPLE_CPU.
+    assert_eq!(err, "File does not contain CPU events. Remove -C option to proceed.");
+    let (all, _) = script("sysw.data", ScriptOptions::default());
+    let (cpu0, _) = script("sysw.data", ScriptOptions { cpus: Some(vec![0]), ..ScriptOptions::default() });
+    let text = String::from_utf8(cpu0).unwrap();
+    assert!(text.len() < all.len() && text.contains("[000]") && !text.contains("[001]"));
 }

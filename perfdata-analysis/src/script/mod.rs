@@ -181,7 +181,8 @@ struct Run<'f, 'o> {
     use_callchain: bool,
     /// The event column's width, known at the first sample.
     name_width: Option<usize>,
-    names: HashMap<usize, String>,
+    /// Each event's padded name column (`NAME: `), by event index.
+    names: Vec<Option<String>>,
     data_src: decode::DataSrcColumn,
     arch: String,
     ranges: Vec<crate::options::TimeRange>,
@@ -220,6 +221,9 @@ pub fn write_script_with(
     let pipe = f.header().format == perfdata_core::header::Format::Pipe;
     let has_traces = tps.get().is_some() || pipe;
     let stat_file = f.feature_bits().contains(&perfdata_core::abi::feature::STAT);
+    if opts.cpus.is_some() && !events.iter().any(|e| e.attr.sample_type & sample_type::CPU != 0) {
+        return Err(crate::Error::Options("File does not contain CPU events. Remove -C option to proceed.".into()));
+    }
     fields::check(&mut outputs, events, has_traces, stat_file).map_err(crate::Error::Options)?;
     // perf drops callchains when no event records them (or with -G).
     let use_callchain = !opts.hide_call_graph
@@ -272,7 +276,7 @@ pub fn write_script_with(
         outputs: type_outs,
         use_callchain,
         name_width: None,
-        names: HashMap::new(),
+        names: Vec::new(),
         data_src: decode::DataSrcColumn::default(),
         arch,
         ranges,
@@ -475,8 +479,13 @@ impl Run<'_, '_> {
         }
         if has(fields::EVNAME) {
             let w = self.name_width.unwrap_or(0);
-            let name = self.names.entry(ev.index).or_insert_with(|| format!("{:>w$}: ", event_name(ev, tps.get())));
-            self.buf.extend_from_slice(name.as_bytes());
+            if self.names.len() <= ev.index {
+                self.names.resize(ev.index.saturating_add(1), None);
+            }
+            if let Some(slot) = self.names.get_mut(ev.index) {
+                let name = slot.get_or_insert_with(|| format!("{:>w$}: ", event_name(ev, tps.get())));
+                self.buf.extend_from_slice(name.as_bytes());
+            }
         }
         if has(fields::TRACE) {
             if let Some((fmt, raw)) = tps.format_of(r) {
