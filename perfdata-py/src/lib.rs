@@ -13,6 +13,8 @@
 //!   `dataset_flamegraph`, its stacks selected by a SQL predicate;
 //! - [`error`]: `PerfDataError` and the mapping of core errors;
 //! - [`convert`]: JSON views of the core (`perfdata_core::json`) → Python objects;
+//! - [`script`]: `perf script`'s text (`PerfData.script()`, a lazy iterator over its lines fed by a
+//!   writer thread through a bounded channel, and `write_script()`);
 //! - [`sched`]: the scheduler helpers (`sched_latency`, `sched_map`, `sched_timehist`,
 //!   `sched_timeline`) and their result objects;
 //! - [`tracepoint`]: decoded tracepoint fields → Python values, the tracing data shared by a file's
@@ -34,6 +36,7 @@ mod perfdata;
 mod progress;
 mod record;
 mod sched;
+mod script;
 mod source;
 mod tracepoint;
 
@@ -62,6 +65,7 @@ fn _perfdata(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<record::Record>()?;
     m.add_class::<record::Sample>()?;
     m.add_class::<iter::RecordIterator>()?;
+    m.add_class::<script::ScriptIterator>()?;
     m.add_class::<arrow::ArrowTable>()?;
     m.add_class::<sched::AnalysisResult>()?;
     m.add_class::<sched::SchedTimeline>()?;

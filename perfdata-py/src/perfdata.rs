@@ -1126,9 +1126,10 @@ impl PerfData {
     #[pyo3(signature = (**options))]
     #[pyo3(
         text_signature = "($self, *, compat='stackcollapse-pl', weight=None, root='comm', kernel=False, jit=False, \
-                          inline=True, annotate_inline=False, srcline=False, plain_unwind=False, addrs=False, event=None, \
-                          all_events=False, tidy=None, tidy_java=None, pid=None, tid=None, comm=None, time=None, \
-                          symfs=None, buildid_dir=None, kallsyms=None, jitdump=True, progress=False)"
+                          inline=True, annotate_inline=False, srcline=False, plain_unwind=False, max_stack=None, \
+                          addrs=False, event=None, all_events=False, tidy=None, tidy_java=None, pid=None, tid=None, \
+                          comm=None, time=None, symfs=None, buildid_dir=None, kallsyms=None, jitdump=True, \
+                          progress=False)"
     )]
     fn folded<'py>(&self, py: Python<'py>, options: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {
         let (stacks, _) = self.fold(py, options, &[])?;
@@ -1169,6 +1170,105 @@ impl PerfData {
         let text = stacks.to_folded_string();
         py.detach(|| std::fs::write(&path, text))
             .map_err(|e| pyo3::exceptions::PyOSError::new_err((e.raw_os_error().unwrap_or(0), e.to_string())))
+    }
+
+    /// The lines ``perf script`` prints (perf 6.1's fields, widths and symbol names), produced as
+    /// they are iterated: a writer thread runs at most a few 64 KiB blocks ahead, so memory does
+    /// not grow with the recording. Tracepoint samples print their ``print fmt`` text, ``perf stat
+    /// record`` files perf's counter table.
+    ///
+    /// Each line comes without its newline: ``"".join(line + "\n" for line in f.script())`` is
+    /// perf's text (``write_script`` writes it to a file). Bytes that are not UTF-8 (perf copies
+    /// tracepoint strings as recorded) are decoded with ``errors="surrogateescape"``, so
+    /// ``line.encode("utf-8", "surrogateescape")`` gives perf's bytes back. Records that cannot be
+    /// read are skipped, and they and the other problems perf warns about on stderr (symbol files
+    /// that cannot be read, a field not valid for some event type) are added to ``diagnostics``
+    /// as the iteration meets them. Breaking out of the loop (or ``close()``) stops the writer.
+    ///
+    /// Args:
+    ///     fields: perf's ``-F``: ``"comm,tid,ip,sym"`` (these fields), ``"+addr,-period"``
+    ///         (changes to perf's defaults), ``"trace:comm,event,trace"`` (one event type: hw,
+    ///         sw, trace, raw, break, synth); or a list of names, joined with ``,`` (an item
+    ///         with a type, ``"sw:comm,tid"``, starts another ``-F``).
+    ///     ns: times with nanoseconds (``--ns``).
+    ///     hide_call_graph: no callchains, each sample's ip on its line (``-G``).
+    ///     max_stack: callchain entries printed per sample (default 127, as perf).
+    ///     inline: functions inlined at frames unwound from ``--call-graph dwarf`` stacks, from
+    ///         DWARF (default True, as perf; False: ``--no-inline``).
+    ///     show_task_events, show_mmap_events, show_switch_events: also print COMM/FORK/EXIT,
+    ///         MMAP/MMAP2, context-switch records (perf's ``--show-*-events``).
+    ///     time: only samples in these ranges, perf's ``--time``: ``"START,END"`` in seconds
+    ///         (either end may be empty), several separated by spaces, or slices of the recording
+    ///         (``"10%/2"``, ``"0%-10%,30%-40%"``); or a ``(start_ns, end_ns)`` tuple (None for an
+    ///         open end).
+    ///     cpu: only samples of these CPUs: an int, a list of ints or perf's ``"0-2,5"``.
+    ///     pid, tid: only samples of these processes, threads (an int or a list of ints).
+    ///     comms: only samples of threads with these comms (a list, or perf's ``"sh,ls"``).
+    ///     symfs: look for every binary under this root (perf's ``--symfs``).
+    ///     kallsyms: kernel symbols from this file (default: the build-id cache, else
+    ///         ``/proc/kallsyms`` when the recording's kernel is the running one).
+    ///     buildid_dir: perf's build-id cache (default ``$PERF_BUILDID_DIR``, else ``~/.debug``).
+    ///     jitdump: name JIT code from the ``jit-PID.dump`` files the recording mmapped, as after
+    ///         ``perf inject --jit`` (default False: as ``perf script`` names it, from
+    ///         ``/tmp/perf-PID.map``).
+    ///
+    /// Returns:
+    ///     ScriptIterator: of ``str``; its ``summary`` (samples printed, records skipped) once
+    ///     read to the end.
+    ///
+    /// Raises:
+    ///     ValueError: an option perf refuses (``"Invalid field requested: 'x'"``, a field the
+    ///         events do not record), raised by this call.
+    ///     TypeError: an unknown keyword argument.
+    ///
+    /// Example:
+    ///     >>> f = perfdata.open("perf.data")
+    ///     >>> next(f.script(hide_call_graph=True, fields="comm,tid,time,event"))
+    ///     '              sh 10335  1872.563561: cpu-clock: '
+    ///     >>> lines = list(f.script(max_stack=3))  # per sample: its line, 3 frames, a blank line
+    ///     >>> lines[0], len(lines)
+    ///     ('sh 10335  1872.563561:     200000 cpu-clock: ', 1782)
+    #[pyo3(signature = (**options))]
+    #[pyo3(text_signature = "($self, *, fields=None, ns=False, hide_call_graph=False, max_stack=127, inline=True, \
+                          show_task_events=False, show_mmap_events=False, show_switch_events=False, time=None, \
+                          cpu=None, pid=None, tid=None, comms=None, symfs=None, kallsyms=None, buildid_dir=None, \
+                          jitdump=False)")]
+    fn script(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<crate::script::ScriptIterator> {
+        let opts = crate::script::options(options)?;
+        crate::script::lines(py, self.file()?, self.shared.clone(), opts)
+    }
+
+    /// Write ``perf script``'s text to ``path`` (what ``script()`` yields, each line with its
+    /// newline; the bytes as perf writes them), in one pass without the GIL. The file is written
+    /// under a temporary name and renamed at the end. Takes the options of ``script``.
+    ///
+    /// Returns:
+    ///     dict: ``{"samples": printed, "damaged": records that could not be read (skipped, and
+    ///     listed in diagnostics)}``.
+    ///
+    /// Raises:
+    ///     ValueError: an option perf refuses.
+    ///     OSError: the file cannot be written.
+    ///
+    /// Example:
+    ///     >>> f = perfdata.open("perf.data")
+    ///     >>> f.write_script("perf.script", max_stack=3)
+    ///     {'samples': 441, 'damaged': 0}
+    ///     >>> open("perf.script").read().splitlines() == list(f.script(max_stack=3))
+    ///     True
+    #[pyo3(signature = (path, **options))]
+    #[pyo3(text_signature = "($self, path, *, fields=None, ns=False, hide_call_graph=False, max_stack=127, \
+                          inline=True, show_task_events=False, show_mmap_events=False, show_switch_events=False, \
+                          time=None, cpu=None, pid=None, tid=None, comms=None, symfs=None, kallsyms=None, \
+                          buildid_dir=None, jitdump=False)")]
+    fn write_script<'py>(
+        &self,
+        py: Python<'py>,
+        path: std::path::PathBuf,
+        options: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let opts = crate::script::options(options)?;
+        crate::script::write_file(py, &*self.file()?, &self.shared, &path, &opts)
     }
 
     /// A flame graph of the folded stacks (drawn by inferno, the Rust flamegraph.pl): shows inline in

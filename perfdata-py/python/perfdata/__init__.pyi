@@ -40,6 +40,7 @@ __all__ = [
     "RecordIterator",
     "Sample",
     "SchedTimeline",
+    "ScriptIterator",
     "__version__",
     "flamegraph_diff",
     "open",
@@ -74,6 +75,7 @@ class _FoldOptions(TypedDict, total=False):
     annotate_inline: bool
     srcline: bool
     plain_unwind: bool
+    max_stack: Optional[int]
     addrs: bool
     event: Union[None, str, Event]
     all_events: bool
@@ -101,6 +103,34 @@ class _LookOptions(TypedDict, total=False):
 
 class _GraphOptions(_FoldOptions, _LookOptions, total=False):
     """How stacks are folded, and how the graph looks."""
+
+class _ScriptOptions(TypedDict, total=False):
+    """perf script's options (see ``PerfData.script``). Defaults: max_stack 127, inline True, the
+    other flags False (jitdump too), the rest None."""
+
+    fields: Union[None, str, Sequence[str]]
+    ns: bool
+    hide_call_graph: bool
+    max_stack: int
+    inline: bool
+    show_task_events: bool
+    show_mmap_events: bool
+    show_switch_events: bool
+    time: Optional[_TimeRange]
+    cpu: Union[None, int, Sequence[int], str]
+    pid: Union[None, int, Sequence[int]]
+    tid: Union[None, int, Sequence[int]]
+    comms: Union[None, str, Sequence[str]]
+    symfs: Optional[_Path]
+    kallsyms: Optional[_Path]
+    buildid_dir: Optional[_Path]
+    jitdump: bool
+
+class _ScriptSummary(TypedDict):
+    samples: int
+    """Samples printed."""
+    damaged: int
+    """Records that could not be read (skipped, listed in ``PerfData.diagnostics``)."""
 
 @final
 class PerfDataError(ValueError):
@@ -447,6 +477,20 @@ class RecordIterator(Iterator[Any]):
     def __next__(self) -> Any: ...
 
 @final
+class ScriptIterator(Iterator[str]):
+    """The lines ``perf script`` prints, without their newline, produced as they are iterated."""
+
+    @property
+    def summary(self) -> Optional[_ScriptSummary]:
+        """Once read to the end: samples printed, records skipped; else None."""
+    @property
+    def _buffered_bytes(self) -> int: ...
+    def __iter__(self) -> ScriptIterator: ...
+    def __next__(self) -> str: ...
+    def close(self) -> None:
+        """Stop the writer and end the iteration."""
+
+@final
 class ArrowTable:
     """Columns exported through the Arrow PyCapsule interface."""
 
@@ -707,6 +751,10 @@ class PerfData:
         """``folded(...)`` as the tools' text, one ``stack weight`` line per stack."""
     def write_folded(self, path: _Path, **options: Unpack[_FoldOptions]) -> None:
         """Write ``folded_text(...)`` to a file."""
+    def script(self, **options: Unpack[_ScriptOptions]) -> ScriptIterator:
+        """The lines ``perf script`` prints, without their newline (lazily: memory stays bounded)."""
+    def write_script(self, path: _Path, **options: Unpack[_ScriptOptions]) -> _ScriptSummary:
+        """Write ``perf script``'s text to a file; the samples printed and records skipped."""
     def flamegraph(self, **options: Unpack[_GraphOptions]) -> FlameGraph:
         """A flame graph of the folded stacks (shows inline in Jupyter)."""
     def close(self) -> None:
