@@ -83,10 +83,22 @@ fn simpleperf_chains(dump: &str) -> Vec<Chain> {
     out.into_iter().map(|(_, chain)| chain).collect()
 }
 
-/// Our frames of each sample (leaf first), kernel frames included, `_[k]` removed.
+/// Our frames of each sample (leaf first), kernel frames included, `_[k]` removed; every frame
+/// (simpleperf keeps the whole chain, where perf script cuts it at 127 entries).
 fn our_frames(path: &str) -> Vec<Vec<String>> {
     let out = Command::new(env!("CARGO_BIN_EXE_perfdata"))
-        .args(["dump", "--json", "--symbolize", "--compat", "perf-script-py", "--kernel", "--no-inline", path])
+        .args([
+            "dump",
+            "--json",
+            "--symbolize",
+            "--compat",
+            "perf-script-py",
+            "--kernel",
+            "--no-inline",
+            "--max-stack",
+            "100000",
+            path,
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{path}: {}", String::from_utf8_lossy(&out.stderr));
