@@ -193,6 +193,11 @@ fn parallel_extraction_memory_does_not_grow_with_a_file_without_round_markers() 
     let (peak_large, n_large, parallel) = peak(&synthetic(300_000));
     assert_eq!((n_small, n_large), (20_000, 300_000));
     assert!(peak_large < 2 << 20, "peak heap {peak_large} bytes");
-    assert!(peak_large <= peak_small + (64 << 10), "peak grew with the file: {peak_small} -> {peak_large}");
+    // The worker holds at most one chunk's values (`max_chunk_bytes` of records) before it gives
+    // up; whether they are still alive at the calling thread's peak depends on the scheduler, so
+    // the two peaks may differ by up to that much. Growing with the file would add the 280,000
+    // further u64 values, 2.2 MB, ten times more.
+    let slack = par.max_chunk_bytes;
+    assert!(peak_large <= peak_small + slack, "peak grew with the file: {peak_small} -> {peak_large}");
     assert!(!parallel, "a file without round markers cannot be read in chunks");
 }
