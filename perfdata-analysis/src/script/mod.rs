@@ -301,8 +301,15 @@ pub fn write_script_with(
             }
         };
         tps.observe(&r, warn);
-        run.side_band(&r);
-        run.frames.record(&r);
+        // perf prints a task or mmap record after applying it (a FORK's new thread has its
+        // parent's comm, a COMM line the new comm), an EXIT before.
+        if matches!(r.kind, RecordKind::Exit(_)) {
+            run.side_band(&r);
+            run.frames.record(&r);
+        } else {
+            run.frames.record(&r);
+            run.side_band(&r);
+        }
         run.stat.record(&r, &mut run.buf);
         if let (RecordKind::Sample(s), Some(ev)) = (&r.kind, r.event) {
             match s.read().filter(|_| ev.attr.sample_type & sample_type::READ != 0) {
@@ -350,6 +357,7 @@ impl Run<'_, '_> {
         &mut self,
         fields: Field,
         comm_plain: bool,
+        comm_tid: Option<u32>,
         tid: Option<u32>,
         pid: Option<u32>,
         cpu: Option<u32>,
@@ -357,7 +365,7 @@ impl Run<'_, '_> {
     ) {
         let b = &mut self.buf;
         if fields & fields::COMM != 0 {
-            let t = tid.unwrap_or(u32::MAX);
+            let t = comm_tid.unwrap_or(u32::MAX);
             let m = self.frames.machine();
             let owned;
             let comm = match m.comm_ref(t) {
@@ -469,6 +477,7 @@ impl Run<'_, '_> {
             fl,
             has(fields::IP) && has_callchain_attr && self.use_callchain,
             s.tid(),
+            s.tid(),
             s.pid(),
             s.cpu(),
             s.time(),
@@ -566,12 +575,12 @@ impl Run<'_, '_> {
                 format!("PERF_RECORD_EXIT({}:{}):({}:{})\n", t.pid as i32, t.tid as i32, t.ppid as i32, t.ptid as i32)
             }
             RecordKind::Mmap(m) if o.show_mmap_events => format!(
-                "PERF_RECORD_MMAP {}/{}: [{:#x}({:#x}) @ {:#x}]: {} {}\n",
+                "PERF_RECORD_MMAP {}/{}: [{}({}) @ {}]: {} {}\n",
                 m.pid as i32,
                 m.tid as i32,
-                m.addr,
-                m.len,
-                m.pgoff,
+                num::alt_hex(m.addr),
+                num::alt_hex(m.len),
+                num::alt_hex(m.pgoff),
                 if r.header.misc & perfdata_core::record::misc::MMAP_DATA != 0 { 'r' } else { 'x' },
                 String::from_utf8_lossy(m.filename)
             ),
@@ -613,12 +622,18 @@ impl Run<'_, '_> {
         let plain = ev.is_some_and(|e| e.attr.sample_type & sample_type::CALLCHAIN != 0)
             && self.use_callchain
             && fl & fields::IP != 0;
-        // The thread: a COMM record names its thread before the line is printed.
-        let tid = match &r.kind {
-            RecordKind::Comm(c) => Some(tid.unwrap_or(c.tid)),
+        // The comm is that of the thread the record is about (perf's `machine__findnew_thread`
+        // of the record's pid/tid; a COMM record names it before the line is printed); the
+        // tid column is the sample ids' (that thread's without them, as perf prints for a
+        // `perf stat record` file: stat.data).
+        let comm_tid = match &r.kind {
+            RecordKind::Comm(c) => Some(c.tid),
+            RecordKind::Fork(t) | RecordKind::Exit(t) => Some(t.tid),
+            RecordKind::Mmap(m) => Some(m.tid),
+            RecordKind::Mmap2(m) => Some(m.tid),
             _ => tid,
         };
-        self.start(fl, plain, tid, pid, cpu, time);
+        self.start(fl, plain, comm_tid, tid.or(comm_tid), pid, cpu, time);
         self.buf.extend_from_slice(text.as_bytes());
     }
 }
@@ -642,23 +657,23 @@ fn mmap2_text(r: &Record<'_>, m: &perfdata_core::record::Mmap2Record<'_>) -> Str
     let _ = r;
     match m.id {
         Mmap2Id::BuildId { build_id: b, .. } => format!(
-            "PERF_RECORD_MMAP2 {}/{}: [{:#x}({:#x}) @ {:#x} <{}>]: {} {}\n",
+            "PERF_RECORD_MMAP2 {}/{}: [{}({}) @ {} <{}>]: {} {}\n",
             m.pid as i32,
             m.tid as i32,
-            m.addr,
-            m.len,
-            m.pgoff,
+            num::alt_hex(m.addr),
+            num::alt_hex(m.len),
+            num::alt_hex(m.pgoff),
             b.iter().map(|x| format!("{x:02x}")).collect::<String>(),
             perms,
             String::from_utf8_lossy(m.filename)
         ),
         Mmap2Id::Inode { maj, min, ino, ino_generation } => format!(
-            "PERF_RECORD_MMAP2 {}/{}: [{:#x}({:#x}) @ {:#x} {:02x}:{:02x} {} {}]: {} {}\n",
+            "PERF_RECORD_MMAP2 {}/{}: [{}({}) @ {} {:02x}:{:02x} {} {}]: {} {}\n",
             m.pid as i32,
             m.tid as i32,
-            m.addr,
-            m.len,
-            m.pgoff,
+            num::alt_hex(m.addr),
+            num::alt_hex(m.len),
+            num::alt_hex(m.pgoff),
             maj,
             min,
             ino,

@@ -36,6 +36,15 @@ pub(super) fn hex(out: &mut Vec<u8>, mut v: u64, width: usize) {
     pad(out, b.get(i..).unwrap_or(&[]), width, false, b' ');
 }
 
+/// C's `%#x` (also `%#lx`): `0x`-prefixed hex, but a bare `0` for zero.
+pub(super) fn alt_hex(v: u64) -> String {
+    if v == 0 {
+        "0".into()
+    } else {
+        format!("{v:#x}")
+    }
+}
+
 /// `s` padded to `width` with `fill` (on the right when `left`).
 pub(super) fn pad(out: &mut Vec<u8>, s: &[u8], width: usize, left: bool, fill: u8) {
     let n = width.saturating_sub(s.len());
@@ -93,6 +102,8 @@ mod tests {
         assert_eq!(s(|o| hex(o, 0, 16)), "               0");
         assert_eq!(s(|o| hex(o, u64::MAX, 16)), "ffffffffffffffff");
         assert_eq!(s(|o| time(o, 3_094_536_040_123, false)), " 3094.536040: ");
+        assert_eq!(alt_hex(0), "0");
+        assert_eq!(alt_hex(0x1f), "0x1f");
         assert_eq!(s(|o| time(o, 3_094_536_040_123, true)), " 3094.536040123: ");
         assert_eq!(s(|o| time(o, 18_446_744_069_414_584_320, false)), "18446744069.414584: ");
     }
