@@ -307,3 +307,22 @@ fn cpu_filter_needs_cpu_samples() {
     let text = String::from_utf8(cpu0).unwrap();
     assert!(text.len() < all.len() && text.contains("[000]") && !text.contains("[001]"));
 }
+
+/// Frames in a binary's PLT (testdata/plt, its README): perf 6.1 loads `.symtab`'s functions,
+/// objects and labels, then `.dynsym`'s, each pass followed by its end and duplicate fix-ups (a
+/// size-0 `_init` then ends where the next symbol starts, over `.plt`), and only then the
+/// synthesized `NAME@plt` symbols; a lookup descends its red-black tree and takes the first symbol
+/// holding the address. So plt-nopie names every PLT entry `_init+0x…`, plt-pie only the first;
+/// plt-edge adds an IBT `.plt.sec`, size-0 labels inside a function and code past the last symbols.
+#[test]
+fn plt_entries_are_named_as_perf_names_them() {
+    let td = testdata();
+    for name in ["plt-nopie.data", "plt-pie.data", "plt-edge.data"] {
+        let path = format!("plt/{name}");
+        let ours = script_in(&path, ScriptOptions::default(), &td.join("plt/root"), &td.join(KALLSYMS)).0;
+        let want = std::fs::read(td.join(format!("{path}.script"))).unwrap();
+        assert_same(&ours, &want, name);
+        let len = std::fs::metadata(td.join(&path)).unwrap().len();
+        assert!(len < 100_000, "{name}: {len} bytes: keep the fixtures small");
+    }
+}

@@ -1,9 +1,10 @@
-//! Function symbols of an ELF file (`.symtab`, else `.dynsym`) via the `object` crate, with
-//! perf's rules: STT_FUNC/GNU_IFUNC in executable sections, size-0 symbols end at the next
-//! symbol, one symbol per start address chosen like perf's `choose_best_symbol`.
+//! The symbols of an ELF file as perf 6.1 loads them (`dso__load_sym`, `dso__synthesize_plt_symbols`):
+//! functions, objects and labels of `.symtab`, then of `.dynsym`, in perf's symbol tree with its
+//! fix-ups (size-0 symbols end at the next symbol, one symbol per start address chosen like
+//! perf's `choose_best_symbol`), then one `NAME@plt` symbol per PLT entry.
 
-use object::read::elf::{ElfFile, FileHeader, Rel, Rela, SectionHeader, Sym as _};
-use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol, SectionFlags, SymbolKind, SymbolSection};
+use object::read::elf::{ElfFile, FileHeader, Rel, Rela, SectionHeader, SectionTable, Sym as _};
+use object::{Object, ObjectSegment};
 
 use super::{Sym, SymbolTable};
 
@@ -12,12 +13,13 @@ use super::{Sym, SymbolTable};
 pub struct ElfSymbols {
     /// The GNU build id note, when present and readable.
     pub build_id: Option<Vec<u8>>,
-    /// True if the table came from `.symtab` (perf prefers such a file).
+    /// True if `.symtab` gave symbols (perf prefers such a file).
     pub has_symtab: bool,
-    /// Function symbols by ELF virtual address.
+    /// perf's symbol tree of the file (functions, objects and labels, then its PLT symbols), by
+    /// ELF virtual address.
     pub table: SymbolTable,
-    /// The synthesized `NAME@plt` symbols (also in `table`); empty when the file's PLT sections
-    /// have no contents (debug files).
+    /// The synthesized `NAME@plt` symbols (also in `table` if it has other symbols); empty when
+    /// the file's PLT sections have no contents (debug files).
     pub plt: Vec<Sym>,
     /// The file name in `.gnu_debuglink` (where the separate debug file is), when present.
     pub debuglink: Option<String>,
@@ -48,19 +50,11 @@ impl ElfSymbols {
                 (off, size, s.address())
             })
             .collect();
-        let mut has_symtab = true;
-        let mut syms = collect(file, file.symbols());
-        if syms.is_empty() {
-            has_symtab = false;
-            syms = collect(file, file.dynamic_symbols());
-        }
-        let plt = match &file {
-            object::File::Elf32(elf) => plt_symbols(elf),
-            object::File::Elf64(elf) => plt_symbols(elf),
-            _ => Vec::new(),
+        let (table, plt, has_symtab) = match &file {
+            object::File::Elf32(elf) => load(elf),
+            object::File::Elf64(elf) => load(elf),
+            _ => (SymbolTable::default(), Vec::new(), false),
         };
-        let mut table = SymbolTable::new_demangled(syms);
-        table.insert_sized(plt.clone());
         Some(ElfSymbols { build_id, has_symtab, table, plt, debuglink, segments })
     }
 
@@ -75,38 +69,102 @@ impl ElfSymbols {
     }
 }
 
-fn collect<'d, 'f>(file: &'f object::File<'d>, symbols: impl Iterator<Item = object::Symbol<'d, 'f>>) -> Vec<Sym> {
+/// perf's table, the PLT symbols and whether `.symtab` gave a symbol. perf reads `.symtab` (if
+/// the file has one), then `.dynsym`, each a pass of its own (`dso__load_sym`), and adds the PLT
+/// symbols (of the runtime binary: a debug file has none) when the passes loaded a symbol
+/// (`dso__load`).
+fn load<Elf: FileHeader>(elf: &ElfFile<'_, Elf>) -> (SymbolTable, Vec<Sym>, bool) {
+    let symtab = perf_symbols(elf, b".symtab", object::elf::SHT_SYMTAB);
+    let dynsym = perf_symbols(elf, b".dynsym", object::elf::SHT_DYNSYM);
+    let has_symtab = !symtab.is_empty();
+    let mut table = SymbolTable::perf_tree([symtab, dynsym]);
+    let plt = plt_symbols(elf);
+    if !table.is_empty() {
+        table.insert_sized(plt.clone());
+    }
+    (table, plt, has_symtab)
+}
+
+/// The symbols perf 6.1's `dso__load_sym_internal` inserts from the symbol table section named
+/// `name` (of type `sh_type`, else none), in the table's order, at their ELF addresses: named
+/// STT_FUNC, STT_GNU_IFUNC and STT_OBJECT symbols (`elf_sym__filter`) and STT_NOTYPE ones
+/// (`elf_sym__is_label`) of a section whose name holds `text` or `data` (`elf_sec__filter`), all
+/// of a section that takes memory (SHF_ALLOC); not absolute ones, nor ARM mapping symbols (`$a`,
+/// `$d`, `$t`, `$x`, also with a `.` suffix). A Thumb function loses its address' low bit.
+fn perf_symbols<Elf: FileHeader>(elf: &ElfFile<'_, Elf>, name: &[u8], sh_type: u32) -> Vec<Sym> {
+    use object::elf;
+    let (endian, data) = (elf.endian(), elf.data());
+    let sections = elf.elf_section_table();
+    let Some((index, header)) = sections.section_by_name(endian, name) else { return Vec::new() };
+    if header.sh_type(endian) != sh_type {
+        return Vec::new();
+    }
+    let Ok(table) = sections.symbol_table_by_index(endian, data, index) else { return Vec::new() };
+    let machine = elf.elf_header().e_machine(endian);
+    let arm = machine == elf::EM_ARM;
     let mut out = Vec::new();
-    for s in symbols {
-        // perf keeps STT_FUNC/GNU_IFUNC and size-0 STT_NOTYPE labels (`elf_sym__is_label`).
-        let label = matches!(s.kind(), SymbolKind::Unknown | SymbolKind::Label) && s.size() == 0;
-        if s.kind() != SymbolKind::Text && !label {
+    for sym in table.iter() {
+        let (kind, shndx) = (sym.st_type(), sym.st_shndx(endian));
+        let label = kind == elf::STT_NOTYPE;
+        let wanted = label || matches!(kind, elf::STT_FUNC | elf::STT_GNU_IFUNC | elf::STT_OBJECT);
+        if !wanted || sym.st_name(endian) == 0 || shndx == elf::SHN_UNDEF || shndx == elf::SHN_ABS {
             continue;
         }
-        let SymbolSection::Section(idx) = s.section() else { continue };
-        let exec = match file.section_by_index(idx).map(|sec| sec.flags()) {
-            Ok(SectionFlags::Elf { sh_flags }) => sh_flags & u64::from(object::elf::SHF_EXECINSTR) != 0,
-            _ => false,
+        // Other reserved indexes (SHN_COMMON, SHN_XINDEX) name no section (perf gives up there).
+        if shndx >= elf::SHN_LORESERVE {
+            continue;
+        }
+        let Ok(sym_name) = table.symbol_name(endian, sym) else { continue };
+        if (arm || machine == elf::EM_AARCH64) && is_mapping_symbol(sym_name) {
+            continue;
+        }
+        let Ok(section) = sections.section(object::SectionIndex(shndx.into())) else { continue };
+        let flags: u64 = section.sh_flags(endian).into();
+        if flags & u64::from(elf::SHF_ALLOC) == 0 {
+            continue;
+        }
+        if label && !text_or_data(sections, endian, section) {
+            continue;
+        }
+        let mut start: u64 = sym.st_value(endian).into();
+        if arm && kind == elf::STT_FUNC && start & 1 == 1 {
+            start -= 1;
+        }
+        let binding = match sym.st_bind() {
+            elf::STB_GLOBAL => Binding::Global,
+            elf::STB_WEAK => Binding::Weak,
+            _ => Binding::Local,
         };
-        let Ok(name) = s.name() else { continue };
-        if !exec || name.is_empty() {
-            continue;
-        }
-        let binding = binding(&s);
         out.push(Sym {
-            start: s.address(),
-            end: s.address().saturating_add(s.size()),
-            name: name.to_string(),
+            start,
+            end: start.saturating_add(sym.st_size(endian).into()),
+            name: String::from_utf8_lossy(sym_name).into_owned(),
             binding,
         });
     }
     out
 }
 
+/// An ARM ELF mapping symbol: `$a`, `$d`, `$t` or `$x`, alone or before a `.`.
+fn is_mapping_symbol(name: &[u8]) -> bool {
+    matches!(name, [b'$', b'a' | b'd' | b't' | b'x', rest @ ..] if rest.is_empty() || rest.first() == Some(&b'.'))
+}
+
+/// perf's `elf_sec__filter`: the section's name holds `text` or `data`.
+fn text_or_data<Elf: FileHeader>(
+    sections: &SectionTable<'_, Elf>,
+    endian: Elf::Endian,
+    section: &Elf::SectionHeader,
+) -> bool {
+    let name = sections.section_name(endian, section).unwrap_or_default();
+    name.windows(4).any(|w| w == b"text" || w == b"data")
+}
+
 pub use super::Binding;
 
 /// An ELF symbol's binding.
 pub(crate) fn binding(s: &object::Symbol<'_, '_>) -> Binding {
+    use object::ObjectSymbol;
     if s.is_weak() {
         Binding::Weak
     } else if s.is_global() {
@@ -164,4 +222,61 @@ fn plt_symbols<'d, Elf: FileHeader>(elf: &ElfFile<'d, Elf>) -> Vec<Sym> {
         addr = addr.saturating_add(entry);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(name: &str) -> ElfSymbols {
+        let path = format!("{}/../testdata/plt/root/tmp/plt/{name}", env!("CARGO_MANIFEST_DIR"));
+        ElfSymbols::parse(&std::fs::read(&path).unwrap()).unwrap()
+    }
+
+    fn name_at(e: &ElfSymbols, addr: u64) -> Option<&str> {
+        e.table.find(addr).map(|s| s.name.as_str())
+    }
+
+    /// perf 6.1 (testdata/plt/*.script): `_init` (size 0) ends at `_start`, over `.plt`; the PLT
+    /// symbols come after, and the tree's shape decides which of the two a lookup meets first.
+    #[test]
+    fn plt_entries_named_by_the_tree_shape() {
+        let pie = open("plt-pie");
+        assert_eq!(
+            pie.plt.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+            ["abs@plt", "strlen@plt", "memset@plt", "strtol@plt"]
+        );
+        assert_eq!(pie.plt.first().map(|s| (s.start, s.end)), Some((0x1030, 0x1040)));
+        assert_eq!(name_at(&pie, 0x1030), Some("_init"));
+        assert_eq!(name_at(&pie, 0x1040), Some("strlen@plt"));
+        assert_eq!(name_at(&pie, 0x1050), Some("memset@plt"));
+        let nopie = open("plt-nopie");
+        for addr in [0x40_1030, 0x40_1040, 0x40_1050] {
+            assert_eq!(name_at(&nopie, addr), Some("_init"), "{addr:#x}");
+        }
+    }
+
+    /// Size-0 labels inside a function, and code past the last symbols (plt-edge).
+    #[test]
+    fn labels_and_code_past_the_symbols() {
+        let edge = open("plt-edge");
+        // inner_a and inner_b start there, but the descent meets labeled_loop first.
+        assert_eq!(name_at(&edge, 0x90e), Some("labeled_loop"));
+        assert_eq!(name_at(&edge, 0x912), Some("labeled_loop"));
+        assert_eq!(name_at(&edge, 0x916), Some("inner_c"));
+        // `.rodata` code after ro_marker: _fini ends at _IO_stdin_used, objects count.
+        assert_eq!(name_at(&edge, 0x973), None);
+        assert!(edge.table.iter().any(|s| s.name == "ro_marker"));
+        // `.plt.sec`: perf names nothing there.
+        assert_eq!(name_at(&edge, 0x6d0), None);
+    }
+
+    #[test]
+    fn arm_mapping_symbols() {
+        for (name, is) in
+            [("$a", true), ("$x.12", true), ("$d", true), ("$t", true), ("$b", false), ("$xy", false), ("a", false)]
+        {
+            assert_eq!(is_mapping_symbol(name.as_bytes()), is, "{name}");
+        }
+    }
 }

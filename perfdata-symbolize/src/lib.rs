@@ -71,10 +71,29 @@ pub struct Sym {
     pub binding: Binding,
 }
 
-/// Symbols sorted by start, one per start address, with perf's end fix-ups applied.
+/// Symbols sorted by start, one per start address, with perf's end fix-ups applied; or, for an
+/// ELF file, perf's own symbol tree, whose shape decides what a lookup finds among symbols that
+/// overlap (see [`rbtree`]).
 #[derive(Clone, Debug, Default)]
 pub struct SymbolTable {
-    syms: Vec<Sym>,
+    repr: Repr,
+}
+
+/// How a [`SymbolTable`] holds its symbols.
+#[derive(Clone, Debug)]
+enum Repr {
+    /// Sorted by start, one per start: a lookup finds the last symbol starting at or before the
+    /// address.
+    Sorted(Vec<Sym>),
+    /// perf's red-black tree (`dso->symbols`) built as perf builds it: a lookup descends it as
+    /// `symbols__find` does.
+    Tree(rbtree::SymTree),
+}
+
+impl Default for Repr {
+    fn default() -> Self {
+        Repr::Sorted(Vec::new())
+    }
 }
 
 fn underscores(s: &str) -> usize {
@@ -194,54 +213,100 @@ impl SymbolTable {
             next = Some(s.start);
         }
         keep_best(&mut syms, stored);
-        SymbolTable { syms }
+        SymbolTable { repr: Repr::Sorted(syms) }
     }
 
-    /// Add symbols with their own sizes after the fix-ups (perf inserts PLT symbols this way); a
-    /// symbol at an address already taken is dropped.
+    /// perf 6.1's `dso__load_sym` for a user-space ELF file: each pass (the symbols of `.symtab`,
+    /// then those of `.dynsym`, each in the file's order) is inserted into one tree, then, if the
+    /// pass inserted any, `symbols__fixup_end` and `symbols__fixup_duplicate` run over the whole
+    /// tree. The PLT symbols perf synthesizes after are added with [`SymbolTable::insert_sized`].
+    pub(crate) fn perf_tree(passes: impl IntoIterator<Item = Vec<Sym>>) -> SymbolTable {
+        let mut tree = rbtree::SymTree::default();
+        for pass in passes {
+            if pass.is_empty() {
+                continue;
+            }
+            for s in pass {
+                tree.insert(s);
+            }
+            tree.fixup_end();
+            tree.fixup_duplicate_as(Stored::Demangled);
+        }
+        SymbolTable { repr: Repr::Tree(tree) }
+    }
+
+    /// Add symbols with their own sizes after the fix-ups (perf inserts PLT symbols this way). In
+    /// a sorted table a symbol at an address already taken is dropped; perf's tree (an ELF
+    /// file's) takes them all, and its shape decides which of two overlapping symbols a lookup
+    /// finds.
     pub fn insert_sized(&mut self, syms: Vec<Sym>) {
-        let before = self.syms.len();
-        for s in syms {
-            let taken =
-                self.syms.get(..before).is_some_and(|old| old.binary_search_by_key(&s.start, |x| x.start).is_ok());
-            if !taken {
-                self.syms.push(s);
+        match &mut self.repr {
+            Repr::Sorted(v) => {
+                let before = v.len();
+                for s in syms {
+                    let taken =
+                        v.get(..before).is_some_and(|old| old.binary_search_by_key(&s.start, |x| x.start).is_ok());
+                    if !taken {
+                        v.push(s);
+                    }
+                }
+                v.sort_by_key(|s| s.start);
+                v.dedup_by_key(|s| s.start);
+            }
+            Repr::Tree(t) => {
+                for s in syms {
+                    t.insert(s);
+                }
             }
         }
-        self.syms.sort_by_key(|s| s.start);
-        self.syms.dedup_by_key(|s| s.start);
     }
 
     /// The first symbol.
     pub fn first(&self) -> Option<&Sym> {
-        self.syms.first()
+        self.iter().next()
     }
 
     /// The last symbol.
     pub fn last(&self) -> Option<&Sym> {
-        self.syms.last()
+        match &self.repr {
+            Repr::Sorted(v) => v.last(),
+            Repr::Tree(t) => t.iter().last(),
+        }
     }
 
     /// The symbols by start.
     pub fn iter(&self) -> impl Iterator<Item = &Sym> {
-        self.syms.iter()
+        let (sorted, tree) = match &self.repr {
+            Repr::Sorted(v) => (Some(v.iter()), None),
+            Repr::Tree(t) => (None, Some(t.iter())),
+        };
+        sorted.into_iter().flatten().chain(tree.into_iter().flatten())
     }
 
-    /// The symbol whose `[start, end)` holds `addr`.
+    /// The symbol whose `[start, end)` holds `addr` (in perf's tree: the one its descent meets
+    /// first, none if it misses them all).
     pub fn find(&self, addr: u64) -> Option<&Sym> {
-        let i = self.syms.partition_point(|s| s.start <= addr);
-        let s = self.syms.get(i.checked_sub(1)?)?;
-        (addr < s.end).then_some(s)
+        match &self.repr {
+            Repr::Sorted(v) => {
+                let i = v.partition_point(|s| s.start <= addr);
+                let s = v.get(i.checked_sub(1)?)?;
+                (addr < s.end).then_some(s)
+            }
+            Repr::Tree(t) => t.find(addr),
+        }
     }
 
     /// Number of symbols.
     pub fn len(&self) -> usize {
-        self.syms.len()
+        match &self.repr {
+            Repr::Sorted(v) => v.len(),
+            Repr::Tree(t) => t.len(),
+        }
     }
 
     /// True if there are no symbols.
     pub fn is_empty(&self) -> bool {
-        self.syms.is_empty()
+        self.len() == 0
     }
 }
 
@@ -289,8 +354,9 @@ impl Frame {
 }
 
 enum Source {
-    /// An ELF file, and the PLT symbols of its runtime binary when it has none (a debug file);
-    /// [`Error::NoSymbols`] when neither has a symbol.
+    /// An ELF file; when it has no PLT symbols (a debug file), its table with those of its
+    /// runtime binary added, which lookups use instead; [`Error::NoSymbols`] when it has no
+    /// symbol.
     Elf(Rc<Binary>, Option<SymbolTable>, Option<Error>),
     Absolute(SymbolTable),
     /// No symbols, and why.
@@ -694,18 +760,22 @@ impl Symbolizer {
             },
         };
         // A debug file has no PLT contents: perf synthesizes the PLT symbols from the runtime
-        // binary (the first one with them: the cached `elf`, else the file at the path).
-        let mut plt = None;
-        if chosen.0.symbols.plt.is_empty() {
+        // binary (the first one with them: the cached `elf`, else the file at the path) and
+        // inserts them into the tree of the debug file's symbols, if it loaded any
+        // (`dso__load`).
+        let mut with_plt = None;
+        if chosen.0.symbols.plt.is_empty() && !chosen.0.symbols.table.is_empty() {
             let runtime: Vec<Rc<Binary>> =
                 candidates.iter().filter_map(|c| self.binary(c).filter(|e| ok(e))).chain(chosen.1).collect();
             if let Some(r) = runtime.iter().find(|e| !e.symbols.plt.is_empty()) {
-                plt = Some(SymbolTable::new(r.symbols.plt.clone()));
+                let mut t = chosen.0.symbols.table.clone();
+                t.insert_sized(r.symbols.plt.clone());
+                with_plt = Some(t);
             }
         }
-        let empty = chosen.0.symbols.table.is_empty() && plt.as_ref().is_none_or(SymbolTable::is_empty);
+        let empty = chosen.0.symbols.table.is_empty();
         let why = empty.then(|| Error::NoSymbols { path: Arc::from(chosen.0.path()) });
-        Source::Elf(chosen.0, plt, why)
+        Source::Elf(chosen.0, with_plt, why)
     }
 
     fn dso_name(&mut self, name: &str) -> Rc<str> {
@@ -1204,8 +1274,8 @@ impl Symbolizer {
             Source::Elf(e, plt, _) => {
                 let vaddr = e.offset_to_vaddr(key.1);
                 plt.as_ref()
-                    .and_then(|p| p.find(vaddr))
-                    .or_else(|| e.symbols.table.find(vaddr))
+                    .unwrap_or(&e.symbols.table)
+                    .find(vaddr)
                     .map(|s| (Rc::from(demangle(&s.name)), s.start, s.end))
             }
             Source::None(_) => None,

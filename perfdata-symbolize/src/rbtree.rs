@@ -2,7 +2,9 @@
 //!
 //! perf keeps its tables in red-black trees searched with comparators that are not always a
 //! total order: a kernel module's symbols can overlap (perf 6.1 puts those of its `.ko` and of
-//! kallsyms into one `dso->symbols` tree), and `perf report`'s histogram compares inlined
+//! kallsyms into one `dso->symbols` tree), so do a binary's (a size-0 `_init` extended over
+//! `.plt`, which holds the `NAME@plt` symbols inserted after; size-0 labels inside a function,
+//! extended to the next symbol), and `perf report`'s histogram compares inlined
 //! functions by name but other symbols by address. Then what a search finds, and whether an equal
 //! entry is found at all, depends on the tree's shape. [`RbTree`] gives the shape perf's gets:
 //! insertion and erasure follow `__rb_insert` and `____rb_erase_color` (the textbook red-black
@@ -381,6 +383,11 @@ impl SymTree {
     /// perf's `symbols__fixup_duplicate`: of neighbours with one start, the worse one goes
     /// (`choose_best_symbol`).
     pub fn fixup_duplicate(&mut self) {
+        self.fixup_duplicate_as(super::Stored::AsIs);
+    }
+
+    /// [`SymTree::fixup_duplicate`], comparing names as perf stored them (`stored`).
+    pub(crate) fn fixup_duplicate_as(&mut self, stored: super::Stored) {
         let t = &mut self.0;
         let mut curr = t.first();
         while curr != NIL {
@@ -390,7 +397,7 @@ impl SymTree {
                 curr = next;
                 continue;
             }
-            if super::better(c, n, super::Stored::AsIs) {
+            if super::better(c, n, stored) {
                 t.erase(next);
             } else {
                 t.erase(curr);
