@@ -66,7 +66,8 @@ pub enum Error {
     /// The input is not perf.data at all.
     #[error("not a perf.data file: {0}")]
     NotPerfData(String),
-    /// A valid but unsupported format (e.g. the pre-2009 `PERFFILE` v1 layout).
+    /// A format or request this crate does not read (e.g. a legacy `PERFFILE` header whose
+    /// `attr_size` does not tell its byte order, which perf refuses too).
     #[error("unsupported perf.data format: {0}")]
     Unsupported(String),
     /// A record whose type is known and well-framed, but whose body does not parse.

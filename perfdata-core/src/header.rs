@@ -9,8 +9,15 @@ use crate::reader::{sized, u32, u64, PResult, ParseError, Reader};
 pub const MAGIC_LE: &[u8; 8] = b"PERFILE2";
 /// Magic as it appears in a big-endian file.
 pub const MAGIC_BE: &[u8; 8] = b"2ELIFREP";
-/// The pre-2009 v1 magic.
+/// The legacy magic (perf's `__perf_magic1`), written by older perfs before "PERFILE2" replaced
+/// it: the same header and attr layout, but the magic does not tell the byte order — `attr_size`
+/// does ([`FileHeader::detect`]).
 pub const MAGIC_V1: &[u8; 8] = b"PERFFILE";
+/// The `attr_size` values by which perf tells a [`MAGIC_V1`] file's byte order: the attr sizes it
+/// knew when the magic changed (`PERF_ATTR_SIZE_VER0`..`VER4`: 64, 72, 80, 96, 104 bytes) plus the
+/// 16-byte ids section (perf's `try_all_file_abis`). A legacy file with another `attr_size` is
+/// refused, by perf and by this crate.
+pub const V1_ATTR_SIZES: [u64; 5] = [80, 88, 96, 112, 120];
 /// `sizeof(struct perf_file_header)`.
 pub const FILE_HEADER_SIZE: u64 = 104;
 /// `sizeof(struct perf_pipe_file_header)`.
@@ -43,6 +50,50 @@ fn bad_magic(magic: &[u8]) -> String {
         .collect();
     let hex: Vec<String> = magic.iter().map(|b| format!("{b:02x}")).collect();
     format!("it starts with b\"{text}\" ({}), not PERFILE2 (or 2ELIFREP, big-endian)", hex.join(" "))
+}
+
+/// [`FileHeader::detect`] for a [`MAGIC_V1`] header (`prefix` starts with it). The pipe test uses
+/// this machine's byte order, as perf's `try_all_pipe_abis` does. No value of [`V1_ATTR_SIZES`]
+/// byte-swapped is another, so at most one byte order matches and the answer does not depend on
+/// the machine, although perf tries its own order first (`try_all_file_abis`).
+fn detect_v1(prefix: &[u8]) -> Result<(Endian, u64)> {
+    let word = |at: usize, e: Endian| prefix.get(at..at.checked_add(8)?).map(|b| e.u64(b));
+    let Some(size) = word(8, Endian::NATIVE) else {
+        return Err(Error::NotPerfData(format!("{} bytes is too short for a header", prefix.len())));
+    };
+    if size == PIPE_HEADER_SIZE {
+        return Ok((Endian::NATIVE, size));
+    }
+    let by = |at: usize, allowed: &[u64]| {
+        [Endian::NATIVE, Endian::NATIVE.swapped()]
+            .into_iter()
+            .find_map(|e| word(at, e).filter(|v| allowed.contains(v)).map(|_| e))
+    };
+    let endian = match word(16, Endian::NATIVE) {
+        Some(attr_size) => by(16, &V1_ATTR_SIZES).ok_or_else(|| {
+            Error::Unsupported(format!(
+                "a legacy 'PERFFILE' header whose attr_size ({attr_size:#x} read in this machine's byte order) \
+                 is not {} in either byte order, so its byte order cannot be told (perf refuses it too)",
+                join_sizes()
+            ))
+        })?,
+        None => by(8, &[FILE_HEADER_SIZE, 72]).ok_or_else(|| {
+            Error::Unsupported(format!(
+                "a legacy 'PERFFILE' header whose size ({size:#x}) is not 104, 72 or 16 in either byte order"
+            ))
+        })?,
+    };
+    let size = word(8, endian).unwrap_or(size);
+    Ok((endian, size))
+}
+
+/// [`V1_ATTR_SIZES`] as text: "80, 88, 96, 112 or 120".
+fn join_sizes() -> String {
+    let all: Vec<String> = V1_ATTR_SIZES.iter().map(u64::to_string).collect();
+    match all.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => all.join(""),
+    }
 }
 
 impl Section {
@@ -103,23 +154,27 @@ pub struct FileHeader {
 }
 
 impl FileHeader {
-    /// Detect the byte order and framing from the first 16 bytes.
-    pub fn detect(first16: &[u8]) -> Result<(Endian, u64)> {
-        let magic = first16
+    /// Detect the byte order and read the `size` field (16 for the pipe format) from the start of
+    /// the file: 16 bytes suffice for the "PERFILE2" magic, whose bytes give the byte order. A
+    /// legacy [`MAGIC_V1`] header is read as perf reads it (`check_magic_endian`): a pipe header
+    /// when `size` is 16 in this machine's byte order, else the byte order in which `attr_size`
+    /// (bytes 16..24) is one of [`V1_ATTR_SIZES`]. Given only 16 bytes of a legacy file header,
+    /// the byte order is the one in which `size` is 104 or 72 (perf accepts no other), which
+    /// [`FileHeader::parse`] then checks against `attr_size`.
+    pub fn detect(prefix: &[u8]) -> Result<(Endian, u64)> {
+        let magic = prefix
             .get(..8)
-            .ok_or_else(|| Error::NotPerfData(format!("{} bytes is too short for a header", first16.len())))?;
+            .ok_or_else(|| Error::NotPerfData(format!("{} bytes is too short for a header", prefix.len())))?;
         let endian = if magic == MAGIC_LE {
             Endian::Little
         } else if magic == MAGIC_BE {
             Endian::Big
         } else if magic == MAGIC_V1 {
-            return Err(Error::Unsupported(
-                "the pre-2009 'PERFFILE' v1 layout (perf before 2.6.32); convert it with a perf of that era".into(),
-            ));
+            return detect_v1(prefix);
         } else {
             return Err(Error::NotPerfData(bad_magic(magic)));
         };
-        let mut r = Reader::new(first16, endian, Position::at(0), "perf_file_header");
+        let mut r = Reader::new(prefix, endian, Position::at(0), "perf_file_header");
         r.skip(8)?;
         let size = r.u64()?;
         Ok((endian, size))
@@ -129,7 +184,7 @@ impl FileHeader {
     /// then [`crate::parse::file_header`], then checks that its sections are where a file can
     /// have them.
     pub fn parse(data: &[u8]) -> Result<FileHeader> {
-        let (endian, _) = Self::detect(data.get(..16).unwrap_or(data))?;
+        let (endian, _) = Self::detect(data.get(..24).unwrap_or(data))?;
         let h = Reader::new(data, endian, Position::at(0), "perf_file_header").run(file_header)?;
         if h.format == Format::File {
             h.validate()?;
@@ -223,9 +278,11 @@ pub fn section(input: Reader<'_>) -> PResult<'_, Section> {
 }
 /// `struct perf_file_header` (104 bytes; 72 in files older than the feature bitmap) or
 /// `struct perf_pipe_file_header` (16 bytes: magic and size), in the byte order of the input,
-/// which must be the one its magic says ([`FileHeader::detect`]). A pipe header's data section
-/// is the rest of the input. The 256-bit `adds_features` bitmap of a cross-endian file from a
-/// 32-bit host, written as u32 words, is read as such. Not validated: see [`FileHeader::parse`].
+/// which must be the one [`FileHeader::detect`] found (the legacy [`MAGIC_V1`] is accepted in
+/// either order). A pipe header's data section is the rest of the input. The 256-bit
+/// `adds_features` bitmap of a cross-endian file is read as perf reads it (reference §6.3): as u64
+/// words when that sets HOSTNAME, else as the u32 words of a 32-bit host when that does, else (a
+/// legacy file; perf does it for any) as BUILD_ID alone. Not validated: see [`FileHeader::parse`].
 pub fn file_header(input: Reader<'_>) -> PResult<'_, FileHeader> {
     use nom::bytes::complete::tag;
     let endian = input.endian();
@@ -233,8 +290,10 @@ pub fn file_header(input: Reader<'_>) -> PResult<'_, FileHeader> {
         Endian::Little => MAGIC_LE,
         Endian::Big => MAGIC_BE,
     };
+    let legacy = input.rest().get(..8) == Some(&MAGIC_V1[..]);
     let (input, _) = sized(input, 8, |i| {
-        tag(magic)(i).map_err(|_: nom::Err<ParseError>| nom::Err::Error(ParseError::malformed(&i, "bad magic", [0; 2])))
+        tag(if legacy { &MAGIC_V1[..] } else { magic })(i)
+            .map_err(|_: nom::Err<ParseError>| nom::Err::Error(ParseError::malformed(&i, "bad magic", [0; 2])))
     })?;
     let at_size = input;
     let (input, size) = u64(input)?;
@@ -283,6 +342,11 @@ pub fn file_header(input: Reader<'_>) -> PResult<'_, FileHeader> {
             }
             if f[0] & (1 << 3) != 0 {
                 features = f;
+            } else if legacy {
+                // Neither reading has HOSTNAME (always set since perf 3.x): perf takes the file for
+                // an older one whose only feature is BUILD_ID (perf_file_header__read). Only for the
+                // legacy magic here: a PERFILE2 file without HOSTNAME (simpleperf's) keeps its bits.
+                features = [1 << feature::BUILD_ID, 0, 0, 0];
             }
         }
     }
