@@ -3,7 +3,7 @@
 use crate::folded::output;
 use clap::{Args, Subcommand, ValueEnum};
 use perfdata_analysis::latency::block::{block_latency_each, BlockCounts, BlockFilter, BlockOptions, Start};
-use perfdata_analysis::latency::heatmap::{heatmap_line, Heatmap, HeatmapOptions};
+use perfdata_analysis::latency::heatmap::{heatmap_line, parse_latency, Heatmap, HeatmapOptions};
 use perfdata_analysis::latency::hist::{bcc_sections, IolatencyHist, Log2Hist, Percentiles};
 use perfdata_analysis::latency::ShortStr;
 use perfdata_analysis::options::TimeRange;
@@ -57,12 +57,11 @@ pub struct BlockLatencyArgs {
     /// Histogram in milliseconds (biolatency -m).
     #[arg(short = 'm', long)]
     msecs: bool,
-    /// Draw a latency heatmap SVG (time × latency, colour by count) instead.
+    /// Draw a latency heat map SVG (time × latency, colour by count) instead.
     #[arg(long)]
     heatmap: bool,
-    /// Heatmap time column width in ms (default: about 100 columns over the recording).
-    #[arg(long)]
-    column_ms: Option<f64>,
+    #[command(flatten)]
+    heatmap_opts: HeatmapArgs,
     /// Only this device, MAJOR,MINOR.
     #[arg(short = 'd', long, value_parser = parse_dev)]
     dev: Option<(u32, u32)>,
@@ -81,6 +80,58 @@ pub struct BlockLatencyArgs {
     /// Write here instead of stdout.
     #[arg(short, long)]
     output: Option<PathBuf>,
+}
+
+/// The look of `--heatmap` (block latency and wakeup latency alike).
+#[derive(Args)]
+#[command(next_help_heading = "Heat map (--heatmap)")]
+pub struct HeatmapArgs {
+    /// Top of the latency axis, e.g. 500us, 2ms, 1.5s (a plain number is µs); default: the
+    /// 99.9th percentile. Latencies above it are counted in a row over the axis.
+    #[arg(long, value_parser = parse_latency, value_name = "LATENCY")]
+    max_lat: Option<u64>,
+    /// Bottom of the latency axis (units as --max-lat); default: 0, or with --log the smallest
+    /// latency rounded down to 1, 2 or 5 × 10^k. Latencies below it get a row under the axis.
+    #[arg(long, value_parser = parse_latency, value_name = "LATENCY")]
+    min_lat: Option<u64>,
+    /// Latency rows (1 to 1000).
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    rows: u32,
+    /// Logarithmic latency axis (rows in geometric progression).
+    #[arg(long)]
+    log: bool,
+    /// Time column width in ms (default: about 100 columns over the recording).
+    #[arg(long)]
+    column_ms: Option<f64>,
+    /// Picture width in pixels.
+    #[arg(long, default_value_t = 1000)]
+    width: u32,
+    /// Picture height in pixels.
+    #[arg(long, default_value_t = 500)]
+    height: u32,
+}
+
+impl HeatmapArgs {
+    /// The heat map options, titled; an error when the axis bottom is not below its top.
+    fn options(&self, title: String, what: &str) -> Result<HeatmapOptions, String> {
+        if let (Some(lo), Some(hi)) = (self.min_lat, self.max_lat) {
+            if lo >= hi {
+                return Err(format!("--min-lat ({lo} ns) must be below --max-lat ({hi} ns)"));
+            }
+        }
+        Ok(HeatmapOptions {
+            title,
+            what: what.into(),
+            rows: self.rows,
+            column_ns: self.column_ms.filter(|m| m.is_finite() && *m > 0.0).map(|m| (m * 1e6).max(1.0) as u64),
+            min_latency_ns: self.min_lat,
+            max_latency_ns: self.max_lat,
+            log: self.log,
+            width: self.width,
+            height: self.height,
+            ..Default::default()
+        })
+    }
 }
 
 fn parse_dev(s: &str) -> Result<(u32, u32), String> {
@@ -122,15 +173,12 @@ fn block_latency(a: &BlockLatencyArgs) -> CliResult {
     if a.heatmap {
         let mut points = Vec::new();
         let counts = block_latency_each(&f, &opts, |io| points.push((io.complete_ns, io.latency_ns)))?;
-        let ho = HeatmapOptions {
-            title: format!(
-                "Block I/O latency ({}) — {}",
-                if a.queued { "insert → complete" } else { "issue → complete" },
-                crate::shown(&a.file)
-            ),
-            column_ns: a.column_ms.filter(|m| m.is_finite() && *m > 0.0).map(|m| (m * 1e6) as u64),
-            ..Default::default()
-        };
+        let title = format!(
+            "Block I/O latency ({}) — {}",
+            if a.queued { "insert → complete" } else { "issue → complete" },
+            crate::shown(&a.file)
+        );
+        let ho = a.heatmap_opts.options(title, "I/Os")?;
         output(a.output.as_ref(), &Heatmap::new(&points, &ho).svg(&ho))?;
         eprintln!("perfdata: {}", counts_line(&counts));
         for d in &counts.diagnostics {
@@ -289,6 +337,11 @@ pub struct WakeupLatencyArgs {
     /// Count only wakeups, not preemptions (perf 6.1 `perf sched timehist`'s sch delay).
     #[arg(long)]
     no_preempted: bool,
+    /// Draw a latency heat map SVG (time of the switch-in × wait, colour by count) instead.
+    #[arg(long)]
+    heatmap: bool,
+    #[command(flatten)]
+    heatmap_opts: HeatmapArgs,
     /// Write here instead of stdout.
     #[arg(short, long)]
     output: Option<PathBuf>,
@@ -308,6 +361,17 @@ pub fn wakeup_latency(a: &WakeupLatencyArgs) -> CliResult {
     use perfdata_analysis::latency::wakeup::{wakeup_latency_each, TaskSummary, WakeupOptions};
     let f = crate::open(&a.file)?;
     let opts = WakeupOptions { preempted: !a.no_preempted };
+    if a.heatmap {
+        let title = format!("Wakeup latency — {}", crate::shown(&a.file));
+        let ho = a.heatmap_opts.options(title, "waits")?;
+        let mut points = Vec::new();
+        let diagnostics = wakeup_latency_each(&f, &opts, |e| points.push((e.run_ns, e.delay_ns)))?;
+        output(a.output.as_ref(), &Heatmap::new(&points, &ho).svg(&ho))?;
+        for d in &diagnostics {
+            eprintln!("perfdata: warning: {d}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut out = String::new();
     // The output is opened once the histogram is made (no file for a recording that has no
     // sched events), or before the CSV rows, which are written as they come.

@@ -13,7 +13,7 @@ use perfdata_analysis::sched::timehist::{sched_timehist_each, Row, SummaryMode, 
 use perfdata_analysis::sched::timeline::{sched_timeline, TimelineOptions};
 use perfdata_analysis::sched::{Compat, Error};
 use perfdata_core::PerfFile;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use std::path::PathBuf;
@@ -136,6 +136,24 @@ impl Picture {
     }
 }
 
+/// A heat map's ``max_lat``/``min_lat``: a number of µs, or a string with a unit (``"2ms"``), in ns.
+fn latency_arg(v: Option<&Bound<'_, PyAny>>, name: &str) -> PyResult<Option<u64>> {
+    use perfdata_analysis::latency::heatmap::parse_latency;
+    let Some(v) = v.filter(|v| !v.is_none()) else { return Ok(None) };
+    if v.is_instance_of::<PyString>() {
+        let s: String = v.extract()?;
+        return parse_latency(&s).map(Some).map_err(|e| PyValueError::new_err(format!("{name}: {e}")));
+    }
+    let us: f64 = v.extract().map_err(|_| {
+        PyTypeError::new_err(format!("{name} must be a number of µs or a string such as '500us', '2ms'"))
+    })?;
+    let ns = (us * 1e3).round();
+    if !ns.is_finite() || ns < 0.0 || ns >= u64::MAX as f64 {
+        return Err(PyValueError::new_err(format!("{name}: {us} µs is out of range")));
+    }
+    Ok(Some(ns as u64))
+}
+
 /// Log2 buckets as horizontal bars, the bucket ranges on the left.
 fn hist_svg(sections: &[(String, perfdata_analysis::latency::hist::Log2Hist)], label: &str) -> String {
     use std::fmt::Write;
@@ -231,28 +249,68 @@ impl AnalysisResult {
         Ok(Histogram { text, svg: hist_svg(&named, label) })
     }
 
-    /// A latency heatmap (time columns × latency rows, colour by count, a tooltip per cell), as
-    /// Brendan Gregg's trace2heatmap.pl draws it.
+    /// A latency heat map (time columns × latency rows, colour by count, a tooltip per cell), as
+    /// Brendan Gregg's trace2heatmap.pl draws it. The latency axis ends at the 99.9th percentile
+    /// unless ``max_lat`` says otherwise; what lies beyond either end of the axis is counted in a
+    /// labelled row above (or below) it.
     ///
     /// Args:
     ///     column_ms: the width of a time column (default: about 100 columns over the recording).
-    ///     rows: latency rows.
+    ///     rows: latency rows (1 to 1000).
+    ///     max_lat: top of the latency axis: a number of µs or a string with a unit (``"500us"``,
+    ///         ``"2ms"``, ``"1.5s"``); default the 99.9th percentile.
+    ///     min_lat: bottom of the latency axis, as ``max_lat``; default 0 (with ``log``, the
+    ///         smallest latency rounded down to 1, 2 or 5 × 10^k).
+    ///     log: a logarithmic latency axis (rows in geometric progression).
+    ///     width, height: the picture's size in pixels.
+    ///     title: the title (default: what the latencies are).
     ///
     /// Returns:
     ///     Picture
     ///
     /// Example:
-    ///     >>> perfdata.open("block.data").block_latency().heatmap().svg.count("<rect") > 10
+    ///     >>> perfdata.open("block.data").block_latency().heatmap(max_lat="150us", log=True).svg.count("<title>") > 10
     ///     True
-    #[pyo3(signature = (column_ms = None, rows = 50))]
-    fn heatmap(&self, column_ms: Option<f64>, rows: u32) -> PyResult<Picture> {
+    #[pyo3(signature = (column_ms = None, rows = 50, *, max_lat = None, min_lat = None, log = false, width = 1000, height = 500, title = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn heatmap(
+        &self,
+        column_ms: Option<f64>,
+        rows: u32,
+        max_lat: Option<&Bound<'_, PyAny>>,
+        min_lat: Option<&Bound<'_, PyAny>>,
+        log: bool,
+        width: u32,
+        height: u32,
+        title: Option<String>,
+    ) -> PyResult<Picture> {
         use perfdata_analysis::latency::heatmap::{Heatmap, HeatmapOptions};
         let p = self.points()?;
+        if !(1..=1000).contains(&rows) {
+            return Err(PyValueError::new_err(format!("rows must be 1 to 1000, not {rows}")));
+        }
+        let (max_latency_ns, min_latency_ns) = (latency_arg(max_lat, "max_lat")?, latency_arg(min_lat, "min_lat")?);
+        if let (Some(lo), Some(hi)) = (min_latency_ns, max_latency_ns) {
+            if lo >= hi {
+                return Err(PyValueError::new_err(format!("min_lat ({lo} ns) must be below max_lat ({hi} ns)")));
+            }
+        }
         let points: Vec<(u64, u64)> = p.time_ns.iter().copied().zip(p.latency_ns.iter().copied()).collect();
+        let (default_title, what) = match self.kind {
+            "block_latency" => ("Block I/O latency", "I/Os"),
+            "wakeup_latency" => ("Wakeup latency", "waits"),
+            _ => ("Latency", "events"),
+        };
         let opts = HeatmapOptions {
-            title: format!("{} heatmap", self.kind.replace('_', " ")),
+            title: title.unwrap_or_else(|| default_title.to_string()),
+            what: what.to_string(),
             rows,
-            column_ns: column_ms.filter(|m| m.is_finite() && *m > 0.0).map(|m| (m * 1e6) as u64),
+            column_ns: column_ms.filter(|m| m.is_finite() && *m > 0.0).map(|m| (m * 1e6).max(1.0) as u64),
+            min_latency_ns,
+            max_latency_ns,
+            log,
+            width,
+            height,
             ..Default::default()
         };
         Ok(Picture { svg: Heatmap::new(&points, &opts).svg(&opts) })

@@ -532,8 +532,21 @@ class AnalysisResult:
         """The rows as a polars.DataFrame."""
     def hist(self, unit: Literal["us", "ms"] = "us", per: Optional[Literal["disk", "flags"]] = None) -> Histogram:
         """bcc's log2 histogram of the latencies (block_latency, wakeup_latency)."""
-    def heatmap(self, column_ms: Optional[float] = None, rows: int = 50) -> Picture:
-        """A latency heatmap (trace2heatmap.pl's)."""
+    def heatmap(
+        self,
+        column_ms: Optional[float] = None,
+        rows: int = 50,
+        *,
+        max_lat: Union[float, str, None] = None,
+        min_lat: Union[float, str, None] = None,
+        log: bool = False,
+        width: int = 1000,
+        height: int = 500,
+        title: Optional[str] = None,
+    ) -> Picture:
+        """A latency heat map (trace2heatmap.pl's): the axis ends at p99.9 unless ``max_lat``
+        (µs, or ``"500us"``, ``"2ms"``, ``"1.5s"``) says otherwise; what lies beyond is counted
+        in a labelled row. ``log``: geometric rows."""
     def percentiles(self) -> Dict[str, int]:
         """count, min, avg, p50, p90, p99, p999, max of the latencies, ns."""
     def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object: ...
