@@ -8,7 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 shared=../../shared/corpus
-for t in file pipe roundtrip features sample zstd tracepoint symbols sched parse; do mkdir -p "corpus/$t"; done
+for t in file pipe roundtrip features sample zstd tracepoint symbols sched parse export_chrome export_speedscope; do
+  mkdir -p "corpus/$t"
+done
 seed() { # target, files...
   local t=$1; shift
   for f in "$@"; do if [ -f "$f" ]; then cp "$f" "corpus/$t/$(basename "$(dirname "$f")")_$(basename "$f")"; fi; done
@@ -25,6 +27,10 @@ done
 # sched: the sched, block and off-CPU recordings as files, and the sched pipe stream without its header
 seed sched ../testdata/sched*.data ../testdata/block*.data ../testdata/offcpu*.data ../testdata/pipe-tp.data
 tail -c +17 ../testdata/sched-pipe.data > corpus/sched/sched-pipe.stream
+# export_chrome, export_speedscope: the sched recordings and the small -g ones (stacks to fold)
+for t in export_chrome export_speedscope; do
+  seed "$t" ../testdata/sched*.data ../testdata/fp.data ../testdata/multi-g.data ../testdata/sysw.data
+done
 # Every regression file is a seed of the target it was found by (regressions/<target>/).
 for d in regressions/*/; do
   t=$(basename "$d")

@@ -22,8 +22,20 @@ use perfdata_core::{Endian, HeaderInfo, Order, PerfFile, Position};
 use std::path::PathBuf;
 
 /// Every target, by the name of its `fuzz_targets/` file.
-pub const TARGETS: [&str; 10] =
-    ["file", "pipe", "sample", "features", "zstd", "roundtrip", "tracepoint", "symbols", "sched", "parse"];
+pub const TARGETS: [&str; 12] = [
+    "file",
+    "pipe",
+    "sample",
+    "features",
+    "zstd",
+    "roundtrip",
+    "tracepoint",
+    "symbols",
+    "sched",
+    "parse",
+    "export_chrome",
+    "export_speedscope",
+];
 
 /// Run target `name` on `data`; false when there is no such target.
 pub fn run(name: &str, data: &[u8]) -> bool {
@@ -38,6 +50,8 @@ pub fn run(name: &str, data: &[u8]) -> bool {
         "symbols" => symbols(data),
         "sched" => sched(data),
         "parse" => parse(data),
+        "export_chrome" => export_chrome(data),
+        "export_speedscope" => export_speedscope(data),
         _ => return false,
     }
     true
@@ -969,6 +983,94 @@ pub fn parse(data: &[u8]) {
             if let Ok((rest, v)) = p::u64s(count)(input()) {
                 assert_eq!(v.len() as u64, count);
                 assert_eq!(consumed(&rest) as u64, count * 8);
+            }
+        }
+    }
+}
+
+/// The bytes as a file, and as a pipe stream after a pipe header.
+fn file_and_pipe(data: &[u8]) -> [Vec<u8>; 2] {
+    let mut piped = b"PERFILE2".to_vec();
+    piped.extend_from_slice(&16u64.to_le_bytes());
+    piped.extend_from_slice(data);
+    [data.to_vec(), piped]
+}
+
+/// Folding options that read no host binary or kernel symbols (see [`empty_dir`]).
+fn fuzz_fold(compat: Compat) -> FoldedOptions {
+    let dir = empty_dir();
+    let symbolize = SymbolizeOptions {
+        symfs: Some(dir.clone()),
+        buildid_dir: Some(dir.clone()),
+        kallsyms: Some(dir.join("kallsyms")),
+        ..Default::default()
+    };
+    FoldedOptions { symbolize, root: Root::CommPidTid, ..FoldedOptions::compat(compat) }
+}
+
+/// `export_chrome`: the streamed Chrome trace (with and without samples) of the bytes as a file
+/// and as a pipe stream. When it succeeds the output is one JSON document, and every sample's
+/// `sf` is a `stackFrames` entry whose parents are entries too.
+pub fn export_chrome(data: &[u8]) {
+    use perfdata_analysis::export::chrome::{write_chrome_trace, ChromeOptions};
+    for bytes in file_and_pipe(data) {
+        let Ok(f) = PerfFile::from_bytes(&bytes) else { continue };
+        for no_samples in [false, true] {
+            let o = ChromeOptions { fold: fuzz_fold(Compat::StackcollapsePl), no_samples };
+            let mut out = Vec::new();
+            if write_chrome_trace(&f, &o, &mut out).is_err() {
+                continue;
+            }
+            let doc: serde_json::Value = serde_json::from_slice(&out).expect("the trace is JSON");
+            let frames = doc["stackFrames"].as_object().expect("stackFrames");
+            for e in doc["traceEvents"].as_array().expect("traceEvents") {
+                assert!(e["ph"].is_string() && e["pid"].is_u64(), "{e}");
+                if let Some(sf) = e.get("sf") {
+                    assert!(!no_samples);
+                    let mut id = sf.as_u64().expect("sf").to_string();
+                    for _ in 0..=frames.len() {
+                        match frames.get(&id).expect("sf in stackFrames")["parent"].as_str() {
+                            Some(p) => id = p.to_string(),
+                            None => break,
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `export_speedscope`: the streamed speedscope profiles of the bytes as a file and as a pipe
+/// stream, spilling to the temporary file every few hundred bytes. When it succeeds the output
+/// is JSON, every profile's events are in time order within its values and nest properly.
+pub fn export_speedscope(data: &[u8]) {
+    use perfdata_analysis::export::speedscope::{write_speedscope, SpeedscopeOptions};
+    for bytes in file_and_pipe(data) {
+        let Ok(f) = PerfFile::from_bytes(&bytes) else { continue };
+        for compat in [Compat::StackcollapsePl, Compat::PerfScriptPy] {
+            let o = SpeedscopeOptions { fold: fuzz_fold(compat), name: "fuzz".into(), memory: 256 };
+            let mut out = Vec::new();
+            if write_speedscope(&f, &o, &mut out).is_err() {
+                continue;
+            }
+            let doc: serde_json::Value = serde_json::from_slice(&out).expect("the profile is JSON");
+            let frames = doc["shared"]["frames"].as_array().expect("frames").len() as u64;
+            let profiles = doc["profiles"].as_array().expect("profiles");
+            assert!(!profiles.is_empty());
+            for p in profiles {
+                let end = p["endValue"].as_u64().expect("endValue");
+                let (mut open, mut last) = (Vec::new(), 0u64);
+                for e in p["events"].as_array().expect("events") {
+                    let (at, frame) = (e["at"].as_u64().expect("at"), e["frame"].as_u64().expect("frame"));
+                    assert!(at >= last && at <= end && frame < frames, "{e}");
+                    last = at;
+                    match e["type"].as_str() {
+                        Some("O") => open.push(frame),
+                        Some("C") => assert_eq!(open.pop(), Some(frame)),
+                        t => panic!("event type {t:?}"),
+                    }
+                }
+                assert!(open.is_empty());
             }
         }
     }

@@ -5,23 +5,25 @@
 use crate::folded::FoldArgs;
 use clap::{Args, ValueEnum};
 use perfdata_analysis::core::Order;
-use perfdata_analysis::export::chrome::{chrome_trace, ChromeOptions};
+use perfdata_analysis::export::chrome::{write_chrome_trace, ChromeOptions};
 use perfdata_analysis::export::dataset::{export_dataset as export_dataset_files, DatasetOptions, Status};
 use perfdata_analysis::export::parquet::{write_parquet, ParquetOptions};
 use perfdata_analysis::export::pprof::pprof;
-use perfdata_analysis::export::speedscope::{speedscope, Unit};
+use perfdata_analysis::export::speedscope::{speedscope, write_speedscope, SpeedscopeOptions, Unit};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// The formats.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// speedscope.app's JSON: a sampled profile per comm (or per process/thread with --root),
-    /// weights as `perfdata folded`'s.
+    /// speedscope.app's JSON: an evented profile per thread (and per event with several), its
+    /// samples in time order, each weighing what `perfdata folded` weighs it (--aggregate: a
+    /// sampled profile per comm, or per process/thread with --pid/--tid, without time order).
     Speedscope,
     /// Chrome Trace Event JSON (Perfetto UI, chrome://tracing): a track per CPU and per thread
     /// with the scheduler's slices (from sched_switch), samples as instant events with their
-    /// stacks, lost events as a counter.
+    /// stacks (`sf` ids into `stackFrames`), lost events as a counter.
     ChromeTrace,
     /// A directory of Parquet files (zstd), one per table: samples.parquet (callchain as
     /// `list<uint64>`), mmaps, comms, tasks, lost, records (count per record type), and
@@ -52,6 +54,10 @@ pub struct ExportArgs {
     /// chrome-trace: scheduler slices only, no samples.
     #[arg(long)]
     no_samples: bool,
+    /// speedscope: one sampled profile per root frame of the folded stacks (comm; process or
+    /// thread with --pid/--tid), each distinct stack once with its folded weight: no time order.
+    #[arg(long)]
+    aggregate: bool,
     /// parquet: add comm, dso, symbol and frames (`list<string>`, leaf first, folded with the
     /// options below) to the samples table.
     #[arg(long)]
@@ -89,15 +95,16 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let [file] = a.files.as_slice() else {
         return Err("this format takes one input file (only --format parquet takes several)".into());
     };
-    // Speedscope and Chrome trace read the input more than once (stdin: a copy on disk).
+    // The Chrome trace (scheduler pass, samples pass) and the aggregated speedscope (fold, then
+    // the event list) read the input more than once: stdin becomes a copy on disk.
     let (spooled, _spool) = match a.format {
         Format::Speedscope | Format::ChromeTrace => crate::spooled(file)?,
         _ => (file.clone(), None),
     };
     let (name, file) = (crate::shown(file), &spooled);
-    let doc = match a.format {
-        Format::Parquet => return parquet(a, file),
-        Format::Speedscope => {
+    match a.format {
+        Format::Parquet => parquet(a, file),
+        Format::Speedscope if a.aggregate => {
             let stacks = a.fold.fold(file)?;
             let f = crate::open(file)?;
             // Periods of a clock event are ns; sample counts and other periods have no unit.
@@ -107,25 +114,40 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
             });
             let unit = if a.fold.count_name() == "period" && clock { Unit::Nanoseconds } else { Unit::None };
             let root = a.fold.options()?.root != perfdata_analysis::folded::Root::None;
-            speedscope(&stacks, name, unit, root)
+            let doc = speedscope(&stacks, name, unit, root);
+            write_with(a.output.as_deref(), |out| Ok(serde_json::to_writer(out, &doc)?))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Format::Speedscope => {
+            let f = crate::open(file)?;
+            let o = SpeedscopeOptions { fold: a.fold.options()?, name: name.to_string(), memory: 0 };
+            let done = write_with(a.output.as_deref(), |out| Ok(write_speedscope(&f, &o, out)?))?;
+            warn(file, f.diagnostics().iter().chain(&done.diagnostics));
+            Ok(ExitCode::SUCCESS)
         }
         Format::ChromeTrace => {
             let f = crate::open(file)?;
-            chrome_trace(&f, &ChromeOptions { fold: a.fold.options()?, no_samples: a.no_samples })?
+            let o = ChromeOptions { fold: a.fold.options()?, no_samples: a.no_samples };
+            let done = write_with(a.output.as_deref(), |out| Ok(write_chrome_trace(&f, &o, out)?))?;
+            warn(file, f.diagnostics().iter().chain(&done.diagnostics));
+            Ok(ExitCode::SUCCESS)
         }
         Format::Pprof => {
             let f = crate::open(file)?;
             let p = pprof(&f, &a.fold.options()?)?;
-            for d in f.diagnostics().iter().chain(&p.diagnostics) {
-                eprintln!("perfdata: warning: {file}: {d}");
-            }
-            write(a.output.as_deref(), &p.gzipped)?;
-            return Ok(ExitCode::SUCCESS);
+            warn(file, f.diagnostics().iter().chain(&p.diagnostics));
+            write_with(a.output.as_deref(), |out| Ok(out.write_all(&p.gzipped)?))?;
+            Ok(ExitCode::SUCCESS)
         }
-    };
-    let text = serde_json::to_string(&doc)?;
-    write(a.output.as_deref(), text.as_bytes())?;
-    Ok(ExitCode::SUCCESS)
+    }
+}
+
+/// The reading problems met, as warnings on stderr (each once).
+fn warn<'a>(file: &str, diagnostics: impl Iterator<Item = &'a String>) {
+    let mut seen = std::collections::HashSet::new();
+    for d in diagnostics.filter(|d| seen.insert(*d)) {
+        eprintln!("perfdata: warning: {file}: {d}");
+    }
 }
 
 /// `perfdata export --format parquet FILE -o DIR`: one line per table written (`NAME ROWS PATH`)
@@ -188,21 +210,33 @@ fn export_dataset(a: &ExportArgs) -> Result<ExitCode, Box<dyn std::error::Error>
     Ok(if bad { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-/// Write `bytes` to `path` through a temporary file renamed at the end (no partial file is left
-/// on an error), or to stdout.
-fn write(path: Option<&Path>, bytes: &[u8]) -> std::io::Result<()> {
+/// Let `write` write to `path` through a temporary file renamed at the end (no partial file is
+/// left on an error), or to stdout.
+fn write_with<T>(
+    path: Option<&Path>,
+    write: impl FnOnce(&mut dyn Write) -> Result<T, Box<dyn std::error::Error>>,
+) -> Result<T, Box<dyn std::error::Error>> {
     match path {
         Some(p) => {
             let tmp = p.with_extension(format!("{}.tmp", std::process::id()));
-            std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, p)).inspect_err(|_| {
+            let done = (|| {
+                let mut out = std::fs::File::create(&tmp)?;
+                let t = write(&mut out)?;
+                out.flush()?;
+                drop(out);
+                std::fs::rename(&tmp, p)?;
+                Ok(t)
+            })();
+            if done.is_err() {
                 let _ = std::fs::remove_file(&tmp);
-            })
+            }
+            done
         }
         None => {
-            use std::io::Write;
             let mut out = std::io::stdout().lock();
-            out.write_all(bytes)?;
-            out.flush()
+            let t = write(&mut out)?;
+            out.flush()?;
+            Ok(t)
         }
     }
 }

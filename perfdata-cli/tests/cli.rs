@@ -79,7 +79,9 @@ fn every_command_reads_a_pipe_stream_on_stdin_as_the_file() {
             compared += usize::from(!out_f.is_empty());
         }
     }
-    assert!(compared >= 40, "{compared}");
+    // speedscope refuses the two recordings without callchains (pipe-tp, sched-pipe), from
+    // the file and from stdin alike.
+    assert!(compared >= 38, "{compared}");
 }
 
 #[test]

@@ -27,20 +27,21 @@ fn folded(args: &[&str]) -> BTreeMap<String, u64> {
         .collect()
 }
 
-/// The fields of speedscope's file-format schema (speedscope's `file-format-spec.ts`).
+/// The aggregated layout (`--aggregate`): a sampled profile per root frame, each distinct stack
+/// once with `perfdata folded`'s weight.
 #[test]
-fn speedscope_profiles_weigh_what_folded_weighs() {
+fn speedscope_aggregated_profiles_weigh_what_folded_weighs() {
     for (name, extra) in
         [("fp.data", vec![]), ("dwarf.data", vec!["--compat", "perf-script-py"]), ("sysw.data", vec!["--tid"])]
     {
         let f = testdata(name);
         let f = f.to_str().unwrap();
-        let mut args = vec!["export", "--format", "speedscope", f];
+        let mut args = vec!["export", "--format", "speedscope", "--aggregate", f];
         args.extend(&extra);
         let (ok, out, err) = run(&args);
         assert!(ok, "{err}");
         let d: serde_json::Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(d["$schema"], "https://www.speedscope.app/file-format-schema.json");
+        validate(&speedscope_schema(), &d).unwrap_or_else(|e| panic!("{name}: {e}"));
         let frames = d["shared"]["frames"].as_array().unwrap();
         assert!(frames.iter().all(|f| f["name"].is_string()));
         let mut got: BTreeMap<String, u64> = BTreeMap::new();
@@ -65,6 +66,300 @@ fn speedscope_profiles_weigh_what_folded_weighs() {
         let mut fold = vec!["folded", f];
         fold.extend(&extra);
         assert_eq!(got, folded(&fold), "{name}");
+    }
+}
+
+/// speedscope's file-format JSON Schema (testdata/speedscope, see testdata/README.md).
+fn speedscope_schema() -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(testdata("speedscope/file-format-schema.json")).unwrap()).unwrap()
+}
+
+/// Check `value` against `schema` (draft-07's keywords the speedscope schema uses: `$ref` into
+/// `definitions`, `type`, `enum`, `properties`, `required`, `items`, `anyOf`).
+fn validate(schema: &serde_json::Value, value: &serde_json::Value) -> Result<(), String> {
+    fn check(root: &serde_json::Value, s: &serde_json::Value, v: &serde_json::Value, at: &str) -> Result<(), String> {
+        if let Some(r) = s["$ref"].as_str() {
+            let name = r.strip_prefix("#/definitions/").ok_or(format!("unsupported $ref {r}"))?;
+            return check(root, &root["definitions"][name], v, at);
+        }
+        if let Some(any) = s["anyOf"].as_array() {
+            let errs: Vec<String> = any.iter().filter_map(|a| check(root, a, v, at).err()).collect();
+            return if errs.len() < any.len() { Ok(()) } else { Err(format!("{at}: none of anyOf: {errs:?}")) };
+        }
+        let ok = match s["type"].as_str() {
+            Some("object") => v.is_object(),
+            Some("array") => v.is_array(),
+            Some("string") => v.is_string(),
+            Some("number") => v.is_number(),
+            Some(t) => return Err(format!("unsupported type {t}")),
+            None => true,
+        };
+        if !ok {
+            return Err(format!("{at}: {v} is not a {}", s["type"]));
+        }
+        if let Some(e) = s["enum"].as_array() {
+            if !e.contains(v) {
+                return Err(format!("{at}: {v} not in {e:?}"));
+            }
+        }
+        for r in s["required"].as_array().into_iter().flatten() {
+            if v.get(r.as_str().unwrap()).is_none() {
+                return Err(format!("{at}: {r} missing"));
+            }
+        }
+        for (k, ps) in s["properties"].as_object().into_iter().flatten() {
+            if let Some(pv) = v.get(k) {
+                check(root, ps, pv, &format!("{at}.{k}"))?;
+            }
+        }
+        if let (Some(is), Some(items)) = (s.get("items"), v.as_array()) {
+            for (i, item) in items.iter().enumerate() {
+                check(root, is, item, &format!("{at}[{i}]"))?;
+            }
+        }
+        Ok(())
+    }
+    check(schema, schema, value, "$")
+}
+
+/// The validator rejects what the schema rejects (it is not vacuous).
+#[test]
+fn the_schema_check_rejects_bad_documents() {
+    let schema = speedscope_schema();
+    let good = serde_json::json!({"$schema": "https://www.speedscope.app/file-format-schema.json",
+        "shared": {"frames": [{"name": "f"}]},
+        "profiles": [{"type": "evented", "name": "t", "unit": "none", "startValue": 0, "endValue": 1,
+            "events": [{"type": "O", "frame": 0, "at": 0}, {"type": "C", "frame": 0, "at": 1}]}]});
+    validate(&schema, &good).unwrap();
+    for (path, bad) in [
+        ("/profiles/0/unit", serde_json::json!("ms")),
+        ("/profiles/0/events/0/type", serde_json::json!("X")),
+        ("/profiles/0/endValue", serde_json::json!("1")),
+        ("/shared/frames/0", serde_json::json!({"file": "x"})),
+    ] {
+        let mut d = good.clone();
+        *d.pointer_mut(path).unwrap() = bad;
+        assert!(validate(&schema, &d).is_err(), "{path}");
+    }
+    let mut d = good.clone();
+    d.as_object_mut().unwrap().remove("shared");
+    assert!(validate(&schema, &d).is_err());
+}
+
+/// One evented profile checked: its events in time order within [startValue, endValue], every
+/// close matching the innermost open frame, all closed at the end. Returns the weight of each
+/// stack (frame names root first) the profile shows, and its stacks in order (each change).
+fn evented_stacks(
+    p: &serde_json::Value,
+    frames: &[serde_json::Value],
+) -> (BTreeMap<Vec<String>, u64>, Vec<Vec<String>>) {
+    assert_eq!(p["type"], "evented");
+    let (start, end) = (p["startValue"].as_u64().unwrap(), p["endValue"].as_u64().unwrap());
+    assert_eq!(start, 0);
+    let mut open: Vec<u64> = Vec::new();
+    let mut last = start;
+    let mut weights: BTreeMap<Vec<String>, u64> = BTreeMap::new();
+    let mut order: Vec<Vec<String>> = Vec::new();
+    let names = |open: &[u64]| -> Vec<String> {
+        open.iter().map(|&i| frames[i as usize]["name"].as_str().unwrap().to_string()).collect()
+    };
+    for e in p["events"].as_array().unwrap() {
+        let at = e["at"].as_u64().unwrap();
+        assert!(at >= last && at <= end, "{} at {at} after {last} (end {end})", p["name"]);
+        if at > last {
+            assert!(!open.is_empty(), "{}: time passes with nothing open", p["name"]);
+            let stack = names(&open);
+            if order.last() != Some(&stack) {
+                order.push(stack.clone());
+            }
+            *weights.entry(stack).or_default() += at - last;
+        }
+        last = at;
+        let frame = e["frame"].as_u64().unwrap();
+        assert!((frame as usize) < frames.len());
+        match e["type"].as_str().unwrap() {
+            "O" => open.push(frame),
+            "C" => assert_eq!(open.pop(), Some(frame), "{}: close of a frame not innermost", p["name"]),
+            t => panic!("event type {t}"),
+        }
+    }
+    assert!(open.is_empty(), "{}: frames left open", p["name"]);
+    assert_eq!(last, end, "{}: the last close is at endValue", p["name"]);
+    (weights, order)
+}
+
+/// The default speedscope layout: an evented profile per thread (and event), valid against
+/// speedscope's schema, events in time order and properly nested, each thread's stacks weighing
+/// what `perfdata folded --tid` weighs them (per event with several), in the order the samples
+/// came (the Chrome trace's samples of the thread, by time).
+#[test]
+fn speedscope_threads_in_time_order_weigh_what_folded_weighs() {
+    let schema = speedscope_schema();
+    let cases: [(&str, Vec<&str>, &[&str]); 4] = [
+        ("fp.data", vec![], &[]),
+        ("dwarf.data", vec!["--compat", "perf-script-py"], &[]),
+        ("sysw.data", vec![], &[]),
+        ("multi-g.data", vec![], &["cpu-clock", "page-faults/period=20/"]),
+    ];
+    for (name, extra, events) in cases {
+        let f = testdata(name);
+        let f = f.to_str().unwrap();
+        let mut args = vec!["export", "--format", "speedscope", f, "--tid"];
+        args.extend(&extra);
+        let (ok, out, err) = run(&args);
+        assert!(ok, "{err}");
+        let d: serde_json::Value = serde_json::from_str(&out).unwrap();
+        validate(&schema, &d).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let frames = d["shared"]["frames"].as_array().unwrap();
+        let profiles = d["profiles"].as_array().unwrap();
+        assert!(d["activeProfileIndex"].as_u64().unwrap() < profiles.len() as u64);
+        // event ("" with one) → folded stack → weight.
+        let mut got: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+        let mut seen = std::collections::BTreeSet::new();
+        for p in profiles {
+            // `comm pid/tid`, then ` event` with several events.
+            let pname = p["name"].as_str().unwrap();
+            let (thread, event) = if events.is_empty() { (pname, "") } else { pname.rsplit_once(' ').unwrap() };
+            assert!(seen.insert(pname.to_string()), "{name}: two profiles {pname}");
+            let (comm, ids) = thread.rsplit_once(' ').unwrap();
+            assert!(ids.split_once('/').is_some_and(|(p, t)| p.parse::<u32>().is_ok() && t.parse::<u32>().is_ok()));
+            let root = format!("{comm}-{ids}");
+            let (weights, _) = evented_stacks(p, frames);
+            for (stack, w) in weights {
+                let mut full = stack;
+                if full.first() != Some(&root) {
+                    full.insert(0, root.clone());
+                }
+                *got.entry(event.to_string()).or_default().entry(full.join(";")).or_default() += w;
+            }
+        }
+        let fold = |event: Option<&str>| {
+            let mut a = vec!["folded", f, "--tid"];
+            a.extend(&extra);
+            if let Some(e) = event {
+                a.extend(["--event-filter", e]);
+            }
+            let mut m = folded(&a);
+            m.retain(|_, w| *w > 0);
+            m
+        };
+        if events.is_empty() {
+            assert_eq!(got.len(), 1, "{name}");
+            assert_eq!(got[""], fold(None), "{name}");
+        } else {
+            assert_eq!(got.keys().map(String::as_str).collect::<Vec<_>>(), events, "{name}");
+            for e in events {
+                assert_eq!(got[*e], fold(Some(e)), "{name} {e}");
+            }
+        }
+    }
+    // Time order: each thread's stacks change as its samples in the Chrome trace do.
+    let f = testdata("fp.data");
+    let f = f.to_str().unwrap();
+    let (ok, out, err) = run(&["export", "--format", "speedscope", f]);
+    assert!(ok, "{err}");
+    let d: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let frames = d["shared"]["frames"].as_array().unwrap();
+    let (ok, trace, err) = run(&["export", "--format", "chrome-trace", f]);
+    assert!(ok, "{err}");
+    let trace: serde_json::Value = serde_json::from_str(&trace).unwrap();
+    let sf = trace["stackFrames"].as_object().unwrap();
+    // (tid, comm) → its samples' (time, stack).
+    type Samples = Vec<(f64, Vec<String>)>;
+    let mut by_thread: BTreeMap<(u64, String), Samples> = BTreeMap::new();
+    for e in trace["traceEvents"].as_array().unwrap().iter().filter(|e| e["ph"] == "i") {
+        let Some(mut id) = e["sf"].as_u64().map(|i| i.to_string()) else { continue };
+        let mut stack = Vec::new();
+        loop {
+            let fr = &sf[&id];
+            stack.push(fr["name"].as_str().unwrap().to_string());
+            match fr["parent"].as_str() {
+                Some(p) => id = p.to_string(),
+                None => break,
+            }
+        }
+        stack.reverse();
+        let comm = stack.remove(0); // the profile's name, not a frame
+        let thread = (e["tid"].as_u64().unwrap(), comm);
+        by_thread.entry(thread).or_default().push((e["ts"].as_f64().unwrap(), stack));
+    }
+    let profiles = d["profiles"].as_array().unwrap();
+    assert_eq!(profiles.len(), by_thread.len());
+    for p in profiles {
+        let (comm, ids) = p["name"].as_str().unwrap().rsplit_once(' ').unwrap();
+        let tid: u64 = ids.rsplit_once('/').unwrap().1.parse().unwrap();
+        let mut samples = by_thread.remove(&(tid, comm.to_string())).unwrap();
+        samples.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut expected: Vec<Vec<String>> = samples.into_iter().map(|s| s.1).collect();
+        expected.dedup();
+        let (_, order) = evented_stacks(p, frames);
+        assert_eq!(order, expected, "{}", p["name"]);
+    }
+}
+
+/// A recording without samples to show is an error naming the file, with no output left.
+#[test]
+fn speedscope_of_a_recording_without_stacks_is_an_error() {
+    let dir = std::env::temp_dir().join(format!("perfdata-export-nostacks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("out.json");
+    let f = testdata("sched.data");
+    let (ok, stdout, err) =
+        run(&["export", "--format", "speedscope", f.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(!ok && stdout.is_empty());
+    assert!(
+        err.contains(&format!(
+            "no samples in {}: speedscope shows sampled stacks; record with perf record -g",
+            f.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "no file left");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Chrome's `stackFrames`: every sample's `sf` is an entry, and the entries' parent chain spells
+/// the sample's folded stack: the samples' stacks weigh what `perfdata folded --weight samples`
+/// counts.
+#[test]
+fn chrome_trace_stack_frames_spell_the_folded_stacks() {
+    for (name, extra) in [("fp.data", vec![]), ("dwarf.data", vec!["--tid"]), ("multi-g.data", vec!["--all-events"])] {
+        let f = testdata(name);
+        let f = f.to_str().unwrap();
+        let mut args = vec!["export", "--format", "chrome-trace", f];
+        args.extend(&extra);
+        let (ok, out, err) = run(&args);
+        assert!(ok, "{err}");
+        let d: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let sf = d["stackFrames"].as_object().unwrap();
+        for (id, fr) in sf {
+            assert!(fr["name"].is_string() && fr["category"].is_string(), "{name} {id}");
+            if let Some(p) = fr.get("parent") {
+                let p = p.as_str().unwrap();
+                assert!(sf.contains_key(p), "{name}: parent {p} of {id}");
+                assert!(p.parse::<u64>().unwrap() < id.parse::<u64>().unwrap(), "{name}: parents come first");
+            }
+        }
+        let mut got: BTreeMap<String, u64> = BTreeMap::new();
+        for e in d["traceEvents"].as_array().unwrap().iter().filter(|e| e["ph"] == "i") {
+            let Some(id) = e["sf"].as_u64() else { continue };
+            let mut id = id.to_string();
+            let mut stack = Vec::new();
+            loop {
+                let fr = sf.get(&id).unwrap_or_else(|| panic!("{name}: sf {id} not in stackFrames"));
+                stack.push(fr["name"].as_str().unwrap());
+                match fr["parent"].as_str() {
+                    Some(p) => id = p.to_string(),
+                    None => break,
+                }
+            }
+            assert_eq!(e["name"], stack[0], "{name}: the event is named by its leaf");
+            stack.reverse();
+            *got.entry(stack.join(";")).or_default() += 1;
+        }
+        let mut args = vec!["folded", f, "--weight", "samples"];
+        args.extend(&extra);
+        assert_eq!(got, folded(&args), "{name}");
     }
 }
 

@@ -876,21 +876,25 @@ impl PerfData {
     /// Args:
     ///     path: the file to write (written under a temporary name and renamed at the end, so a
     ///         failure leaves nothing behind).
-    ///     format: ``"speedscope"`` (speedscope.app's JSON: a sampled profile per comm, or per
-    ///         thread with ``root="tid"``, weights as ``folded()``'s) or ``"chrome-trace"``
-    ///         (Chrome Trace Event JSON for Perfetto UI: scheduler slices per CPU and thread from
-    ///         ``sched_switch``, samples as instant events with their stacks), ``"pprof"``
-    ///         (pprof's gzipped profile.proto for ``go tool pprof``: ``folded()``'s samples with
-    ///         their mappings, addresses and inline frames, values sample counts and periods,
-    ///         labels comm, pid, tid, cpu and, with several events, event) or ``"parquet"``
-    ///         (``path`` is a directory: ``to_parquet(path, **options)``).
-    ///     **options: ``folded()``'s options (how stacks are folded); for ``"parquet"``,
-    ///         ``to_parquet()``'s.
+    ///     format: ``"speedscope"`` (speedscope.app's JSON: an evented profile per thread, and per
+    ///         event with several, its samples in time order, each stack weighing what
+    ///         ``folded()`` weighs it; with ``aggregate=True`` a sampled profile per comm, or per
+    ///         thread with ``root="tid"``, without time order; a recording without stacks is an
+    ///         error) or ``"chrome-trace"`` (Chrome Trace Event JSON for Perfetto UI: scheduler
+    ///         slices per CPU and thread from ``sched_switch``, samples as instant events with
+    ///         their stacks in ``stackFrames``), ``"pprof"`` (pprof's gzipped profile.proto for
+    ///         ``go tool pprof``: ``folded()``'s samples with their mappings, addresses and inline
+    ///         frames, values sample counts and periods, labels comm, pid, tid, cpu and, with
+    ///         several events, event) or ``"parquet"`` (``path`` is a directory:
+    ///         ``to_parquet(path, **options)``). speedscope and Chrome trace are written as the
+    ///         recording is read, in memory that does not grow with it.
+    ///     **options: ``folded()``'s options (how stacks are folded); ``aggregate`` for
+    ///         ``"speedscope"``; for ``"parquet"``, ``to_parquet()``'s.
     ///
     /// Example:
     ///     >>> perfdata.open("perf.data").export("perf.speedscope.json", format="speedscope")
     ///     >>> import json; json.load(open("perf.speedscope.json"))["profiles"][0]["type"]
-    ///     'sampled'
+    ///     'evented'
     ///     >>> perfdata.open("perf.data").export("perf.pb.gz", format="pprof")
     ///     >>> open("perf.pb.gz", "rb").read(2)  # gzip's magic
     ///     b'\x1f\x8b'
@@ -903,16 +907,44 @@ impl PerfData {
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<()> {
         use perfdata_analysis::export::{chrome, speedscope};
+        use std::io::Write;
         if format == "parquet" {
             slf.call_method("to_parquet", (path,), options)?;
             return Ok(());
         }
         let this = slf.borrow();
         let fold = flame::fold_options(options)?;
-        flame::check_keys(options, &[])?;
+        let aggregate = match options.map(|o| o.get_item("aggregate")).transpose()?.flatten() {
+            Some(v) if format == "speedscope" => v.extract::<bool>()?,
+            _ => false,
+        };
+        flame::check_keys(options, if format == "speedscope" { &["aggregate"] } else { &[] })?;
         let file = this.file()?;
+        let name = this.path.clone().unwrap_or_else(|| "perf.data".into());
+        let os_err =
+            |e: std::io::Error| pyo3::exceptions::PyOSError::new_err((e.raw_os_error().unwrap_or(0), e.to_string()));
+        // Written straight to a temporary file next to `path`, renamed at the end.
+        let streamed = |py: Python<'_>,
+                        write: &(dyn Fn(&mut dyn Write) -> Result<(), perfdata_analysis::Error> + Sync)|
+         -> PyResult<()> {
+            let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+            let done = py.detach(|| -> Result<Result<(), perfdata_analysis::Error>, std::io::Error> {
+                let mut out = std::fs::File::create(&tmp)?;
+                if let Err(e) = write(&mut out) {
+                    return Ok(Err(e));
+                }
+                out.flush()?;
+                drop(out);
+                std::fs::rename(&tmp, &path)?;
+                Ok(Ok(()))
+            });
+            if !matches!(done, Ok(Ok(()))) {
+                let _ = std::fs::remove_file(&tmp);
+            }
+            done.map_err(os_err)?.map_err(|e| error::analysis_to_py(py, e, file.path()))
+        };
         let bytes = match format {
-            "speedscope" => {
+            "speedscope" if aggregate => {
                 let stacks = flame::fold(py, &file, &fold.options)?;
                 let clock = file.events().first().is_some_and(|e| {
                     let n = e.display_name();
@@ -924,15 +956,15 @@ impl PerfData {
                     speedscope::Unit::None
                 };
                 let root = fold.options.root != perfdata_analysis::folded::Root::None;
-                let name = this.path.clone().unwrap_or_else(|| "perf.data".into());
                 speedscope::speedscope(&stacks, &name, unit, root).to_string().into_bytes()
+            }
+            "speedscope" => {
+                let o = speedscope::SpeedscopeOptions { fold: fold.options, name, memory: 0 };
+                return streamed(py, &|out| speedscope::write_speedscope(&file, &o, out).map(|_| ()));
             }
             "chrome-trace" => {
                 let o = chrome::ChromeOptions { fold: fold.options, no_samples: false };
-                py.detach(|| chrome::chrome_trace(&file, &o))
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?
-                    .to_string()
-                    .into_bytes()
+                return streamed(py, &|out| chrome::write_chrome_trace(&file, &o, out).map(|_| ()));
             }
             "pprof" => {
                 let p = py.detach(|| perfdata_analysis::export::pprof::pprof(&file, &fold.options));

@@ -282,7 +282,7 @@ def test_export_speedscope_and_chrome_trace(tmp_path):
 
     f = perfdata.open(perfout.TESTDATA / "fp.data")
     out = tmp_path / "fp.speedscope.json"
-    f.export(out, format="speedscope", compat="perf-script-py")
+    f.export(out, format="speedscope", compat="perf-script-py", aggregate=True)
     d = json.loads(out.read_text())
     frames = [fr["name"] for fr in d["shared"]["frames"]]
     got = {}
@@ -291,6 +291,13 @@ def test_export_speedscope_and_chrome_trace(tmp_path):
             key = ";".join([p["name"], *(frames[i] for i in s)])
             got[key] = got.get(key, 0) + w
     assert got == f.folded(compat="perf-script-py")
+    # By default: one evented profile per thread, in time order.
+    f.export(out, format="speedscope")
+    d = json.loads(out.read_text())
+    assert d["profiles"] and all(p["type"] == "evented" for p in d["profiles"])
+    for p in d["profiles"]:
+        at = [e["at"] for e in p["events"]]
+        assert at == sorted(at)
     trace = tmp_path / "mix.json"
     perfdata.open(perfout.TESTDATA / "sched-mix.data").export(trace, format="chrome-trace")
     events = json.loads(trace.read_text())["traceEvents"]

@@ -100,10 +100,68 @@ pub enum Item {
 
 #[derive(Clone, Debug, Default)]
 struct Lane {
-    /// Since when the current task runs, and who it is.
-    current: Option<(u64, u32)>,
     pending: Option<Pending>,
     items: Vec<Item>,
+}
+
+/// Who runs on each CPU since when, and who waits on a run queue since when: what each
+/// `sched_switch` ends, the previous task's run and the next task's wait. The timeline picture
+/// and the Chrome trace export (which writes each run as its switch ends it) share it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Runs {
+    /// Per CPU: since when the current task runs, and who it is.
+    current: PerCpu<Option<(u64, u32)>>,
+    /// Runnable tasks (woken or preempted) → since when.
+    ready: HashMap<u32, u64, ahash::RandomState>,
+}
+
+/// What a `sched_switch` at `at.time` ended ([`Runs::switch`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Switched {
+    /// Since when the previous task (`prev_pid`) ran on the CPU: the switch's own time on the
+    /// CPU's first switch (an empty run).
+    pub since: u64,
+    /// Since when the next task (`next_pid`, not idle) was runnable, if it was known to wait.
+    pub waited_since: Option<u64>,
+}
+
+impl Runs {
+    /// Take in a `sched_switch` on `at.cpu` at `at.time`; `None` (nothing changes) for a CPU
+    /// number beyond what the analyses track.
+    pub(crate) fn switch(
+        &mut self,
+        at: &At,
+        prev_pid: u32,
+        prev_state: u64,
+        next_pid: u32,
+        states: &TaskStates,
+    ) -> Option<Switched> {
+        let t = at.time;
+        let current = self.current.get_mut(at.cpu)?;
+        let since = current.map_or(t, |(s, _)| s);
+        *current = Some((t, next_pid));
+        if prev_pid != 0 && states.is_runnable(prev_state) {
+            self.ready.insert(prev_pid, t);
+        } else {
+            self.ready.remove(&prev_pid);
+        }
+        let waited_since = if next_pid != 0 { self.ready.remove(&next_pid) } else { None };
+        Some(Switched { since, waited_since })
+    }
+
+    /// Take in a wakeup of `pid` (`sched_wakeup` is ignored when the recording has
+    /// `sched_waking`, which comes first).
+    pub(crate) fn wakeup(&mut self, at: &At, pid: u32, kind: WakeKind) {
+        if kind == WakeKind::Wakeup && at.has_waking {
+            return;
+        }
+        self.ready.entry(pid).or_insert(at.time);
+    }
+
+    /// Whether a switch was seen on `cpu`.
+    pub(crate) fn seen(&self, cpu: u32) -> bool {
+        self.current.get(cpu).is_some_and(Option::is_some)
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -118,7 +176,7 @@ struct Tl {
     range: (u64, u64),
     ns_per_px: u64,
     lanes: PerCpu<Lane>,
-    ready: HashMap<u32, u64, ahash::RandomState>,
+    runs: Runs,
     waits: Vec<Wait>,
     small_waits: u64,
     switches: u64,
@@ -172,40 +230,29 @@ impl Handler for Tl {
                     self.first = t;
                 }
                 self.last = self.last.max(t);
-                let Some(lane) = self.lanes.get_mut(at.cpu) else { return };
-                let since = lane.current.map_or(t, |(s, _)| s);
-                lane.current = Some((t, next_pid));
-                self.emit(at.cpu, since, t, prev_pid, m.comm(prev_pid));
-                if prev_pid != 0 && states.is_runnable(prev_state) {
-                    self.ready.insert(prev_pid, t);
-                } else {
-                    self.ready.remove(&prev_pid);
+                if self.lanes.get_mut(at.cpu).is_none() {
+                    return;
                 }
-                if next_pid != 0 {
-                    if let Some(w) = self.ready.remove(&next_pid) {
-                        let (lo, hi) = self.range;
-                        if t > w && t >= lo && w <= hi {
-                            if t - w >= self.ns_per_px.max(1) {
-                                self.waits.push(Wait {
-                                    cpu: at.cpu,
-                                    start_ns: w.max(lo),
-                                    end_ns: t.min(hi),
-                                    tid: next_pid,
-                                    comm: m.comm(next_pid),
-                                });
-                            } else {
-                                self.small_waits += 1;
-                            }
+                let Some(sw) = self.runs.switch(at, prev_pid, prev_state, next_pid, states) else { return };
+                self.emit(at.cpu, sw.since, t, prev_pid, m.comm(prev_pid));
+                if let Some(w) = sw.waited_since {
+                    let (lo, hi) = self.range;
+                    if t > w && t >= lo && w <= hi {
+                        if t - w >= self.ns_per_px.max(1) {
+                            self.waits.push(Wait {
+                                cpu: at.cpu,
+                                start_ns: w.max(lo),
+                                end_ns: t.min(hi),
+                                tid: next_pid,
+                                comm: m.comm(next_pid),
+                            });
+                        } else {
+                            self.small_waits += 1;
                         }
                     }
                 }
             }
-            Ev::Wakeup { pid, kind } => {
-                if kind == WakeKind::Wakeup && at.has_waking {
-                    return;
-                }
-                self.ready.entry(pid).or_insert(t);
-            }
+            Ev::Wakeup { pid, kind } => self.runs.wakeup(at, pid, kind),
             _ => {}
         }
     }
@@ -240,7 +287,7 @@ pub fn sched_timeline(file: &PerfFile, opts: &TimelineOptions) -> Result<Timelin
         range: (lo, hi),
         ns_per_px,
         lanes: PerCpu::default(),
-        ready: HashMap::default(),
+        runs: Runs::default(),
         waits: Vec::new(),
         small_waits: 0,
         switches: 0,
@@ -254,7 +301,7 @@ pub fn sched_timeline(file: &PerfFile, opts: &TimelineOptions) -> Result<Timelin
         let px = tl.ns_per_px.max(1);
         let Some(lane) = tl.lanes.get_mut(cpu) else { continue };
         flush(lane, cpu, px);
-        if !lane.items.is_empty() || lane.current.is_some() {
+        if !lane.items.is_empty() || tl.runs.seen(cpu) {
             cpus.push(cpu);
         }
         items.append(&mut lane.items);

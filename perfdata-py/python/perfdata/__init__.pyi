@@ -724,8 +724,10 @@ class PerfData:
         format: Literal["speedscope", "chrome-trace", "pprof", "parquet"],
         **options: Any,
     ) -> None:
-        """Write speedscope JSON, Chrome Trace Event JSON (Perfetto UI), pprof's gzipped
-        profile.proto (go tool pprof) or a directory of Parquet files (``to_parquet``)."""
+        """Write speedscope JSON (an evented profile per thread in time order;
+        ``aggregate=True``: a sampled profile per comm), Chrome Trace Event JSON (Perfetto UI),
+        pprof's gzipped profile.proto (go tool pprof) or a directory of Parquet files
+        (``to_parquet``)."""
     def write(
         self,
         path: _Path,
