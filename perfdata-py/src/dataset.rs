@@ -52,7 +52,10 @@ pub fn export_dataset<'py>(
     stacks: bool,
     options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let fold = flame::fold_options(options)?.options;
+    let fold = flame::check_keys(options, &[])
+        .and_then(|()| flame::fold_options(options))
+        .map_err(|e| crate::kwargs::in_call(py, "perfdata.export_dataset()", e))?
+        .options;
     let o = DatasetOptions { parquet: ParquetOptions::default(), stacks: stacks.then_some(fold), jobs };
     let done = py.detach(|| export(&paths, &dataset, &o)).map_err(|e| PyOSError::new_err(e.to_string()))?;
     let out = PyList::empty(py);
@@ -152,7 +155,8 @@ pub fn dataset_flamegraph(
     negate: bool,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<flame::FlameGraph> {
-    flame::check_keys(options, &flame::GRAPH_KEYS)?;
+    let call = "perfdata.dataset_flamegraph()";
+    flame::check_keys(options, &flame::GRAPH_KEYS).map_err(|e| crate::kwargs::in_call(py, call, e))?;
     let name = |p: &str| format!("{} where {p}", dataset.display());
     let unit = |u: Option<String>| u.unwrap_or_else(|| "period".to_string());
     match (r#where, diff) {
@@ -167,13 +171,15 @@ pub fn dataset_flamegraph(
                 }
             }
             let subtitle = format!("{} → {}: red grew, blue shrank", name(&b), name(&a));
-            let g = flame::graph_options(options, &unit(ub.or(ua)), "Differential Flame Graph", Some(subtitle))?;
+            let g = flame::graph_options(options, &unit(ub.or(ua)), "Differential Flame Graph", Some(subtitle))
+                .map_err(|e| crate::kwargs::in_call(py, call, e))?;
             flame::draw_diff(py, &before, &after, normalize, negate, &g)
         }
         (w, None) => {
             let (stacks, u) = query(py, &dataset, w)?;
             let subtitle = w.map_or_else(|| dataset.display().to_string(), name);
-            let g = flame::graph_options(options, &unit(u), "Flame Graph", Some(subtitle))?;
+            let g = flame::graph_options(options, &unit(u), "Flame Graph", Some(subtitle))
+                .map_err(|e| crate::kwargs::in_call(py, call, e))?;
             flame::draw(py, &stacks, &g)
         }
     }

@@ -45,6 +45,12 @@ pub const FOLD_KEYS: [&str; 23] = [
     "jitdump",
 ];
 
+/// The palettes of `colors=` (flamegraph.pl's `--colors`, as inferno names them).
+const COLORS: [&str; 16] = [
+    "hot", "mem", "io", "java", "js", "perl", "python", "rust", "wakeup", "aqua", "blue", "green", "orange", "purple",
+    "red", "yellow",
+];
+
 /// The keyword arguments that say how a graph looks.
 pub const GRAPH_KEYS: [&str; 5] = ["title", "subtitle", "colors", "inverted", "width"];
 
@@ -88,15 +94,25 @@ fn path(kw: Option<&Bound<'_, PyDict>>, key: &str) -> PyResult<Option<PathBuf>> 
     }
 }
 
-/// Reject keyword arguments that are neither folding nor `also` options.
+/// Reject keyword arguments that are neither folding nor `also` options: a TypeError listing the
+/// accepted keywords, without the call ([`crate::kwargs::in_call`] adds it).
 pub fn check_keys(kw: Option<&Bound<'_, PyDict>>, also: &[&str]) -> PyResult<()> {
-    for k in kw.iter().flat_map(|d| d.keys()) {
-        let k: String = k.extract()?;
-        if !(FOLD_KEYS.contains(&k.as_str()) || also.contains(&k.as_str())) {
-            return Err(PyTypeError::new_err(format!("unexpected keyword argument {k:?}")));
-        }
-    }
-    Ok(())
+    crate::kwargs::check_keywords("", kw, &[&FOLD_KEYS, also])
+}
+
+/// `compat=` of the folding calls: the output tool to follow.
+fn fold_compat(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Option<perfdata_analysis::folded::Compat>> {
+    const NAMES: [&str; 2] = ["stackcollapse-pl", "perf-script-py"];
+    let Some(v) = opt::<String>(kw, "compat")? else { return Ok(None) };
+    v.parse().map(Some).map_err(|_| {
+        crate::kwargs::unknown_value(
+            "",
+            "compat",
+            &v,
+            &crate::kwargs::one_of(&NAMES),
+            crate::kwargs::FOLD_COMPAT_MEANING,
+        )
+    })
 }
 
 /// `time=`: perf script's `--time` (ranges in seconds or percentages), or a (start_ns, end_ns)
@@ -129,7 +145,7 @@ pub fn fold_options(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Fold> {
         }),
     };
     let request = FoldRequest {
-        compat: parsed(kw, "compat")?,
+        compat: fold_compat(kw)?,
         weight: parsed(kw, "weight")?,
         root,
         kernel: flag(kw, "kernel")?,
@@ -166,11 +182,22 @@ pub fn graph_options(
     title: &str,
     subtitle: Option<String>,
 ) -> PyResult<FlameGraphOptions> {
+    let colors: String = opt(kw, "colors")?.unwrap_or_else(|| "hot".to_string());
+    if !COLORS.contains(&colors.as_str()) {
+        let accepted = crate::kwargs::one_of(&COLORS);
+        return Err(crate::kwargs::unknown_value(
+            "",
+            "colors",
+            &colors,
+            &accepted,
+            "colors names a flamegraph.pl palette",
+        ));
+    }
     Ok(FlameGraphOptions {
         title: opt(kw, "title")?.unwrap_or_else(|| title.to_string()),
         subtitle: opt(kw, "subtitle")?.or(subtitle),
         count_name: count_name.to_string(),
-        colors: opt(kw, "colors")?.unwrap_or_else(|| "hot".to_string()),
+        colors,
         inverted: flag(kw, "inverted")?,
         width: opt(kw, "width")?,
         ..FlameGraphOptions::default()

@@ -8,6 +8,7 @@ use crate::event::Event;
 use crate::flamegraph::{self as flame, FlameGraph, GRAPH_KEYS};
 use crate::header::Header;
 use crate::iter::{EventFilter, RecordIterator, RecordsCell, Shared, Yield};
+use crate::kwargs::in_call;
 use crate::source;
 use perfdata_core::{Order, PerfFile};
 use pyo3::exceptions::{PyImportError, PyRuntimeError, PyTypeError, PyValueError};
@@ -104,16 +105,21 @@ impl PerfData {
         self.path.as_deref()
     }
 
-    /// Fold the stacks with the options of the keyword arguments (`also`: other keywords allowed).
+    /// Fold the stacks with the options of the keyword arguments (`also`: other keywords allowed;
+    /// `call`: the method, as argument errors name it).
     fn fold(
         &self,
         py: Python<'_>,
+        call: &str,
         options: Option<&Bound<'_, PyDict>>,
         also: &[&str],
     ) -> PyResult<(perfdata_analysis::folded::FoldedStacks, flame::Fold)> {
-        let progress = crate::progress::take(options)?;
-        flame::check_keys(options, also)?;
-        let fold = flame::fold_options(options)?;
+        let (progress, fold) = (|| {
+            let progress = crate::progress::take(options)?;
+            flame::check_keys(options, &[also, &["progress"]].concat())?;
+            Ok((progress, flame::fold_options(options)?))
+        })()
+        .map_err(|e| in_call(py, call, e))?;
         let file = self.file()?;
         let bar = crate::progress::Bar::start(py, &file, progress)?;
         let stacks = flame::fold(py, &file, &fold.options)?;
@@ -123,8 +129,20 @@ impl PerfData {
         Ok((stacks, fold))
     }
 
-    /// The folding options of `to_arrow(symbolize=True, **options)` (None without symbolize).
+    /// The folding options of `to_arrow(symbolize=True, **options)` (None without symbolize);
+    /// errors name `call`.
     fn symbolize_options(
+        &self,
+        py: Python<'_>,
+        call: &str,
+        table: &str,
+        symbolize: bool,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Option<perfdata_analysis::folded::FoldedOptions>> {
+        self.symbolize_options_of(table, symbolize, options).map_err(|e| in_call(py, call, e))
+    }
+
+    fn symbolize_options_of(
         &self,
         table: &str,
         symbolize: bool,
@@ -139,8 +157,26 @@ impl PerfData {
         if table != "samples" {
             return Err(PyValueError::new_err(format!("symbolize=True is for the samples table, not {table:?}")));
         }
-        flame::check_keys(options, &[])?;
+        flame::check_keys(options, &["progress"])?;
         Ok(Some(flame::fold_options(options)?.options))
+    }
+
+    /// `to_arrow()` and the calls built on it (`call` names the one for argument errors).
+    #[allow(clippy::too_many_arguments)]
+    fn arrow_table(
+        &self,
+        py: Python<'_>,
+        call: &str,
+        table: &str,
+        order: Option<&str>,
+        stack_data: bool,
+        symbolize: bool,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<ArrowTable> {
+        let progress = crate::progress::take(options)?;
+        let fold = self.symbolize_options(py, call, table, symbolize, options)?;
+        let built = self.build(py, table, order, stack_data, fold, progress)?;
+        Ok(ArrowTable::new(table, built.schema, built.batches))
     }
 
     fn file(&self) -> PyResult<Arc<PerfFile<'static>>> {
@@ -362,10 +398,7 @@ impl PerfData {
         symbolize: bool,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<ArrowTable> {
-        let progress = crate::progress::take(options)?;
-        let fold = self.symbolize_options(table, symbolize, options)?;
-        let built = self.build(py, table, order, stack_data, fold, progress)?;
-        Ok(ArrowTable::new(table, built.schema, built.batches))
+        self.arrow_table(py, "PerfData.to_arrow()", table, order, stack_data, symbolize, options)
     }
 
     /// ``to_arrow(...)`` as a ``pandas.DataFrame`` (requires pandas and pyarrow). Integer columns use
@@ -399,7 +432,8 @@ impl PerfData {
         options: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         require(py, &["pandas", "pyarrow"])?;
-        let t = Bound::new(py, self.to_arrow(py, table, order, stack_data, symbolize, options)?)?;
+        let call = "PerfData.to_pandas()";
+        let t = Bound::new(py, self.arrow_table(py, call, table, order, stack_data, symbolize, options)?)?;
         let kw = pyo3::types::PyDict::new(py);
         kw.set_item("dtypes", dtypes)?;
         t.call_method("to_pandas", (), Some(&kw))
@@ -427,7 +461,8 @@ impl PerfData {
         options: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         require(py, &["polars"])?;
-        let t = Bound::new(py, self.to_arrow(py, table, order, stack_data, symbolize, options)?)?;
+        let call = "PerfData.to_polars()";
+        let t = Bound::new(py, self.arrow_table(py, call, table, order, stack_data, symbolize, options)?)?;
         t.call_method0("to_polars")
     }
 
@@ -496,11 +531,14 @@ impl PerfData {
     ///
     /// Args:
     ///     by: ``"comm"`` (perf's default: one row per final comm, ``tids`` threads merged) or
-    ///         ``"tid"`` (``perf sched latency -p``).
+    ///         ``"tid"`` (one row per thread: ``perf sched latency -p``, whose "pid" is the
+    ///         kernel's per-thread id). ``"pid"`` is refused with that explanation: there is no
+    ///         per-process grouping.
     ///     sort: keys, descending, first decides: ``"pid"``, ``"avg"``, ``"max"``, ``"switch"``,
     ///         ``"runtime"`` (a list or perf's ``"max,runtime"``; default perf's
     ///         ``avg,max,switch,runtime``).
-    ///     compat: None (correct on current kernels: ``sched_waking`` wakes, preempted tasks are
+    ///     compat: the perf version to reproduce (unlike ``folded()``'s compat, an output tool):
+    ///         None (correct on current kernels: ``sched_waking`` wakes, preempted tasks are
     ///         runnable) or ``"perf-6.1"`` (perf 6.1's numbers and text byte for byte, quirks
     ///         included).
     ///     cpu: perf's ``-C``: profile-CPU mode (does not restrict the rows).
@@ -518,7 +556,8 @@ impl PerfData {
     ///     >>> lat = perfdata.open("sched.data").sched_latency(compat="perf-6.1")
     ///     >>> lat.to_arrow().num_rows, lat.info["context_switch_bugs"]
     ///     (11, 0)
-    #[pyo3(signature = (*, by = "comm", sort = None, compat = None, cpu = None))]
+    #[pyo3(signature = (*, by = "comm", sort = None, compat = None, cpu = None, **rest))]
+    #[pyo3(text_signature = "($self, *, by='comm', sort=None, compat=None, cpu=None)")]
     fn sched_latency(
         &self,
         py: Python<'_>,
@@ -526,7 +565,9 @@ impl PerfData {
         sort: Option<&Bound<'_, PyAny>>,
         compat: Option<&str>,
         cpu: Option<u32>,
+        rest: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<crate::sched::AnalysisResult> {
+        crate::sched::reject_keywords("PerfData.sched_latency()", rest, &crate::sched::LATENCY_KEYS)?;
         crate::sched::latency(py, &*self.file()?, by, sort, compat, cpu)
     }
 
@@ -547,16 +588,20 @@ impl PerfData {
     ///     >>> m = perfdata.open("sched.data").sched_map()
     ///     >>> m.text().splitlines()[0]
     ///     '  *A0        3117.201023 secs A0 => migration/0:18'
-    #[pyo3(signature = (*, compact = false, cpus = None, compat = None))]
+    #[pyo3(signature = (*, compact = false, cpus = None, compat = None, **rest))]
+    #[pyo3(text_signature = "($self, *, compact=False, cpus=None, compat=None)")]
     fn sched_map(
         &self,
         py: Python<'_>,
         compact: bool,
         cpus: Option<&Bound<'_, PyAny>>,
         compat: Option<&str>,
+        rest: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<crate::sched::AnalysisResult> {
-        crate::sched::compat(compat)?;
-        let cpus = crate::kwargs::int_list(cpus, "cpus")?;
+        const CALL: &str = "PerfData.sched_map()";
+        crate::sched::reject_keywords(CALL, rest, &crate::sched::MAP_KEYS)?;
+        crate::sched::compat(CALL, compat)?;
+        let cpus = crate::kwargs::int_list(cpus, "cpus").map_err(|e| in_call(py, CALL, e))?;
         crate::sched::map(py, &*self.file()?, compact, cpus)
     }
 
@@ -584,7 +629,10 @@ impl PerfData {
     ///     >>> int(df.run_ns.sum()) > 0, th.info["switches"]
     ///     (True, 117)
     #[pyo3(signature = (*, wakeups = false, migrations = false, cpu_visual = false, state = false, next = false,
-                        summary = false, idle_hist = false, pid = None, tid = None, cpu = None, time = None, compat = None))]
+                        summary = false, idle_hist = false, pid = None, tid = None, cpu = None, time = None, compat = None,
+                        **rest))]
+    #[pyo3(text_signature = "($self, *, wakeups=False, migrations=False, cpu_visual=False, state=False, next=False, \
+                             summary=False, idle_hist=False, pid=None, tid=None, cpu=None, time=None, compat=None)")]
     #[allow(clippy::too_many_arguments)]
     fn sched_timehist(
         &self,
@@ -601,10 +649,14 @@ impl PerfData {
         cpu: Option<&Bound<'_, PyAny>>,
         time: Option<&Bound<'_, PyAny>>,
         compat: Option<&str>,
+        rest: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<crate::sched::AnalysisResult> {
         use perfdata_analysis::sched::timehist::{SummaryMode, TimehistOptions};
+        const CALL: &str = "PerfData.sched_timehist()";
+        crate::sched::reject_keywords(CALL, rest, &crate::sched::TIMEHIST_KEYS)?;
+        let lists = |v, what| crate::kwargs::int_list(v, what).map_err(|e| in_call(py, CALL, e));
         let opts = TimehistOptions {
-            compat: crate::sched::compat(compat)?,
+            compat: crate::sched::compat(CALL, compat)?,
             wakeups,
             migrations,
             cpu_visual,
@@ -612,10 +664,10 @@ impl PerfData {
             next,
             summary: if summary { SummaryMode::With } else { SummaryMode::None },
             idle_hist,
-            pids: crate::kwargs::int_list(pid, "pid")?,
-            tids: crate::kwargs::int_list(tid, "tid")?,
-            cpus: crate::kwargs::int_list(cpu, "cpu")?,
-            time: crate::kwargs::time_value(time)?,
+            pids: lists(pid, "pid")?,
+            tids: lists(tid, "tid")?,
+            cpus: lists(cpu, "cpu")?,
+            time: crate::kwargs::time_value(time).map_err(|e| in_call(py, CALL, e))?,
         };
         crate::sched::timehist(py, &*self.file()?, crate::sched::TimehistArgs { opts })
     }
@@ -751,7 +803,7 @@ impl PerfData {
     ///     no sched
     #[pyo3(signature = (**options))]
     fn off_cpu<'py>(&self, py: Python<'py>, options: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {
-        let stacks = crate::sched::off_cpu(py, &*self.file()?, options, &[])?;
+        let stacks = crate::sched::off_cpu(py, "PerfData.off_cpu()", &*self.file()?, options, &[])?;
         flame::stacks_dict(py, &stacks)
     }
 
@@ -766,8 +818,10 @@ impl PerfData {
     ///     True
     #[pyo3(signature = (**options))]
     fn off_cpu_flamegraph(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<FlameGraph> {
-        let stacks = crate::sched::off_cpu(py, &*self.file()?, options, &GRAPH_KEYS)?;
-        let mut g = flame::graph_options(options, "ns", "Off-CPU Time Flame Graph", self.path.clone())?;
+        let call = "PerfData.off_cpu_flamegraph()";
+        let stacks = crate::sched::off_cpu(py, call, &*self.file()?, options, &GRAPH_KEYS)?;
+        let mut g = flame::graph_options(options, "ns", "Off-CPU Time Flame Graph", self.path.clone())
+            .map_err(|e| in_call(py, call, e))?;
         if options.and_then(|o| o.get_item("colors").ok().flatten()).is_none() {
             g.colors = "io".to_string();
         }
@@ -810,19 +864,22 @@ impl PerfData {
         use perfdata_analysis::report::{ReportOptions, ReportRow, SortKey};
         use std::sync::Arc;
         require(py, &["pandas", "pyarrow"])?;
-        let progress = crate::progress::take(options)?;
-        flame::check_keys(options, &[])?;
-        let keys = match sort {
-            None => ReportOptions::default().sort,
-            Some(s) => {
-                let list = match s.extract::<String>() {
-                    Ok(one) => one,
-                    Err(_) => s.extract::<Vec<String>>()?.join(","),
-                };
-                SortKey::parse_list(&list).map_err(pyo3::exceptions::PyValueError::new_err)?
-            }
-        };
-        let fold = flame::fold_options(options)?;
+        let (progress, keys, fold) = (|| {
+            let progress = crate::progress::take(options)?;
+            flame::check_keys(options, &["sort", "children", "progress"])?;
+            let keys = match sort {
+                None => ReportOptions::default().sort,
+                Some(s) => {
+                    let list = match s.extract::<String>() {
+                        Ok(one) => one,
+                        Err(_) => s.extract::<Vec<String>>()?.join(","),
+                    };
+                    SortKey::parse_list(&list).map_err(pyo3::exceptions::PyValueError::new_err)?
+                }
+            };
+            Ok((progress, keys, flame::fold_options(options)?))
+        })()
+        .map_err(|e| in_call(py, "PerfData.report()", e))?;
         let opts = ReportOptions { sort: keys.clone(), children, fold: fold.options };
         let file = self.file()?;
         let bar = crate::progress::Bar::start(py, &file, progress)?;
@@ -1066,7 +1123,7 @@ impl PerfData {
     ) -> PyResult<Bound<'py, PyDict>> {
         use perfdata_analysis::export::parquet::{write_parquet, Error, ParquetOptions};
         let progress = crate::progress::take(options)?;
-        let symbolize = self.symbolize_options("samples", symbolize, options)?;
+        let symbolize = self.symbolize_options(py, "PerfData.to_parquet()", "samples", symbolize, options)?;
         let o = ParquetOptions {
             order: self.order_or_default(order)?,
             symbolize,
@@ -1101,7 +1158,8 @@ impl PerfData {
     /// (without the GIL) with symbols resolved like perf.
     ///
     /// Args:
-    ///     compat: the tool to reproduce, whose defaults the other options follow:
+    ///     compat: the output tool to reproduce (not a perf version, unlike the ``sched_*`` calls'
+    ///         compat), whose defaults the other options follow:
     ///         ``"stackcollapse-pl"`` (period weights, ``[module]`` for unresolved frames, tidied
     ///         names, the first event only) or ``"perf-script-py"`` (sample counts, ``[unknown]``,
     ///         every event, names as perf prints them).
@@ -1164,7 +1222,7 @@ impl PerfData {
                           progress=False)"
     )]
     fn folded<'py>(&self, py: Python<'py>, options: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {
-        let (stacks, _) = self.fold(py, options, &[])?;
+        let (stacks, _) = self.fold(py, "PerfData.folded()", options, &[])?;
         flame::stacks_dict(py, &stacks)
     }
 
@@ -1179,7 +1237,7 @@ impl PerfData {
     #[pyo3(signature = (**options))]
     #[pyo3(text_signature = "($self, **options)")]
     fn folded_text(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<String> {
-        let (stacks, _) = self.fold(py, options, &[])?;
+        let (stacks, _) = self.fold(py, "PerfData.folded_text()", options, &[])?;
         Ok(stacks.to_folded_string())
     }
 
@@ -1198,7 +1256,7 @@ impl PerfData {
         path: std::path::PathBuf,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<()> {
-        let (stacks, _) = self.fold(py, options, &[])?;
+        let (stacks, _) = self.fold(py, "PerfData.write_folded()", options, &[])?;
         let text = stacks.to_folded_string();
         py.detach(|| std::fs::write(&path, text))
             .map_err(|e| pyo3::exceptions::PyOSError::new_err((e.raw_os_error().unwrap_or(0), e.to_string())))
@@ -1266,7 +1324,7 @@ impl PerfData {
                           cpu=None, pid=None, tid=None, comms=None, symfs=None, kallsyms=None, buildid_dir=None, \
                           jitdump=False)")]
     fn script(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<crate::script::ScriptIterator> {
-        let opts = crate::script::options(options)?;
+        let opts = crate::script::options(options).map_err(|e| in_call(py, "PerfData.script()", e))?;
         crate::script::lines(py, self.file()?, self.shared.clone(), opts)
     }
 
@@ -1299,7 +1357,7 @@ impl PerfData {
         path: std::path::PathBuf,
         options: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let opts = crate::script::options(options)?;
+        let opts = crate::script::options(options).map_err(|e| in_call(py, "PerfData.write_script()", e))?;
         crate::script::write_file(py, &*self.file()?, &self.shared, &path, &opts)
     }
 
@@ -1333,8 +1391,10 @@ impl PerfData {
         text_signature = "($self, *, title=None, subtitle=None, colors='hot', inverted=False, width=None, **options)"
     )]
     fn flamegraph(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<FlameGraph> {
-        let (stacks, fold) = self.fold(py, options, &GRAPH_KEYS)?;
-        let g = flame::graph_options(options, fold.count_name, "Flame Graph", self.path.clone())?;
+        let call = "PerfData.flamegraph()";
+        let (stacks, fold) = self.fold(py, call, options, &GRAPH_KEYS)?;
+        let g = flame::graph_options(options, fold.count_name, "Flame Graph", self.path.clone())
+            .map_err(|e| in_call(py, call, e))?;
         flame::draw(py, &stacks, &g)
     }
 
@@ -1538,8 +1598,9 @@ pub fn flamegraph_diff(
     negate: bool,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<FlameGraph> {
-    flame::check_keys(options, &GRAPH_KEYS)?;
-    let fold_opts = flame::fold_options(options)?;
+    let call = "perfdata.flamegraph_diff()";
+    flame::check_keys(options, &GRAPH_KEYS).map_err(|e| in_call(py, call, e))?;
+    let fold_opts = flame::fold_options(options).map_err(|e| in_call(py, call, e))?;
     let mut stacks = Vec::new();
     let mut names = Vec::new();
     for src in [before, after] {
@@ -1556,6 +1617,7 @@ pub fn flamegraph_diff(
     };
     let subtitle =
         format!("{} → {}: red grew, blue shrank", names.first().map_or("", |s| s), names.get(1).map_or("", |s| s));
-    let g = flame::graph_options(options, fold_opts.count_name, "Differential Flame Graph", Some(subtitle))?;
+    let g = flame::graph_options(options, fold_opts.count_name, "Differential Flame Graph", Some(subtitle))
+        .map_err(|e| in_call(py, call, e))?;
     flame::draw_diff(py, b, a, normalize, negate, &g)
 }

@@ -19,9 +19,46 @@ use pyo3::types::{PyDict, PyString};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// `compat=`: None (modern) or "perf-6.1".
-pub fn compat(v: Option<&str>) -> PyResult<Compat> {
-    v.map_or(Ok(Compat::Modern), |s| s.parse().map_err(PyValueError::new_err))
+/// `compat=` of the `sched_*` call `call`: None (modern) or "perf-6.1" (a perf version, unlike
+/// folded()'s compat: the message says so).
+pub fn compat(call: &str, v: Option<&str>) -> PyResult<Compat> {
+    v.map_or(Ok(Compat::Modern), |s| {
+        s.parse().map_err(|_| {
+            crate::kwargs::unknown_value(
+                call,
+                "compat",
+                s,
+                "None, 'modern' or 'perf-6.1'",
+                crate::kwargs::SCHED_COMPAT_MEANING,
+            )
+        })
+    })
+}
+
+/// The keywords of the `sched_*` calls, for [`reject_keywords`].
+pub const LATENCY_KEYS: [&str; 4] = ["by", "sort", "compat", "cpu"];
+/// `sched_map`'s keywords.
+pub const MAP_KEYS: [&str; 3] = ["compact", "cpus", "compat"];
+/// `sched_timehist`'s keywords.
+pub const TIMEHIST_KEYS: [&str; 12] = [
+    "wakeups",
+    "migrations",
+    "cpu_visual",
+    "state",
+    "next",
+    "summary",
+    "idle_hist",
+    "pid",
+    "tid",
+    "cpu",
+    "time",
+    "compat",
+];
+
+/// The TypeError for the first keyword in `rest` (the keywords pyo3 did not match to a parameter
+/// of `call`): it names the call and lists `accepted`.
+pub fn reject_keywords(call: &str, rest: Option<&Bound<'_, PyDict>>, accepted: &[&str]) -> PyResult<()> {
+    crate::kwargs::check_keywords(call, rest, &[accepted])
 }
 
 fn to_py(py: Python<'_>, e: Error, file: &PerfFile<'_>) -> PyErr {
@@ -502,10 +539,25 @@ pub fn latency(
     compat_: Option<&str>,
     cpu: Option<u32>,
 ) -> PyResult<AnalysisResult> {
+    const CALL: &str = "PerfData.sched_latency()";
     let by = match by {
         "comm" => GroupBy::Comm,
-        "tid" | "pid" => GroupBy::Tid,
-        o => return Err(PyValueError::new_err(format!("by must be 'comm' or 'tid', not {o:?}"))),
+        "tid" => GroupBy::Tid,
+        // perf's -p/--pids names the kernel's per-thread pid: one row per thread, as by="tid".
+        "pid" => {
+            return Err(PyValueError::new_err(format!(
+                "{CALL}: by must be 'comm' (one row per command name, perf's default) or 'tid' (one row per \
+                 thread), not 'pid': perf sched latency -p (--pids) groups by thread, which is by='tid'; \
+                 there is no per-process grouping"
+            )))
+        }
+        o => {
+            return Err(PyValueError::new_err(format!(
+                "{CALL}: by must be 'comm' (one row per command name, perf's default) or 'tid' (one row per \
+                 thread, perf's -p), not {}",
+                crate::kwargs::py_repr(o)
+            )))
+        }
     };
     let sort: Vec<SortKey> = match sort.filter(|s| !s.is_none()) {
         None => DEFAULT_SORT.to_vec(),
@@ -515,10 +567,13 @@ pub fn latency(
             } else {
                 s.extract()?
             };
-            keys.iter().map(|k| k.parse()).collect::<Result<_, _>>().map_err(PyValueError::new_err)?
+            keys.iter()
+                .map(|k| k.parse())
+                .collect::<Result<_, String>>()
+                .map_err(|e| PyValueError::new_err(format!("{CALL}: sort: {e}")))?
         }
     };
-    let opts = LatencyOptions { by, sort, compat: compat(compat_)?, cpu };
+    let opts = LatencyOptions { by, sort, compat: compat(CALL, compat_)?, cpu };
     let lat = py.detach(|| sched_latency(file, &opts)).map_err(|e| to_py(py, e, file))?;
     let r = &lat.rows;
     let t = table(
@@ -882,45 +937,50 @@ pub fn wakeup_latency(py: Python<'_>, file: &PerfFile<'_>, preempted: bool, msec
 }
 
 /// `PerfData.off_cpu`: the keyword arguments `state`, `min_us` and `folded()`'s (its `pid`,
-/// `tid`, `time` select intervals); `also`: other keywords allowed.
+/// `tid`, `time` select intervals); `also`: other keywords allowed; `call`: the method, as argument
+/// errors name it.
 pub fn off_cpu(
     py: Python<'_>,
+    call: &str,
     file: &PerfFile<'_>,
     kw: Option<&Bound<'_, PyDict>>,
     also: &[&str],
 ) -> PyResult<perfdata_analysis::folded::FoldedStacks> {
     use perfdata_analysis::latency::offcpu::{off_cpu_folded, OffCpuOptions, OffCpuState};
-    let mut allowed = vec!["state", "min_us"];
-    allowed.extend_from_slice(also);
-    crate::flamegraph::check_keys(kw, &allowed)?;
-    let item = |k: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
-        Ok(match kw {
-            Some(d) => d.get_item(k)?.filter(|v| !v.is_none()),
+    let (opts, fold) = (|| {
+        let mut allowed = vec!["state", "min_us"];
+        allowed.extend_from_slice(also);
+        crate::flamegraph::check_keys(kw, &allowed)?;
+        let item = |k: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
+            Ok(match kw {
+                Some(d) => d.get_item(k)?.filter(|v| !v.is_none()),
+                None => None,
+            })
+        };
+        let state: Option<OffCpuState> = match item("state")? {
             None => None,
-        })
-    };
-    let state: Option<OffCpuState> = match item("state")? {
-        None => None,
-        Some(s) => {
-            let s: String = s.extract()?;
-            if s == "all" {
-                None
-            } else {
-                Some(s.parse().map_err(PyValueError::new_err)?)
+            Some(s) => {
+                let s: String = s.extract()?;
+                if s == "all" {
+                    None
+                } else {
+                    Some(s.parse().map_err(PyValueError::new_err)?)
+                }
             }
-        }
-    };
-    let min_us: f64 = item("min_us")?.map(|v| v.extract()).transpose()?.unwrap_or(0.0);
-    let opts = OffCpuOptions {
-        state,
-        min_ns: (min_us.max(0.0) * 1000.0) as u64,
-        time: time_value(item("time")?.as_ref())?,
-        pid: item("pid")?.map(|v| v.extract()).transpose()?,
-        tid: item("tid")?.map(|v| v.extract()).transpose()?,
-    };
-    // The frame options of folded(); its filters are the intervals' here.
-    let fold = crate::flamegraph::fold_options(kw)?.options;
-    let fold = perfdata_analysis::folded::FoldedOptions { pid: None, tid: None, time: None, ..fold };
+        };
+        let min_us: f64 = item("min_us")?.map(|v| v.extract()).transpose()?.unwrap_or(0.0);
+        let opts = OffCpuOptions {
+            state,
+            min_ns: (min_us.max(0.0) * 1000.0) as u64,
+            time: time_value(item("time")?.as_ref())?,
+            pid: item("pid")?.map(|v| v.extract()).transpose()?,
+            tid: item("tid")?.map(|v| v.extract()).transpose()?,
+        };
+        // The frame options of folded(); its filters are the intervals' here.
+        let fold = crate::flamegraph::fold_options(kw)?.options;
+        Ok((opts, perfdata_analysis::folded::FoldedOptions { pid: None, tid: None, time: None, ..fold }))
+    })()
+    .map_err(|e| crate::kwargs::in_call(py, call, e))?;
     let (stacks, _) = py.detach(|| off_cpu_folded(file, &opts, &fold)).map_err(|e| to_py(py, e, file))?;
     Ok(stacks)
 }

@@ -123,12 +123,7 @@ fn comms(v: Option<Bound<'_, PyAny>>) -> PyResult<Option<Vec<String>>> {
 
 /// The options of the keyword arguments; unknown keywords are a `TypeError`.
 pub fn options(kw: Option<&Bound<'_, PyDict>>) -> PyResult<ScriptOptions> {
-    for k in kw.iter().flat_map(|d| d.keys()) {
-        let k: String = k.extract()?;
-        if !SCRIPT_KEYS.contains(&k.as_str()) {
-            return Err(PyTypeError::new_err(format!("unexpected keyword argument {k:?}")));
-        }
-    }
+    crate::kwargs::check_keywords("", kw, &[&SCRIPT_KEYS])?;
     let default = ScriptOptions::default();
     Ok(ScriptOptions {
         fields: fields(get(kw, "fields")?)?,

@@ -652,7 +652,9 @@ class PerfData:
         cpu: Optional[int] = None,
     ) -> AnalysisResult:
         """perf sched latency: per task run time and scheduling delays (columns task, tids,
-        runtime_ns, switches, avg_delay_ns, max_delay_ns, max_delay_start_ns, max_delay_end_ns…)."""
+        runtime_ns, switches, avg_delay_ns, max_delay_ns, max_delay_start_ns, max_delay_end_ns…).
+        by: 'comm' (one row per command name) or 'tid' (one row per thread: perf's -p, whose
+        "pid" is the thread id; by='pid' is refused). compat: a perf version, not an output tool."""
     def sched_map(
         self,
         *,
@@ -761,7 +763,7 @@ class PerfData:
         kernel, symbol); sort: perf's --sort keys (default comm,dso,sym)."""
     def folded(self, **options: Unpack[_FoldOptions]) -> Dict[str, int]:
         """Folded stacks (stack → weight) as stackcollapse-perf.pl or perf script report
-        stackcollapse print them."""
+        stackcollapse print them (compat names that tool, not a perf version)."""
     def folded_text(self, **options: Unpack[_FoldOptions]) -> str:
         """``folded(...)`` as the tools' text, one ``stack weight`` line per stack."""
     def write_folded(self, path: _Path, **options: Unpack[_FoldOptions]) -> None:
