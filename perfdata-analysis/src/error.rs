@@ -184,3 +184,54 @@ impl From<arrow_schema::ArrowError> for Error {
         Error::Arrow(e)
     }
 }
+
+/// [`Error::Missing`] for a recording without an event an analysis needs: which (`event`,
+/// `sys:name`), why — the reading met damage (`damaged`: the event's records, or the tracing data
+/// that names tracepoints, may be in the part lost), the recording has tracepoint events but no
+/// tracing data to name them (`unnamed`), it has no tracepoint event at all, or not this one — and
+/// how to record it (`how`, as it is to be printed: command lines in backquotes).
+pub(crate) fn missing_event(
+    file: &perfdata_core::PerfFile<'_>,
+    event: &str,
+    damaged: bool,
+    unnamed: bool,
+    how: &str,
+) -> Error {
+    // PERF_TYPE_TRACEPOINT; without tracing data, "unnamed" means only that there are none.
+    let tracepoints = file.events().iter().any(|e| e.attr.type_ == 2);
+    let unnamed = unnamed && tracepoints;
+    let why = match (damaged, unnamed, tracepoints) {
+        (true, true, _) => {
+            " can be named in this damaged file: its tracing data, which names the \
+                            tracepoints, was lost with the damaged part (see the warnings)"
+        }
+        (true, false, _) => " read from this damaged file: its records may be in the part lost (see the warnings)",
+        (false, true, _) => " can be named in this file: it has tracepoint events but no tracing data",
+        (false, false, false) => " in this file (it recorded no tracepoint)",
+        (false, false, true) => " in this file",
+    };
+    Error::Missing(format!("no {event} event{why}; record it with {how}"))
+}
+
+#[cfg(test)]
+mod missing_tests {
+    #[test]
+    fn says_which_why_and_how() {
+        let td = concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/");
+        let fp = perfdata_core::PerfFile::open(format!("{td}fp.data")).unwrap();
+        let sched = perfdata_core::PerfFile::open(format!("{td}sched.data")).unwrap();
+        let how = "`perf record -e block:* -a`";
+        let e = super::missing_event(&sched, "block:block_rq_complete", false, false, how);
+        assert_eq!(
+            e.to_string(),
+            "no block:block_rq_complete event in this file; record it with `perf record -e block:* -a`"
+        );
+        let e = super::missing_event(&fp, "block:block_rq_complete", false, false, how).to_string();
+        assert!(e.contains(" in this file (it recorded no tracepoint); "), "{e}");
+        let e = super::missing_event(&sched, "sched:sched_switch", true, true, "`perf sched record`").to_string();
+        assert!(
+            e.starts_with("no sched:sched_switch event can be named in this damaged file: its tracing data"),
+            "{e}"
+        );
+    }
+}

@@ -215,7 +215,11 @@ fn filters_match_an_independent_selection() {
 fn missing_events_are_named() {
     let f = PerfFile::open(testdata("sched.data")).unwrap();
     match block_latency(&f, &BlockOptions::default()) {
-        Err(Error::Missing(m)) => assert_eq!(m, "no block:block_rq_complete event in this file"),
+        Err(Error::Missing(m)) => assert_eq!(
+            m,
+            "no block:block_rq_complete event in this file; record it with `perf record -e block:block_rq_issue \
+             -e block:block_rq_complete -a`"
+        ),
         other => panic!("{other:?}"),
     }
 }

@@ -429,7 +429,8 @@ fn pipe_recordings_pair_like_their_perf_script_lines() {
 #[test]
 fn missing_sched_switch_is_named() {
     let f = PerfFile::open(testdata("fp.data")).unwrap();
-    let missing = "no sched:sched_switch event in this file (nor the offcpu-time samples of perf record --off-cpu)";
+    let missing = "no sched:sched_switch (nor offcpu-time) event in this file (it recorded no tracepoint); record \
+                   it with `perf record -e sched:sched_switch -g -a` or `perf record --off-cpu`";
     match off_cpu(&f, &OffCpuOptions::default()) {
         Err(Error::Missing(m)) => assert_eq!(m, missing),
         other => panic!("{other:?}"),

@@ -81,7 +81,11 @@ fn preempted_tasks_count_from_their_switch_out() {
 fn a_file_without_sched_switch_says_so() {
     let f = PerfFile::open(testdata("block.data")).unwrap();
     match wakeup_latency(&f, &WakeupOptions::default()) {
-        Err(Error::Missing(m)) => assert_eq!(m, "no sched:sched_switch event in this file"),
+        Err(Error::Missing(m)) => assert_eq!(
+            m,
+            "no sched:sched_switch event in this file; record it with `perf sched record` (or `perf record -e \
+             sched:sched_switch -e sched:sched_waking -a`)"
+        ),
         other => panic!("{other:?}"),
     }
 }

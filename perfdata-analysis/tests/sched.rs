@@ -237,8 +237,9 @@ fn files_without_sched_events_are_a_clear_error() {
         let e = sched_latency(&file, &LatencyOptions::default()).unwrap_err().to_string();
         assert!(e.contains("no sched:sched_switch event"), "{f}: {e}");
         if f != "syscalls.data" {
-            assert!(e.contains("no tracing data"), "{f}: {e}");
+            assert!(e.contains("(it recorded no tracepoint)"), "{f}: {e}");
         }
+        assert!(e.contains("record it with `perf sched record`"), "{f}: {e}");
         assert!(sched_map_text(&file, &MapOptions::default()).is_err());
         assert!(sched_timehist_text(&file, &TimehistOptions::default()).is_err());
     }

@@ -142,11 +142,10 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     }
 }
 
-/// The reading problems met, as warnings on stderr (each once).
+/// The reading problems met, as warnings on stderr (each once: [`crate::damage`]).
 fn warn<'a>(file: &str, diagnostics: impl Iterator<Item = &'a String>) {
-    let mut seen = std::collections::HashSet::new();
-    for d in diagnostics.filter(|d| seen.insert(*d)) {
-        eprintln!("perfdata: warning: {file}: {d}");
+    for d in diagnostics {
+        crate::damage::warn_in(crate::shown(file), d);
     }
 }
 
@@ -157,9 +156,7 @@ fn parquet(a: &ExportArgs, file: &str) -> Result<ExitCode, Box<dyn std::error::E
     let f = crate::open(file)?;
     let o = parquet_options(a)?;
     let written = write_parquet(&f, dir, &o)?;
-    for d in &written.diagnostics {
-        eprintln!("warning: {d}");
-    }
+    warn(file, written.diagnostics.iter());
     for t in &written.tables {
         eprintln!("{} {} {}", t.name, t.rows, t.path.display());
     }
@@ -177,8 +174,9 @@ fn parquet_options(a: &ExportArgs) -> Result<ParquetOptions, Box<dyn std::error:
 }
 
 /// `perfdata export --format parquet FILES_OR_DIRS… -o DATASET`: one line per recording on
-/// stderr (`STATUS HOST DATE FILE`, then its problems); exit status 1 when a recording was
-/// damaged or could not be read (the others are exported all the same).
+/// stderr (`STATUS HOST DATE FILE`, then its problems); exit status 3 (crate::damage) when a
+/// recording was damaged or could not be read and the others were exported all the same, 1 when
+/// none could be.
 fn export_dataset(a: &ExportArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let dir = a.output.as_ref().ok_or("--format parquet needs -o DATASET (the dataset's directory)")?;
     let o = DatasetOptions {
@@ -188,16 +186,13 @@ fn export_dataset(a: &ExportArgs) -> Result<ExitCode, Box<dyn std::error::Error>
     };
     let inputs: Vec<PathBuf> = a.files.iter().map(PathBuf::from).collect();
     let done = export_dataset_files(&inputs, dir, &o)?;
-    let mut bad = false;
-    let (mut new, mut skipped) = (0usize, 0usize);
+    let (mut new, mut skipped, mut damaged, mut failed) = (0usize, 0usize, 0usize, 0usize);
     for e in &done {
         match e.status {
             Status::Skipped => skipped += 1,
             Status::Ok => new += 1,
-            Status::Damaged | Status::Failed => {
-                new += 1;
-                bad = true;
-            }
+            Status::Damaged => (new, damaged) = (new + 1, damaged + 1),
+            Status::Failed => (new, failed) = (new + 1, failed + 1),
         }
         if e.status != Status::Skipped {
             eprintln!("{} {} {} {}", e.status.name(), e.host, e.date, e.file.display());
@@ -207,7 +202,13 @@ fn export_dataset(a: &ExportArgs) -> Result<ExitCode, Box<dyn std::error::Error>
         }
     }
     eprintln!("{new} recordings exported, {skipped} skipped (already in {})", dir.display());
-    Ok(if bad { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if failed > 0 && failed == new {
+        ExitCode::from(1)
+    } else if damaged + failed > 0 {
+        ExitCode::from(crate::damage::DAMAGED)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// Let `write` write to `path` through a temporary file renamed at the end (no partial file is

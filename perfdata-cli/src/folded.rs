@@ -184,7 +184,7 @@ impl FoldArgs {
         let file = crate::open(path)?;
         let stacks = folded(&file, &self.options()?)?;
         for d in file.diagnostics().iter().chain(&stacks.diagnostics) {
-            eprintln!("perfdata: warning: {path}: {d}");
+            crate::damage::warn_in(crate::shown(path), d);
         }
         Ok(stacks)
     }
@@ -391,7 +391,7 @@ fn from_dataset(
             None => ds.display().to_string(),
         };
         if got.parts_read == 0 {
-            eprintln!("perfdata: warning: no recording of {name}");
+            crate::damage::warn(format!("no recording of {name}"));
         }
         match (&unit, got.weight) {
             (Some(u), Some(w)) if *u != w => {

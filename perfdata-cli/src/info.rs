@@ -1,13 +1,13 @@
 //! `perfdata info FILE|- [--json]`: the header summary, as `perf report --header-only -I` prints it or
 //! as JSON.
 
-use perfdata_core::{HeaderInfo, PerfFile};
+use perfdata_core::HeaderInfo;
 use std::io::Write;
 use std::process::ExitCode;
 
 /// Print the header summary of `path` (`-` = stdin).
 pub fn run(path: &str, as_json: bool) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let file = if path == "-" { PerfFile::from_reader(std::io::stdin())? } else { PerfFile::open(path)? };
+    let file = crate::open(path)?;
     let info = HeaderInfo::new(&file);
     let mut out = std::io::stdout().lock();
     if as_json {
@@ -18,11 +18,8 @@ pub fn run(path: &str, as_json: bool) -> Result<ExitCode, Box<dyn std::error::Er
         out.write_all(info.simpleperf_text().as_bytes())?;
     }
     out.flush()?;
-    for d in file.diagnostics() {
-        eprintln!("perfdata: warning: {d}");
-    }
     for e in &info.errors {
-        eprintln!("perfdata: warning: feature {} (bit {}): {}", e.feature, e.bit, e.error);
+        crate::damage::warn(format!("feature {} (bit {}): {}", e.feature, e.bit, e.error));
     }
     Ok(ExitCode::SUCCESS)
 }

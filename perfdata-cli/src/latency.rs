@@ -182,7 +182,7 @@ fn block_latency(a: &BlockLatencyArgs) -> CliResult {
         output(a.output.as_ref(), &Heatmap::new(&points, &ho).svg(&ho))?;
         eprintln!("perfdata: {}", counts_line(&counts));
         for d in &counts.diagnostics {
-            eprintln!("perfdata: warning: {d}");
+            crate::damage::warn(d.as_str());
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -368,7 +368,7 @@ pub fn wakeup_latency(a: &WakeupLatencyArgs) -> CliResult {
         let diagnostics = wakeup_latency_each(&f, &opts, |e| points.push((e.run_ns, e.delay_ns)))?;
         output(a.output.as_ref(), &Heatmap::new(&points, &ho).svg(&ho))?;
         for d in &diagnostics {
-            eprintln!("perfdata: warning: {d}");
+            crate::damage::warn(d.as_str());
         }
         return Ok(ExitCode::SUCCESS);
     }

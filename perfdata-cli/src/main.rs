@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
+mod damage;
 mod docs;
 mod export;
 mod folded;
@@ -29,7 +30,12 @@ fn version() -> &'static str {
 }
 
 #[derive(Parser)]
-#[command(name = "perfdata", version = version(), about = "Read Linux perf.data files: exact, fast, never crashing")]
+#[command(
+    name = "perfdata",
+    version = version(),
+    about = "Read Linux perf.data files: exact, fast, never crashing",
+    after_help = EXIT_STATUS
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -37,7 +43,19 @@ struct Cli {
     /// stderr is a terminal).
     #[arg(long, global = true)]
     quiet: bool,
+    /// Any damage in the input is an error (exit status 1) instead of a warning (status 3).
+    #[arg(long, global = true)]
+    strict: bool,
 }
+
+/// The damage policy and exit statuses, at the end of `perfdata --help` (docs/damage.md).
+const EXIT_STATUS: &str = "\
+Damaged input (a file cut short, a damaged record): every command reads every complete record,
+writes its output from them, says each problem once on stderr (`perfdata: warning: FILE: …`)
+and exits with status 3. --strict makes that an error.
+
+Exit status: 0 done; 3 done from a damaged input; 1 error, nothing produced (or damage with
+--strict); 2 bad command line.";
 
 #[derive(Clone, Copy, ValueEnum)]
 enum OrderArg {
@@ -237,6 +255,7 @@ impl Drop for Spool {
 fn open(path: &str) -> perfdata_core::Result<PerfFile<'static>> {
     let file = if path == "-" { PerfFile::from_reader(std::io::stdin())? } else { PerfFile::open(path)? };
     progress::watch(file.progress(), shown(path));
+    damage::watch(shown(path), file.problems());
     Ok(file)
 }
 
@@ -249,6 +268,7 @@ fn main() -> ExitCode {
         }
     };
     let cli = Cli::parse_from(args);
+    let strict = cli.strict;
     progress::set_quiet(cli.quiet);
     progress::set_streams_stdout(matches!(
         cli.cmd,
@@ -276,10 +296,21 @@ fn main() -> ExitCode {
         Cmd::HelpMarkdown => docs::help_markdown(Cli::command()),
     };
     progress::finish();
+    // `perfdata dump … | head`: the reader went away; that is not an error of ours.
+    if res.as_ref().is_err_and(|e| broken_pipe(e.as_ref())) {
+        return ExitCode::SUCCESS;
+    }
+    let problems = damage::finish();
     match res {
+        Ok(_) if problems > 0 && strict => {
+            eprintln!(
+                "perfdata: the input is damaged ({problems} problem{} above) and --strict makes that an error",
+                if problems == 1 { "" } else { "s" }
+            );
+            ExitCode::from(1)
+        }
+        Ok(code) if problems > 0 && code == ExitCode::SUCCESS => ExitCode::from(damage::DAMAGED),
         Ok(code) => code,
-        // `perfdata dump … | head`: the reader went away; that is not an error of ours.
-        Err(e) if broken_pipe(e.as_ref()) => ExitCode::SUCCESS,
         Err(e) => {
             eprint!("{}", error_text(e.as_ref()));
             ExitCode::from(1)
@@ -371,9 +402,9 @@ fn error_text(e: &(dyn std::error::Error + 'static)) -> String {
 
 type CliResult = Result<ExitCode, Box<dyn std::error::Error>>;
 
-/// A warning or a skipped record's error, on stderr.
+/// A warning or a skipped record's error, on stderr, once.
 fn warn(message: String) {
-    eprintln!("perfdata: {message}");
+    damage::warn(message.strip_prefix("warning: ").unwrap_or(&message));
 }
 
 /// `perfdata report`.
@@ -462,7 +493,6 @@ fn dump(path: &str, as_json: bool, order: OrderArg, symbolize: Option<&folded::F
     let out = std::io::stdout();
     let mut out = BufWriter::new(out.lock());
     let mut recs = f.records(order)?;
-    let mut failed = false;
     let mut tps = TpState::new(&f, &mut warn);
     while let Some(rec) = recs.next_record() {
         match rec {
@@ -498,18 +528,14 @@ fn dump(path: &str, as_json: bool, order: OrderArg, symbolize: Option<&folded::F
                 }
             }
             Err(e) => {
-                failed = true;
-                writeln!(out)?;
+                // Said where it happens (in order with the records), and once.
                 out.flush()?;
-                eprintln!("perfdata: {e}");
+                damage::warn_in(shown(path), &e.to_string());
             }
         }
     }
     out.flush()?;
-    for d in f.diagnostics().iter().chain(recs.diagnostics().iter()) {
-        eprintln!("perfdata: warning: {d}");
-    }
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(ExitCode::SUCCESS)
 }
 
 fn stats(path: &str, as_json: bool) -> CliResult {

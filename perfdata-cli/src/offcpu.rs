@@ -108,7 +108,7 @@ fn report(counts: &OffCpuCounts) {
 pub fn run(a: &OffCpuArgs) -> CliResult {
     let file = crate::open(&a.file)?;
     for d in file.diagnostics() {
-        crate::warn(format!("warning: {}: {d}", a.file));
+        crate::damage::warn_in(crate::shown(&a.file), d);
     }
     let opts = a.options();
     if a.json {
@@ -155,7 +155,7 @@ pub fn run(a: &OffCpuArgs) -> CliResult {
     };
     let (stacks, counts) = off_cpu_folded(&file, &opts, &fold)?;
     for d in &stacks.diagnostics {
-        crate::warn(format!("warning: {}: {d}", a.file));
+        crate::damage::warn_in(crate::shown(&a.file), d);
     }
     report(&counts);
     if a.flamegraph {

@@ -47,7 +47,7 @@ impl Out {
         }
         self.w.flush()?;
         for d in diagnostics {
-            eprintln!("perfdata: warning: {d}");
+            crate::damage::warn(d.as_str());
         }
         Ok(ExitCode::SUCCESS)
     }

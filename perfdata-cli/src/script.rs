@@ -109,6 +109,9 @@ pub fn run(a: &ScriptArgs) -> crate::CliResult {
     let f = crate::open(&a.file)?;
     let out = std::io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, out.lock());
-    let summary = write_script_with(&f, &a.options(), &mut out, &mut crate::warn)?;
-    Ok(if summary.damaged == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    // Damaged records are said as they are met and give the damage status (crate::damage).
+    let name = crate::shown(&a.file);
+    let mut warn = |m: String| crate::damage::warn_in(name, m.strip_prefix("warning: ").unwrap_or(&m));
+    write_script_with(&f, &a.options(), &mut out, &mut warn)?;
+    Ok(ExitCode::SUCCESS)
 }

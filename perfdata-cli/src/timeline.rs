@@ -19,7 +19,7 @@ pub fn run(
     let tl = sched_timeline(&f, &TimelineOptions { time, width, title })?;
     crate::folded::output(output, &tl.svg())?;
     for d in &tl.diagnostics {
-        eprintln!("perfdata: warning: {d}");
+        crate::damage::warn(d.as_str());
     }
     Ok(ExitCode::SUCCESS)
 }

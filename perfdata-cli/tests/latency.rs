@@ -140,7 +140,11 @@ fn per_disk_csv_json_and_svg() {
 fn a_file_without_block_events_says_what_is_missing() {
     let (rc, out, err) = perfdata(&["block", "latency", testdata("sched.data").to_str().unwrap()], None);
     assert_eq!((rc, out.as_str()), (1, ""));
-    assert_eq!(err, "perfdata: no block:block_rq_complete event in this file\n");
+    assert_eq!(
+        err,
+        "perfdata: no block:block_rq_complete event in this file; record it with \
+         `perf record -e block:block_rq_issue -e block:block_rq_complete -a`\n"
+    );
     let (rc, _, err) = perfdata(&["block", "latency", "--queued", testdata("switch-cpu.data").to_str().unwrap()], None);
     assert_eq!(rc, 1);
     assert!(err.contains("no block:"), "{err}");
@@ -161,7 +165,14 @@ fn wakeup_latency_histogram_counts_the_csv_rows() {
         assert_eq!(n, delays.iter().filter(|d| (lo..=hi).contains(&(*d / 1000))).count() as u64);
     }
     let (rc, _, err) = perfdata(&["wakeup-latency", testdata("block.data").to_str().unwrap()], None);
-    assert_eq!((rc, err.as_str()), (1, "perfdata: no sched:sched_switch event in this file\n"));
+    assert_eq!(
+        (rc, err.as_str()),
+        (
+            1,
+            "perfdata: no sched:sched_switch event in this file; record it with `perf sched record` (or `perf \
+             record -e sched:sched_switch -e sched:sched_waking -a`)\n"
+        )
+    );
     // The histogram's output file is made only once there is a histogram.
     let path = std::env::temp_dir().join(format!("perfdata-wakeup-test-{}.txt", std::process::id()));
     let _ = std::fs::remove_file(&path);

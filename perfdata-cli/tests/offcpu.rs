@@ -170,7 +170,8 @@ fn a_file_without_sched_switch_is_a_clear_error() {
     assert_eq!((code, out.as_str()), (1, ""));
     assert_eq!(
         err.trim(),
-        "perfdata: no sched:sched_switch event in this file (nor the offcpu-time samples of perf record --off-cpu)"
+        "perfdata: no sched:sched_switch (nor offcpu-time) event in this file (it recorded no tracepoint); record it \
+         with `perf record -e sched:sched_switch -g -a` or `perf record --off-cpu`"
     );
     let (code, _, err) = run(&["offcpu", testdata("sched.data").to_str().unwrap()], None);
     assert_eq!(code, 1);

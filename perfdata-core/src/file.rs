@@ -42,6 +42,8 @@ pub struct PerfFile<'d> {
     features: Vec<(u32, Section)>,
     pipe_features: Vec<(u32, Vec<u8>)>,
     diagnostics: Vec<String>,
+    /// Every distinct problem met so far (see [`PerfFile::problems`]).
+    problems: crate::problems::Problems,
     path: Option<std::path::PathBuf>,
     /// What records from the std iterator borrow beyond the mapped bytes (see [`Records`]).
     store: Store,
@@ -78,7 +80,14 @@ impl PerfFile<'static> {
     }
 
     fn open_dir(dir: &Path) -> Result<PerfFile<'static>> {
-        let mut f = PerfFile::from_backing(map(&dir.join("data"))?)?;
+        let data = dir.join("data");
+        if !data.is_file() {
+            return Err(Error::NotPerfData(format!(
+                "{} is a directory, and not one `perf record --threads` writes (it has no file named data)",
+                dir.display()
+            )));
+        }
+        let mut f = PerfFile::from_backing(map(&data)?)?;
         let mut extra = Vec::new();
         for entry in std::fs::read_dir(dir).map_err(io_err(dir.display().to_string()))? {
             let entry = entry.map_err(io_err(dir.display().to_string()))?;
@@ -130,6 +139,7 @@ impl PerfFile<'static> {
             features: Vec::new(),
             pipe_features: Vec::new(),
             diagnostics: Vec::new(),
+            problems: Default::default(),
             path: None,
             store: Store::default(),
             progress: Default::default(),
@@ -210,6 +220,11 @@ impl<'d> PerfFile<'d> {
             events,
             features,
             pipe_features,
+            problems: {
+                let p = crate::problems::Problems::default();
+                diagnostics.iter().for_each(|d| p.add(d.as_str()));
+                p
+            },
             diagnostics,
             path: None,
             store: Store::default(),
@@ -280,6 +295,14 @@ impl<'d> PerfFile<'d> {
     /// Problems found while opening (the reader's own diagnostics are on [`Records`]).
     pub fn diagnostics(&self) -> &[String] {
         &self.diagnostics
+    }
+
+    /// Every distinct problem met in this file so far, each once: those found while opening
+    /// ([`PerfFile::diagnostics`]) and those of every record iterator that has ended
+    /// ([`Records::diagnostics`]: damaged records, a data section cut short, records of no known
+    /// event), whatever read it. A handle: it also sees what later readings add.
+    pub fn problems(&self) -> crate::problems::Problems {
+        self.problems.clone()
     }
 
     /// Feature bits present, in order (file: from the header bitmap; pipe: HEADER_FEATURE records seen
@@ -449,7 +472,8 @@ impl<'d> PerfFile<'d> {
         }));
         let mut recs = Records::new(frames, slices, events, &self.store, h.endian, opts)
             .with_maps(maps, at.unwrap_or(0))
-            .with_progress(self.progress.clone());
+            .with_progress(self.progress.clone())
+            .with_problems(self.problems.clone());
         if let Some(note) = self.truncated_data_note().filter(|_| at.is_none()) {
             recs.note(note);
         }

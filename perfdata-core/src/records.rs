@@ -124,6 +124,8 @@ pub struct Records<'f> {
     /// SAMPLE and READ records whose id matched no event (counted where decoding finds out).
     pub(crate) unknown_ids: std::cell::Cell<u64>,
     pub(crate) errors: Vec<String>,
+    /// The file's problem log, which [`Records::diagnostics`] join when the reading ends.
+    problems: Option<crate::problems::Problems>,
     /// Memory maps behind `slices` (same index), whose consumed pages are released while reading.
     maps: Vec<Option<&'f memmap2::Mmap>>,
     /// Per input file: bytes before this offset were already released.
@@ -206,6 +208,7 @@ impl<'f> Records<'f> {
             store,
             events_f: events,
             block: None,
+            problems: None,
         }
     }
 
@@ -261,6 +264,12 @@ impl<'f> Records<'f> {
             })
             .collect();
         self.progress = Some((counter, starts));
+        self
+    }
+
+    /// Where this reading's diagnostics go when it is dropped: its file's problem log.
+    pub(crate) fn with_problems(mut self, problems: crate::problems::Problems) -> Self {
+        self.problems = Some(problems);
         self
     }
 
@@ -773,12 +782,24 @@ impl<'f> Records<'f> {
     }
 
     /// The underlying frame reader.
-    pub fn into_frames(self) -> Frames<'f> {
-        self.frames
+    pub fn into_frames(mut self) -> Frames<'f> {
+        self.problems = None;
+        std::mem::replace(&mut self.frames, Frames::new(Vec::new(), self.endian, 0))
     }
 
     pub(crate) fn note(&mut self, msg: String) {
         self.errors.push(msg);
+    }
+}
+
+impl Drop for Records<'_> {
+    /// What this reading met goes into its file's problem log ([`crate::PerfFile::problems`]).
+    fn drop(&mut self) {
+        if let Some(p) = self.problems.take() {
+            for d in self.diagnostics() {
+                p.add(d);
+            }
+        }
     }
 }
 

@@ -68,6 +68,7 @@ pub fn open(py: Python<'_>, source: &Bound<'_, PyAny>, order: &str, stream: bool
     let shared = Arc::new(Shared::new(events));
     shared.note(file.diagnostics().iter().cloned());
     Ok(PerfData {
+        problems: file.problems(),
         file: Mutex::new(Some(Arc::new(file))),
         shared,
         order,
@@ -85,6 +86,8 @@ pub fn open(py: Python<'_>, source: &Bound<'_, PyAny>, order: &str, stream: bool
 /// ``diagnostics`` instead of raising.
 #[pyclass(module = "perfdata", name = "PerfData", frozen)]
 pub struct PerfData {
+    /// The file's problem log: what every reading of it met, whichever call read it.
+    problems: perfdata_core::Problems,
     file: Mutex<Option<Arc<PerfFile<'static>>>>,
     shared: Arc<Shared>,
     order: Order,
@@ -265,7 +268,11 @@ impl PerfData {
     /// messages with byte offsets. Empty for a healthy file.
     #[getter]
     fn diagnostics(&self) -> Vec<String> {
-        self.shared.diagnostics()
+        // What the calls noted, then what any reading met that they did not (each once).
+        let mut all = self.shared.diagnostics();
+        let more: Vec<String> = self.problems.list().into_iter().filter(|p| !all.contains(p)).collect();
+        all.extend(more);
+        all
     }
 
     /// Number of samples, once a complete pass over the records has counted them (else None).

@@ -370,15 +370,22 @@ pub(crate) fn block_latency_par(
         }
         let tp = extract.tps.get();
         let events = recs.events();
-        if !has_event(events, tp, "block", "block_rq_complete") {
-            return Err(Error::Missing("no block:block_rq_complete event in this file".into()));
-        }
         let start = match opts.start {
             Start::Issue => "block_rq_issue",
             Start::Insert => "block_rq_insert",
         };
-        if !has_event(events, tp, "block", start) {
-            return Err(Error::Missing(format!("no block:{start} event in this file")));
+        let damaged = !file.diagnostics().is_empty() || !counts.diagnostics.is_empty();
+        let record = format!("`perf record -e block:{start} -e block:block_rq_complete -a`");
+        for needed in ["block_rq_complete", start] {
+            if !has_event(events, tp, "block", needed) {
+                return Err(crate::error::missing_event(
+                    file,
+                    &format!("block:{needed}"),
+                    damaged,
+                    tp.is_none(),
+                    &record,
+                ));
+            }
         }
         Ok(counts)
     })?

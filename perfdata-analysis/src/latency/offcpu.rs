@@ -309,7 +309,8 @@ fn stream<T>(
     let endian = file.endian();
     let mut recs = file.records(Order::Time)?;
     while let Some(rec) = recs.next_record() {
-        let r = rec?;
+        // A damaged record is skipped: the file's problem log has it.
+        let Ok(r) = rec else { continue };
         if tps.observe(&r) {
             fields.clear();
         }
@@ -397,8 +398,13 @@ fn stream<T>(
         return Ok(counts);
     }
     if !resolved && !has_event(recs.events(), tps.get(), "sched", "sched_switch") {
-        return Err(Error::Missing(
-            "no sched:sched_switch event in this file (nor the offcpu-time samples of perf record --off-cpu)".into(),
+        let damaged = !file.diagnostics().is_empty() || !recs.diagnostics().is_empty();
+        return Err(crate::error::missing_event(
+            file,
+            "sched:sched_switch (nor offcpu-time)",
+            damaged,
+            tps.get().is_none(),
+            "`perf record -e sched:sched_switch -g -a` or `perf record --off-cpu`",
         ));
     }
     if !resolved {

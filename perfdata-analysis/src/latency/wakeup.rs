@@ -223,14 +223,20 @@ pub(crate) fn wakeup_latency_par(
         }
         let tp = recs.extractor().tps.get();
         let events = recs.events();
+        let damaged = !file.diagnostics().is_empty() || !diagnostics.is_empty() || !recs.diagnostics().is_empty();
+        let record = "`perf sched record` (or `perf record -e sched:sched_switch -e sched:sched_waking -a`)";
         if !has_event(events, tp, "sched", "sched_switch") {
-            return Err(Error::Missing("no sched:sched_switch event in this file".into()));
+            return Err(crate::error::missing_event(file, "sched:sched_switch", damaged, tp.is_none(), record));
         }
         if !opts.preempted
             && !["sched_waking", "sched_wakeup", "sched_wakeup_new"].iter().any(|n| has_event(events, tp, "sched", n))
         {
-            return Err(Error::Missing(
-                "no sched:sched_waking, sched:sched_wakeup or sched:sched_wakeup_new event in this file".into(),
+            return Err(crate::error::missing_event(
+                file,
+                "sched:sched_waking, sched:sched_wakeup or sched:sched_wakeup_new",
+                damaged,
+                tp.is_none(),
+                record,
             ));
         }
         diagnostics.extend(recs.extractor().errors.iter().cloned());

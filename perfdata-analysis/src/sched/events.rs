@@ -169,12 +169,15 @@ pub(crate) fn drive_par(file: &PerfFile, par: Parallel, h: &mut impl Handler) ->
         let mut seen = std::collections::HashSet::new();
         info.diagnostics.retain(|d| seen.insert(d.clone()));
         if !has_event(recs.events(), extract.tps.get(), "sched", SWITCH) {
-            let why = if extract.tps.get().is_none() { " (the file has no tracing data)" } else { "" };
-            return Err(Error::Missing(format!(
-                "no sched:sched_switch event in this file{why}: record it with `perf sched record` \
-                     (or perf record -e sched:sched_switch -e sched:sched_waking -e sched:sched_wakeup_new \
-                     -e sched:sched_migrate_task -e sched:sched_stat_runtime -a)"
-            )));
+            let damaged = !file.diagnostics().is_empty() || !info.diagnostics.is_empty();
+            return Err(crate::error::missing_event(
+                file,
+                "sched:sched_switch",
+                damaged,
+                extract.tps.get().is_none(),
+                "`perf sched record` (or `perf record -e sched:sched_switch -e sched:sched_waking -e \
+                 sched:sched_wakeup_new -e sched:sched_migrate_task -e sched:sched_stat_runtime -a`)",
+            ));
         }
         Ok(info)
     })?

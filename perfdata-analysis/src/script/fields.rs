@@ -289,8 +289,16 @@ fn needs(f: Field) -> Option<(u64, &'static str)> {
 /// Check the fields against the first event of each output type, as perf does: a default field
 /// the event's samples lack is dropped, one `-F` named is an error. `has_traces`: the file holds
 /// tracing data.
+/// `traces_lost`: a damaged file lost its tracing data: the default `trace` field is dropped
+/// instead of refused.
 /// `stat_file`: a `perf stat record` file (HEADER_STAT), whose events perf does not check.
-pub(crate) fn check(outputs: &mut Outputs, events: &[Event], has_traces: bool, stat_file: bool) -> Result<(), String> {
+pub(crate) fn check(
+    outputs: &mut Outputs,
+    events: &[Event],
+    has_traces: bool,
+    traces_lost: bool,
+    stat_file: bool,
+) -> Result<(), String> {
     for (t, o) in outputs.0.iter_mut().enumerate() {
         let Some(ev) = events.iter().find(|e| output_type(e) == t) else {
             if o.user_set && !o.wildcard && t != T_SYNTH {
@@ -308,6 +316,9 @@ pub(crate) fn check(outputs: &mut Outputs, events: &[Event], has_traces: bool, s
         }
         let stype = ev.attr.sample_type;
         let name = ev.display_name();
+        if o.fields & TRACE != 0 && !has_traces && traces_lost && !o.user_set {
+            o.fields &= !TRACE;
+        }
         if o.fields & TRACE != 0 && !has_traces {
             return Err("Samples do not contain trace data: was 'perf record -R' used?".into());
         }

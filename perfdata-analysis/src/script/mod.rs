@@ -224,7 +224,16 @@ pub fn write_script_with(
     if opts.cpus.is_some() && !events.iter().any(|e| e.attr.sample_type & sample_type::CPU != 0) {
         return Err(crate::Error::Options("File does not contain CPU events. Remove -C option to proceed.".into()));
     }
-    fields::check(&mut outputs, events, has_traces, stat_file).map_err(crate::Error::Options)?;
+    // A damaged file whose tracing data was lost with its end: its tracepoint samples are printed
+    // without their fields (perf refuses such a file; we print what it holds and say why).
+    let traces_lost = !has_traces && !f.diagnostics().is_empty();
+    if traces_lost && events.iter().any(|e| e.attr.type_ == 2) {
+        warn(
+            "the tracing data was lost with the damaged part: tracepoint samples are printed without their fields"
+                .into(),
+        );
+    }
+    fields::check(&mut outputs, events, has_traces, traces_lost, stat_file).map_err(crate::Error::Options)?;
     // perf drops callchains when no event records them (or with -G).
     let use_callchain = !opts.hide_call_graph
         && (events.is_empty() || events.iter().any(|e| e.attr.sample_type & sample_type::CALLCHAIN != 0));

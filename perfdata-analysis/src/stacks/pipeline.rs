@@ -76,13 +76,9 @@ fn read_items(
         }
     };
     while let Some(r) = recs.next_record() {
-        let r = match r {
-            Ok(r) => r,
-            Err(e) => {
-                let _ = tx.send(Err(e.into()));
-                return jit.diagnostics().to_vec();
-            }
-        };
+        // A damaged record is skipped (the file's problem log has it: `PerfFile::problems`); the
+        // stacks come from every complete record, as `perf script | stackcollapse` gives them.
+        let Ok(r) = r else { continue };
         jit.record(&r, &mut |e: MachineEvent| {
             if let Some(d) = &mut dwarf {
                 d.machine.apply(e.clone());
