@@ -498,10 +498,19 @@ def test_speedscope_export_is_valid_against_the_file_format_schema(tmp_path):
     for name in ["fp.data", "dwarf.data", "sysw.data"]:
         for root in ["comm", "tid"]:
             out = tmp_path / f"{name}.{root}.json"
-            perfdata.open(perfout.TESTDATA / name).export(out, format="speedscope", root=root)
+            perfdata.open(perfout.TESTDATA / name).export(out, format="speedscope", root=root, aggregate=True)
             doc = json.loads(out.read_text())
             jsonschema.validate(doc, schema)
             assert doc["profiles"] and all(len(p["samples"]) == len(p["weights"]) for p in doc["profiles"])
+        # The default: evented profiles, one per thread.
+        out = tmp_path / f"{name}.json"
+        perfdata.open(perfout.TESTDATA / name).export(out, format="speedscope")
+        evented = json.loads(out.read_text())
+        jsonschema.validate(evented, schema)
+        assert evented["profiles"] and all(p["type"] == "evented" for p in evented["profiles"])
     del doc["profiles"][0]["weights"]
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(doc, schema)
+    del evented["profiles"][0]["events"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(evented, schema)
