@@ -7,32 +7,9 @@ use perfdata_analysis::export::chrome::{write_chrome_trace, ChromeOptions};
 use perfdata_analysis::export::speedscope::{write_speedscope, SpeedscopeOptions};
 use perfdata_core::attr::sample_type as st;
 use perfdata_core::{Endian, EventAttr, PerfFile};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-
-struct Counting;
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let now = CURRENT.fetch_add(l.size(), Relaxed) + l.size();
-        PEAK.fetch_max(now, Relaxed);
-        // SAFETY: the caller's layout is passed on unchanged.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        CURRENT.fetch_sub(l.size(), Relaxed);
-        // SAFETY: `p` was allocated by `System` with this layout (in `alloc`).
-        unsafe { System.dealloc(p, l) }
-    }
-}
-
-#[global_allocator]
-static A: Counting = Counting;
-
-/// The counters are global: the tests measure one at a time.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+#[path = "../../perfdata-core/tests/common/counting.rs"]
+mod counting;
+use counting::{peak_during as peak, SERIAL};
 
 /// A perf.data file with one cpu-clock attr (IP|TID|TIME|CPU|PERIOD|CALLCHAIN) and `n` user
 /// samples of 4 threads of one process, their callchains 1 to 7 frames deep (each sample's
@@ -104,14 +81,6 @@ impl std::io::Write for Count {
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
-}
-
-/// Peak heap above what was live before `f` ran, and `f`'s result.
-fn peak<T>(f: impl FnOnce() -> T) -> (usize, T) {
-    let before = CURRENT.load(Relaxed);
-    PEAK.store(before, Relaxed);
-    let t = f();
-    (PEAK.load(Relaxed).saturating_sub(before), t)
 }
 
 #[test]

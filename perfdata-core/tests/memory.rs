@@ -3,30 +3,10 @@
 
 use perfdata_core::attr::sample_type as st;
 use perfdata_core::{Endian, EventAttr, Order, PerfFile, ReadOptions};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-struct Counting;
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let now = CURRENT.fetch_add(l.size(), Relaxed) + l.size();
-        PEAK.fetch_max(now, Relaxed);
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        CURRENT.fetch_sub(l.size(), Relaxed);
-        unsafe { System.dealloc(p, l) }
-    }
-}
-
-#[global_allocator]
-static A: Counting = Counting;
-
-/// The counters are global: the tests measure one at a time.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+#[path = "common/counting.rs"]
+mod counting;
+use counting::{peak_during, SERIAL};
 
 /// A perf.data file with one cpu-clock attr (IP|TID|TIME|CPU|PERIOD) and `n` samples written as
 /// two interleaved per-CPU runs (as perf's ring buffers produce), and no FINISHED_ROUND at all.
@@ -81,19 +61,21 @@ fn synthetic_with(n: usize, straggler: bool) -> Vec<u8> {
 
 fn peak_while_reading(data: &[u8], window: usize) -> (usize, u64) {
     let file = PerfFile::from_bytes(data).unwrap();
-    let before = CURRENT.load(Relaxed);
-    PEAK.store(before, Relaxed);
-    let mut recs =
-        file.records_with(ReadOptions { order: Order::Time, window_records: window, ..Default::default() }).unwrap();
-    let (mut n, mut last, mut sorted) = (0usize, 0u64, true);
-    while let Some(r) = recs.next_record() {
-        let t = r.unwrap().time().unwrap();
-        sorted &= t >= last;
-        last = t;
-        n += 1;
-    }
+    let (peak, (n, sorted)) = peak_during(|| {
+        let mut recs = file
+            .records_with(ReadOptions { order: Order::Time, window_records: window, ..Default::default() })
+            .unwrap();
+        let (mut n, mut last, mut sorted) = (0usize, 0u64, true);
+        while let Some(r) = recs.next_record() {
+            let t = r.unwrap().time().unwrap();
+            sorted &= t >= last;
+            last = t;
+            n += 1;
+        }
+        (n, sorted)
+    });
     assert!(sorted, "the interleaved runs fit the window, so delivery is sorted");
-    (PEAK.load(Relaxed) - before, n as u64)
+    (peak, n as u64)
 }
 
 #[test]
@@ -112,18 +94,19 @@ fn time_order_memory_does_not_grow_with_the_file() {
 /// Read with the ordered extraction, keeping each sample's time: (peak heap, values, the last value).
 fn peak_while_extracting(data: &[u8], window: usize) -> (usize, u64, u64) {
     let file = PerfFile::from_bytes(data).unwrap();
-    let before = CURRENT.load(Relaxed);
-    PEAK.store(before, Relaxed);
-    let opts = ReadOptions { window_records: window, ..Default::default() };
-    let ordered = file.ordered(opts, |r: &perfdata_core::RecordRef<'_>| r.time()).unwrap();
-    let (mut n, mut last) = (0u64, 0u64);
-    for t in ordered {
-        let t = t.unwrap();
-        assert!(t >= last, "delivered out of order: {t} after {last}");
-        last = t;
-        n += 1;
-    }
-    (PEAK.load(Relaxed) - before, n, last)
+    let (peak, (n, last)) = peak_during(|| {
+        let opts = ReadOptions { window_records: window, ..Default::default() };
+        let ordered = file.ordered(opts, |r: &perfdata_core::RecordRef<'_>| r.time()).unwrap();
+        let (mut n, mut last) = (0u64, 0u64);
+        for t in ordered {
+            let t = t.unwrap();
+            assert!(t >= last, "delivered out of order: {t} after {last}");
+            last = t;
+            n += 1;
+        }
+        (n, last)
+    });
+    (peak, n, last)
 }
 
 #[test]
@@ -173,11 +156,9 @@ fn parallel_extraction_memory_does_not_grow_with_a_file_without_round_markers() 
     let par = perfdata_core::Parallel { threads: 2, chunk_bytes: 64 << 10, min_bytes: 0, max_chunk_bytes: 256 << 10 };
     let peak = |data: &[u8]| {
         let file = PerfFile::from_bytes(data).unwrap();
-        let before = CURRENT.load(Relaxed);
-        PEAK.store(before, Relaxed);
         let opts = ReadOptions { window_records: 4096, ..Default::default() };
-        let (n, parallel) = file
-            .ordered_par(opts, par, Times, |ordered| {
+        let (peak, (n, parallel)) = peak_during(|| {
+            file.ordered_par(opts, par, Times, |ordered| {
                 let (mut n, mut last) = (0usize, 0u64);
                 for t in ordered.by_ref() {
                     let t = t.unwrap();
@@ -186,8 +167,9 @@ fn parallel_extraction_memory_does_not_grow_with_a_file_without_round_markers() 
                 }
                 (n, ordered.is_parallel())
             })
-            .unwrap();
-        (PEAK.load(Relaxed) - before, n, parallel)
+            .unwrap()
+        });
+        (peak, n, parallel)
     };
     let (peak_small, n_small, _) = peak(&synthetic(20_000));
     let (peak_large, n_large, parallel) = peak(&synthetic(300_000));
