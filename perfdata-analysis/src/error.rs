@@ -197,8 +197,9 @@ pub(crate) fn missing_event(
     unnamed: bool,
     how: &str,
 ) -> Error {
-    // PERF_TYPE_TRACEPOINT; without tracing data, "unnamed" means only that there are none.
-    let tracepoints = file.events().iter().any(|e| e.attr.type_ == 2);
+    use perfdata_core::attr::EventType;
+    // Without tracepoint events, no tracing data only means there are none to name.
+    let tracepoints = file.events().iter().any(|e| EventType::from_raw(e.attr.type_) == EventType::Tracepoint);
     let unnamed = unnamed && tracepoints;
     let why = match (damaged, unnamed, tracepoints) {
         (true, true, _) => {

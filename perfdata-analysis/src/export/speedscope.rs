@@ -14,10 +14,9 @@
 //! Both open in speedscope.app (drag the file in).
 
 use super::push_json_str;
-use crate::options::{in_ranges, Compat, EventFilter, FoldedOptions, Root, Weight};
-use crate::stacks::{time_ranges, FoldedStacks, StackFolder, StackId};
+use crate::options::{FoldedOptions, Root, Weight};
+use crate::stacks::{FoldedStacks, StackFolder, StackId};
 use crate::Error;
-use perfdata_core::attr::EventType;
 use perfdata_core::record::RecordKind;
 use perfdata_core::{Order, PerfFile};
 use std::collections::{BTreeMap, HashMap};
@@ -148,7 +147,7 @@ pub fn write_speedscope(
     out: &mut dyn Write,
 ) -> Result<SpeedscopeSummary, Error> {
     let fold = &opts.fold;
-    let ranges = time_ranges(file, fold)?;
+    let mut filter = crate::stacks::SampleFilter::new(file, fold)?.every_event_unless_named();
     let mut folder = StackFolder::new(file, fold);
     let mut w = Profiles {
         profiles: Vec::new(),
@@ -162,7 +161,6 @@ pub fn write_speedscope(
         frame_ids: Vec::new(),
         summary: SpeedscopeSummary::default(),
     };
-    let pl = fold.compat == Compat::StackcollapsePl;
     let mut records = file.records(Order::Time)?;
     for r in records.by_ref() {
         let r = match r {
@@ -176,24 +174,9 @@ pub fn write_speedscope(
         };
         folder.record(&r);
         let RecordKind::Sample(s) = &r.kind else { continue };
-        // The filters and weights `perfdata folded` applies (stacks::pipeline), but every event.
-        if !in_ranges(&ranges, s.time().unwrap_or(0)) {
-            continue;
-        }
+        // The filters and weights `perfdata folded` applies, but every event.
+        let Some(weight) = filter.weight(&r, s) else { continue };
         let (pid, tid) = (s.pid().unwrap_or(u32::MAX), s.tid().unwrap_or(u32::MAX));
-        if fold.pid.is_some_and(|p| p != pid) || fold.tid.is_some_and(|t| t != tid) {
-            continue;
-        }
-        let tracepoint = r.event.is_some_and(|e| EventType::from_raw(e.attr.type_) == EventType::Tracepoint);
-        if fold.compat == Compat::PerfScriptPy && tracepoint {
-            continue;
-        }
-        if let EventFilter::Name(n) = &fold.event_filter {
-            if !(pl && tracepoint) && r.event.is_none_or(|e| e.name.as_deref() != Some(n.as_str())) {
-                continue;
-            }
-        }
-        let weight = if fold.weight == Weight::Period && !(pl && tracepoint) { s.period_or_attr() } else { 1 };
         let Some(id) = folder.stack(&r, s) else { continue };
         let event = r.event.map_or(0, |e| e.index);
         let root = w.stack(&folder, fold.root != Root::None, id).0;

@@ -227,7 +227,10 @@ pub fn write_script_with(
     // A damaged file whose tracing data was lost with its end: its tracepoint samples are printed
     // without their fields (perf refuses such a file; we print what it holds and say why).
     let traces_lost = !has_traces && !f.diagnostics().is_empty();
-    if traces_lost && events.iter().any(|e| e.attr.type_ == 2) {
+    let tracepoint = |e: &perfdata_core::Event| {
+        perfdata_core::attr::EventType::from_raw(e.attr.type_) == perfdata_core::attr::EventType::Tracepoint
+    };
+    if traces_lost && events.iter().any(tracepoint) {
         warn(
             "the tracing data was lost with the damaged part: tracepoint samples are printed without their fields"
                 .into(),

@@ -49,7 +49,7 @@ mod unwind;
 pub use folder::ChainEntry;
 #[cfg(feature = "pprof")]
 pub(crate) use folder::{FrameSite, Sites};
-pub(crate) use pipeline::{fold_all, time_ranges};
+pub(crate) use pipeline::{fold_all, time_ranges, SampleFilter};
 #[cfg(feature = "pprof")]
 pub(crate) use pipeline::{fold_sites, SampleSink, SiteSample};
 pub use table::{FoldedStacks, StackFolder, StackId};

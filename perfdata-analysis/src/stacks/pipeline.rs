@@ -33,6 +33,63 @@ pub(crate) fn time_ranges(file: &PerfFile, opts: &FoldedOptions) -> Result<Vec<c
     t.resolve(span).map_err(Error::Options)
 }
 
+/// Which samples `perfdata folded` takes, and their weights: the time ranges, pid and tid, the
+/// compat rules for tracepoints and the event filter. The folding pipeline and the speedscope
+/// writer both ask it.
+pub(crate) struct SampleFilter<'o> {
+    opts: &'o FoldedOptions,
+    ranges: Vec<crate::options::TimeRange>,
+    event_filter: EventFilter,
+    /// [`EventFilter::FirstSeen`]'s event, once a sample named it.
+    first_event: Option<usize>,
+}
+
+impl<'o> SampleFilter<'o> {
+    /// The filter of `opts` for `file` (whose span resolves percentages of `opts.time`).
+    pub(crate) fn new(file: &PerfFile, opts: &'o FoldedOptions) -> Result<Self> {
+        let ranges = time_ranges(file, opts)?;
+        Ok(SampleFilter { opts, ranges, event_filter: opts.event_filter.clone(), first_event: None })
+    }
+
+    /// Every event unless `opts.event_filter` names one ([`EventFilter::FirstSeen`] taken as
+    /// [`EventFilter::All`]): for views that keep the events apart.
+    pub(crate) fn every_event_unless_named(mut self) -> Self {
+        if self.event_filter == EventFilter::FirstSeen {
+            self.event_filter = EventFilter::All;
+        }
+        self
+    }
+
+    /// The sample's weight, or `None` when the options leave it out.
+    pub(crate) fn weight(&mut self, r: &perfdata_core::Record<'_>, s: &perfdata_core::Sample<'_>) -> Option<u64> {
+        let opts = self.opts;
+        if !crate::options::in_ranges(&self.ranges, s.time().unwrap_or(0)) {
+            return None;
+        }
+        let (pid, tid) = (s.pid().unwrap_or(u32::MAX), s.tid().unwrap_or(u32::MAX));
+        if opts.pid.is_some_and(|p| p != pid) || opts.tid.is_some_and(|t| t != tid) {
+            return None;
+        }
+        // perf script prints trace text after a tracepoint's event name, which stackcollapse-perf.pl's
+        // period/event pattern never matches: weight 1, no event filtering.
+        let tracepoint = r.event.is_some_and(|e| EventType::from_raw(e.attr.type_) == EventType::Tracepoint);
+        // perf's Python scripting hands a tracepoint sample to the script's handler of that
+        // tracepoint, not to `process_event`: stackcollapse.py, which has no such handler, folds none.
+        if opts.compat == Compat::PerfScriptPy && tracepoint {
+            return None;
+        }
+        let tracepoint_pl = opts.compat == Compat::StackcollapsePl && tracepoint;
+        let idx = r.event.map_or(0, |e| e.index);
+        let keep = match &self.event_filter {
+            EventFilter::All => true,
+            _ if tracepoint_pl => true,
+            EventFilter::FirstSeen => *self.first_event.get_or_insert(idx) == idx,
+            EventFilter::Name(n) => r.event.is_some_and(|e| e.name.as_deref() == Some(n.as_str())),
+        };
+        keep.then(|| if opts.weight == Weight::Period && !tracepoint_pl { s.period_or_attr() } else { 1 })
+    }
+}
+
 /// The reading half of [`folded`]: records in time order → batches of [`Item`]s, applying the
 /// pid, tid, time and event filters and the weights, and adding the JIT code maps of jitdump
 /// files ([`JitInjector`]); returns the injector's diagnostics.
@@ -47,8 +104,6 @@ fn read_items(
 ) -> Vec<String> {
     // A sample's raw key has fewer words than its record: the distinct ones fit in the file's size.
     let mut raw = raw_keys.then(|| RawKeys::new(file.bytes().len() / 4));
-    let pl = opts.compat == Compat::StackcollapsePl;
-    let mut first_event: Option<usize> = None;
     // `--call-graph dwarf`: the user stack is unwound here, where the record's stack dump is at
     // hand, against this thread's own copy of the maps and binaries.
     let mut dwarf = DwarfUnwind::for_file(file, opts);
@@ -61,8 +116,8 @@ fn read_items(
     // samples of the bench file).
     let later = raw_keys && dwarf.is_none();
     let mut jit = JitInjector::new(file.events(), &opts.symbolize);
-    let ranges = match time_ranges(file, opts) {
-        Ok(r) => r,
+    let mut filter = match SampleFilter::new(file, opts) {
+        Ok(f) => f,
         Err(e) => {
             let _ = tx.send(Err(e));
             return Vec::new();
@@ -90,34 +145,10 @@ fn read_items(
             batch.items.push(Item::Machine(Box::new(e)));
         });
         let RecordKind::Sample(s) = &r.kind else { continue };
-        if !crate::options::in_ranges(&ranges, s.time().unwrap_or(0)) {
-            continue;
-        }
+        let Some(weight) = filter.weight(&r, s) else { continue };
         let kernel = r.header.cpumode() == CpuMode::Kernel;
         let (pid, tid) = (s.pid().unwrap_or(u32::MAX), s.tid().unwrap_or(u32::MAX));
-        if opts.pid.is_some_and(|p| p != pid) || opts.tid.is_some_and(|t| t != tid) {
-            continue;
-        }
-        // perf script prints trace text after a tracepoint's event name, which stackcollapse-perf.pl's
-        // period/event pattern never matches: weight 1, no event filtering.
-        let tracepoint = r.event.is_some_and(|e| EventType::from_raw(e.attr.type_) == EventType::Tracepoint);
-        // perf's Python scripting hands a tracepoint sample to the script's handler of that
-        // tracepoint, not to `process_event`: stackcollapse.py, which has no such handler, folds none.
-        if opts.compat == Compat::PerfScriptPy && tracepoint {
-            continue;
-        }
-        let tracepoint_pl = pl && tracepoint;
         let idx = r.event.map_or(0, |e| e.index);
-        let keep = match &opts.event_filter {
-            EventFilter::All => true,
-            _ if tracepoint_pl => true,
-            EventFilter::FirstSeen => *first_event.get_or_insert(idx) == idx,
-            EventFilter::Name(n) => r.event.is_some_and(|e| e.name.as_deref() == Some(n.as_str())),
-        };
-        if !keep {
-            continue;
-        }
-        let weight = if opts.weight == Weight::Period && !tracepoint_pl { s.period_or_attr() } else { 1 };
         let mut unwound = 0;
         let callchain = s.callchain();
         let chain = callchain.map(|c| {
