@@ -87,6 +87,18 @@ impl Default for ReportOptions {
     }
 }
 
+/// What [`report`] gives: the rows, most first as perf orders them, and what they are out of.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    /// The rows.
+    pub rows: Vec<ReportRow>,
+    /// The total event count (the percentages' base).
+    pub total: u64,
+    /// What went wrong on the way without stopping it (a jitdump file missing or damaged), and
+    /// the line saying what could not be named, if anything.
+    pub diagnostics: Vec<String>,
+}
+
 /// One row of the table: the fields of the sort keys, the others `None`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReportRow {
@@ -381,13 +393,13 @@ fn dir(cmp: Ordering) -> Option<bool> {
 }
 
 /// The report of `file`'s samples (all events together), rows most first as perf orders them, and
-/// the total event count. The fold options' time ranges drop samples before anything counts them;
+/// the total event count ([`Report`]). The fold options' time ranges drop samples before anything counts them;
 /// its pid, tid and comm filters keep only those threads' samples in the rows while the total (the
 /// percentages' base) counts every sample, as perf report's default `--percentage absolute`. (perf
 /// 6.1 itself merges the samples of every thread into an entry and shows the entry when its first
 /// sample's thread passes the filter; that differs from this where two threads of one command
 /// share a function, e.g. `--pid` of a multi-threaded process.)
-pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<(Vec<ReportRow>, u64)> {
+pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
     let mut folder = StackFolder::new(file, &opts.fold);
     let has = |k: SortKey| opts.sort.contains(&k);
     let mut hist = Hist { sort: &opts.sort, tree: RbTree::default() };
@@ -495,7 +507,7 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<(Vec<ReportRow>, 
             comm_width: folder.comm(a.tid).len(),
         })
         .collect();
-    Ok((rows, total))
+    Ok(Report { rows, total, diagnostics: folder.diagnostics() })
 }
 
 /// The rows as `perf report --stdio` lays them out for `sort` (columns as wide as their widest

@@ -107,7 +107,7 @@ pub struct FoldArgs {
     /// quarter).
     #[arg(long, value_name = "START,END")]
     time: Option<TimeRanges>,
-    /// perf's build-id cache (default ~/.debug).
+    /// perf's build-id cache (default $PERF_BUILDID_DIR, else ~/.debug).
     #[arg(long, value_name = "DIR")]
     buildid_dir: Option<PathBuf>,
     /// Look for every binary under this root.
@@ -183,7 +183,7 @@ impl FoldArgs {
     pub fn fold(&self, path: &str) -> Result<FoldedStacks, Box<dyn std::error::Error>> {
         let file = crate::open(path)?;
         let stacks = folded(&file, &self.options()?)?;
-        for d in file.diagnostics().iter().chain(&stacks.diagnostics) {
+        for d in file.diagnostics().iter().chain(&stacks.diagnostics).chain(&stacks.unnamed) {
             crate::damage::warn_in(crate::shown(path), d);
         }
         Ok(stacks)

@@ -424,8 +424,11 @@ fn report(
     // perf leaves out the command column when its --comms names one command.
     let shown: Vec<SortKey> = sort.iter().copied().filter(|k| !(*k == SortKey::Comm && fold.comm.is_some())).collect();
     let opts = ReportOptions { sort, children, fold };
-    let (rows, _) = report(&f, &opts)?;
-    let rows: Vec<_> = rows.into_iter().filter(|r| r.children.unwrap_or(r.overhead) >= limit).collect();
+    let done = report(&f, &opts)?;
+    for d in &done.diagnostics {
+        damage::warn_in(crate::shown(path), d);
+    }
+    let rows: Vec<_> = done.rows.into_iter().filter(|r| r.children.unwrap_or(r.overhead) >= limit).collect();
     let mut out = BufWriter::new(std::io::stdout().lock());
     if as_json {
         for r in &rows {
@@ -535,6 +538,9 @@ fn dump(path: &str, as_json: bool, order: OrderArg, symbolize: Option<&folded::F
         }
     }
     out.flush()?;
+    for d in folder.iter().flat_map(|f| f.diagnostics()) {
+        damage::warn_in(shown(path), &d);
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -154,7 +154,7 @@ pub fn run(a: &OffCpuArgs) -> CliResult {
         ..FoldedOptions::default()
     };
     let (stacks, counts) = off_cpu_folded(&file, &opts, &fold)?;
-    for d in &stacks.diagnostics {
+    for d in stacks.diagnostics.iter().chain(&stacks.unnamed) {
         crate::damage::warn_in(crate::shown(&a.file), d);
     }
     report(&counts);

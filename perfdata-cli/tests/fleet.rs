@@ -221,7 +221,7 @@ fn oracle(files: &[Folded], keep: &dyn Fn(&Folded, &str, u64) -> bool) -> perfda
             }
         }
     }
-    perfdata_analysis::FoldedStacks { stacks: sum, diagnostics: Vec::new() }
+    perfdata_analysis::FoldedStacks { stacks: sum, ..Default::default() }
 }
 
 #[test]

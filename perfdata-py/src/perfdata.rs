@@ -129,6 +129,7 @@ impl PerfData {
         if let Some(bar) = bar {
             bar.finish(py)?;
         }
+        self.shared.note(stacks.diagnostics.iter().chain(&stacks.unnamed).cloned());
         Ok((stacks, fold))
     }
 
@@ -890,9 +891,11 @@ impl PerfData {
         let opts = ReportOptions { sort: keys.clone(), children, fold: fold.options };
         let file = self.file()?;
         let bar = crate::progress::Bar::start(py, &file, progress)?;
-        let (rows, _) = py
+        let done = py
             .detach(|| perfdata_analysis::report::report(&file, &opts))
             .map_err(|e| error::analysis_to_py(py, e, file.path()))?;
+        self.shared.note(done.diagnostics.iter().cloned());
+        let rows = done.rows;
         if let Some(bar) = bar {
             bar.finish(py)?;
         }
@@ -1198,7 +1201,7 @@ impl PerfData {
     ///         (``"10%/2"``, ``"0%-10%,30%-40%"``, ``"25%"``); or a ``(start_ns, end_ns)`` tuple
     ///         (None for an open end).
     ///     symfs: look for every binary under this root (perf's ``--symfs``).
-    ///     buildid_dir: perf's build-id cache (default ``~/.debug``).
+    ///     buildid_dir: perf's build-id cache (default ``$PERF_BUILDID_DIR``, else ``~/.debug``).
     ///     kallsyms: kernel symbols from this file (default: ``/proc/kallsyms`` when the recording's
     ///         kernel is the running one).
     ///     jitdump: name JIT code from the ``jit-PID.dump`` file a JIT agent wrote (V8's

@@ -85,6 +85,12 @@ pub enum Error {
         /// The file the symbols were to be read from.
         path: Arc<Path>,
     },
+    /// The ELF file has no `.symtab` (it was stripped) and none of its dynamic symbols covers
+    /// the address: its local functions have no name without its debug file.
+    Stripped {
+        /// The file the symbols were read from.
+        path: Arc<Path>,
+    },
     /// The perf map (`/tmp/perf-PID.map`, JIT symbols) of an executable anonymous map could not
     /// be read: the JIT wrote none, or it was not copied with the recording.
     PerfMapMissing {
@@ -188,6 +194,12 @@ impl fmt::Display for Error {
             Error::NoSymbols { path } => {
                 write!(f, "{} has no function symbols (no .symtab or .dynsym)", path.display())
             }
+            Error::Stripped { path } => write!(
+                f,
+                "{} is stripped: only its exported functions (.dynsym) have names; the others need its \
+                 debug file (a -dbg/-dbgsym package, or in the build-id cache)",
+                path.display()
+            ),
             Error::PerfMapMissing { path, .. } => write!(f, "cannot read the perf map {}", path.display()),
             Error::JitdumpUnreadable { path, .. } => write!(f, "cannot read the jitdump {}", path.display()),
             Error::JitdumpRefused { path, reason } => write!(f, "jitdump {} not used: {reason}", path.display()),
@@ -357,6 +369,30 @@ mod tests {
         let e = s.try_resolve(Some(&map("/bin/spin")), 0x40_0000).unwrap_err();
         assert!(matches!(e, Error::NoSymbol { addr: 0x40_0000 }), "{e}");
         assert!(!e.is_per_dso());
+    }
+
+    /// A library with exported functions (`.dynsym`) and no `.symtab`: an address between them
+    /// is unnamed because the file was stripped, a cause of the whole file.
+    #[test]
+    fn stripped_file_with_dynamic_symbols() {
+        let lib =
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/cxx/root/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30");
+        let dir = TempDir::new("dynsym");
+        std::fs::create_dir_all(dir.0.join("lib")).unwrap();
+        std::fs::copy(lib, dir.0.join("lib/libstdc++.so.6")).unwrap();
+        let b = Binary::open(&dir.0.join("lib/libstdc++.so.6")).unwrap();
+        assert!(!b.symbols.has_symtab && !b.symbols.table.is_empty());
+        let mut s = symbolizer(&dir.0, HashMap::new());
+        let m = map("/lib/libstdc++.so.6");
+        // Offset 0 is the ELF header: no function there.
+        let e = s.try_resolve(Some(&m), 0x40_0000).unwrap_err();
+        let Error::Stripped { path } = &e else { panic!("{e}") };
+        assert_eq!(&**path, dir.0.join("lib/libstdc++.so.6"));
+        assert!(e.is_per_dso());
+        assert!(e.to_string().ends_with("is stripped: only its exported functions (.dynsym) have names; the others need its debug file (a -dbg/-dbgsym package, or in the build-id cache)"), "{e}");
+        s.resolve(Some(&m), 0x40_0008);
+        let summary = s.unnamed_summary().unwrap();
+        assert!(summary.starts_with("2 addresses unnamed in 1 DSO: /lib/libstdc++.so.6 (2): "), "{summary}");
     }
 
     #[test]

@@ -315,7 +315,8 @@ impl SymbolTable {
 pub struct SymbolizeOptions {
     /// Root prepended to every binary path (`--symfs`).
     pub symfs: Option<PathBuf>,
-    /// perf's build-id cache (`--buildid-dir`); `~/.debug` when `None`.
+    /// perf's build-id cache (`--buildid-dir`); when `None`, `$PERF_BUILDID_DIR` as perf reads it,
+    /// else `~/.debug`.
     pub buildid_dir: Option<PathBuf>,
     /// A kallsyms file for the kernel (`--kallsyms`), used without build-id check.
     pub kallsyms: Option<PathBuf>,
@@ -622,8 +623,14 @@ impl Symbolizer {
         found
     }
 
+    /// perf's build-id cache: `--buildid-dir`, else `$PERF_BUILDID_DIR` (as perf reads it), else
+    /// `~/.debug`.
     fn buildid_dir(&self) -> Option<PathBuf> {
-        self.opts.buildid_dir.clone().or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".debug")))
+        self.opts
+            .buildid_dir
+            .clone()
+            .or_else(|| std::env::var_os("PERF_BUILDID_DIR").filter(|d| !d.is_empty()).map(PathBuf::from))
+            .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".debug")))
     }
 
     fn under_symfs(&self, path: &str) -> PathBuf {
@@ -1365,6 +1372,67 @@ impl Symbolizer {
         v.sort_by(|a, b| b.frames.cmp(&a.frames).then_with(|| a.dso.cmp(&b.dso)));
         v
     }
+
+    /// [`Symbolizer::unnamed`] in one line, `None` when every lookup found a name: how many
+    /// addresses in how many DSOs, then the three DSOs with the most, each with its count and
+    /// cause (`DSO (N): CAUSE`), and the rest counted together.
+    ///
+    /// ```
+    /// use perfdata_core::process::Map;
+    /// use perfdata_symbolize::{SymbolizeOptions, Symbolizer};
+    ///
+    /// let mut s = Symbolizer::new(SymbolizeOptions::default(), Default::default());
+    /// assert_eq!(s.unnamed_summary(), None);
+    /// let heap = Map::from_mmap(1, 0x1000, 0x1000, 0, "[heap]".into(), 3, 2);
+    /// s.resolve(Some(&heap), 0x1000);
+    /// s.resolve(Some(&heap), 0x1008);
+    /// s.resolve(None, 0x10);
+    /// assert_eq!(
+    ///     s.unnamed_summary().unwrap(),
+    ///     "3 addresses unnamed in 2 DSOs: [heap] (2): [heap] is anonymous memory: no file to read \
+    ///      symbols from; [unknown] (1): no mapping covers 0x10"
+    /// );
+    /// ```
+    pub fn unnamed_summary(&self) -> Option<String> {
+        summarize_unnamed(&self.unnamed())
+    }
+}
+
+/// The line of [`Symbolizer::unnamed_summary`] for a list as [`Symbolizer::unnamed`] gives it.
+fn summarize_unnamed(unnamed: &[Unnamed]) -> Option<String> {
+    /// DSOs named with their cause; the others are counted together.
+    const SHOWN: usize = 3;
+    if unnamed.is_empty() {
+        return None;
+    }
+    let total = unnamed.iter().fold(0u64, |a, u| a.saturating_add(u.frames));
+    let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut line = format!(
+        "{} unnamed in {}: ",
+        plural(total, "address", "addresses"),
+        plural(unnamed.len() as u64, "DSO", "DSOs")
+    );
+    let parts: Vec<String> = unnamed
+        .iter()
+        .take(SHOWN)
+        .map(|u| match &u.cause {
+            // The places tried, counted: the full list is the error's own text.
+            Error::NotFound { tried, .. } => format!(
+                "{} ({}): no file found in the {} places perf looks (the build-id cache, /usr/lib/debug, \
+                 the recorded path)",
+                u.dso,
+                u.frames,
+                tried.len()
+            ),
+            cause => format!("{} ({}): {cause}", u.dso, u.frames),
+        })
+        .collect();
+    line.push_str(&parts.join("; "));
+    if let Some(rest) = unnamed.get(SHOWN..).filter(|r| !r.is_empty()) {
+        let n = rest.iter().fold(0u64, |a, u| a.saturating_add(u.frames));
+        line.push_str(&format!("; {} in {}", n, plural(rest.len() as u64, "other DSO", "other DSOs")));
+    }
+    Some(line)
 }
 
 /// A lookup's frame, or the dso perf names for it and why it has no symbol.
@@ -1388,6 +1456,7 @@ impl NoName {
 fn source_miss(source: &Source, addr: u64) -> Error {
     match source {
         Source::None(e) | Source::Elf(_, _, Some(e)) => e.clone(),
+        Source::Elf(b, _, None) if !b.symbols.has_symtab => Error::Stripped { path: Arc::from(b.path()) },
         Source::Elf(_, _, None) | Source::Absolute(_) => Error::NoSymbol { addr },
     }
 }

@@ -156,6 +156,9 @@ pub fn write_chrome_trace(file: &PerfFile, opts: &ChromeOptions, out: &mut dyn W
         }
     }
     summary.diagnostics.extend(records.diagnostics());
+    if let Some(f) = &folder {
+        summary.diagnostics.extend(f.diagnostics());
+    }
     summary.events = trace.events;
     trace.raw(b"\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"exporter\":");
     let mut b = Vec::new();

@@ -239,7 +239,9 @@ fn fill(
             t.send(tx, c);
         }
     }
-    Ok(pass.diagnostics)
+    let mut diagnostics = pass.diagnostics;
+    diagnostics.extend(fixed.iter().flat_map(|t| t.builder.diagnostics()));
+    Ok(diagnostics)
 }
 
 /// A table for the tracepoint format of `ev`, unless it has one.

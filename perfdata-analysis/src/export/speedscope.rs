@@ -185,7 +185,7 @@ pub fn write_speedscope(
     }
     w.summary.diagnostics.extend(records.diagnostics());
     drop(records);
-    w.summary.diagnostics.extend(folder.finish().diagnostics);
+    w.summary.diagnostics.extend(folder.diagnostics());
     if w.profiles.is_empty() {
         return Err(Error::Missing(format!(
             "no samples in {}: speedscope shows sampled stacks; record with perf record -g",

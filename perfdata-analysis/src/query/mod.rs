@@ -270,7 +270,7 @@ pub fn dataset_stacks(dataset: &Path, predicate: Option<&Predicate>) -> Result<D
         .map(|p| read_part(p, predicate).map(|(s, w)| (s, w.map(|w| (p.path.clone(), w)))))
         .try_reduce(|| (BTreeMap::new(), None), merge)?;
     Ok(DatasetStacks {
-        stacks: FoldedStacks { stacks, diagnostics: Vec::new() },
+        stacks: FoldedStacks { stacks, ..Default::default() },
         weight: weight.map(|w| w.1),
         parts_read: found.len(),
         parts_pruned: pruned,

@@ -261,7 +261,7 @@ pub(crate) fn fold_all(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedSt
     let mut f = Folder::new(file, opts);
     let mut table = Stacks(StackTable::default());
     let diagnostics = drive(file, opts, &mut f, &mut table)?;
-    Ok(table.0.into_folded(&f.labels, diagnostics, true))
+    Ok(table.0.into_folded(&f.labels, diagnostics, f.sym.unnamed_summary(), true))
 }
 
 /// What [`fold_sites`] tells about each sample it keeps.
@@ -353,7 +353,8 @@ pub(crate) fn fold_sites(
     }
     let mut f = Folder::new(file, opts);
     f.sites = Some(SiteStack { sites, stack: Vec::new(), comm: std::rc::Rc::from("") });
-    let diagnostics = drive(file, opts, &mut f, &mut Known(sink))?;
+    let mut diagnostics = drive(file, opts, &mut f, &mut Known(sink))?;
+    diagnostics.extend(f.sym.unnamed_summary());
     let Folder { sym, machine, labels, frames, .. } = f;
     Ok((diagnostics, Leftovers { _sym: sym, _machine: machine, _labels: labels, _frames: frames }))
 }

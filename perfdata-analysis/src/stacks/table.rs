@@ -20,6 +20,11 @@ pub struct FoldedStacks {
     pub stacks: BTreeMap<String, u64>,
     /// What went wrong on the way without stopping it (a jitdump file missing or damaged, …).
     pub diagnostics: Vec<String>,
+    /// What could not be named, in one line, if anything: how many addresses in which DSOs, and
+    /// why ([`Symbolizer::unnamed_summary`](perfdata_symbolize::Symbolizer::unnamed_summary)).
+    /// Not a problem of the input: those frames are `[unknown]` (or their address), as perf
+    /// shows them.
+    pub unnamed: Option<String>,
 }
 
 impl FoldedStacks {
@@ -67,8 +72,14 @@ impl StackTable {
     }
 
     /// The stacks as text (labels joined by `;`); `zero`: keep the stacks of weight 0.
-    pub(super) fn into_folded(self, labels: &Labels, diagnostics: Vec<String>, zero: bool) -> FoldedStacks {
-        let mut out = FoldedStacks { diagnostics, ..FoldedStacks::default() };
+    pub(super) fn into_folded(
+        self,
+        labels: &Labels,
+        diagnostics: Vec<String>,
+        unnamed: Option<String>,
+        zero: bool,
+    ) -> FoldedStacks {
+        let mut out = FoldedStacks { diagnostics, unnamed, ..FoldedStacks::default() };
         for (ids, w) in self.stacks {
             if w == 0 && !zero {
                 continue;
@@ -256,6 +267,17 @@ impl<'o> StackFolder<'o> {
 
     /// The weighed stacks (stacks folded but never weighed, or weighed 0, are left out).
     pub fn finish(self) -> FoldedStacks {
-        self.table.into_folded(&self.folder.labels, self.jit.diagnostics().to_vec(), false)
+        let diagnostics = self.jit.diagnostics().to_vec();
+        let unnamed = self.folder.sym.unnamed_summary();
+        self.table.into_folded(&self.folder.labels, diagnostics, unnamed, false)
+    }
+
+    /// What went wrong so far without stopping the fold (a jitdump file missing or damaged), and
+    /// the line saying what could not be named, if anything
+    /// ([`Symbolizer::unnamed_summary`](perfdata_symbolize::Symbolizer::unnamed_summary)).
+    pub fn diagnostics(&self) -> Vec<String> {
+        let mut d = self.jit.diagnostics().to_vec();
+        d.extend(self.folder.sym.unnamed_summary());
+        d
     }
 }

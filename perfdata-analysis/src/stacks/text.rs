@@ -113,9 +113,12 @@ impl<'o> ScriptFrames<'o> {
         &self.folder.machine
     }
 
-    /// What went wrong reading jitdump files.
-    pub(crate) fn diagnostics(&self) -> &[String] {
-        self.jit.diagnostics()
+    /// What went wrong reading jitdump files, and what could not be named
+    /// ([`Symbolizer::unnamed_summary`](perfdata_symbolize::Symbolizer::unnamed_summary)).
+    pub(crate) fn diagnostics(&self) -> Vec<String> {
+        let mut d = self.jit.diagnostics().to_vec();
+        d.extend(self.folder.sym.unnamed_summary());
+        d
     }
 
     /// Append sample `s`'s ip as perf prints it on the sample line (no callchain): `<ip>

@@ -96,6 +96,8 @@ pub fn build(file: &PerfFile<'_>, table: Table, opts: Options) -> Result<Built> 
     let mut builder = TableBuilder::new(file, table, &opts);
     let pass = pass(file, opts.order, |rec| builder.push(rec))?;
     let columns = builder.take(&pass.events)?;
+    let mut pass = pass;
+    pass.diagnostics.extend(builder.diagnostics());
     assemble(columns, pass)
 }
 
@@ -130,6 +132,12 @@ impl<'o> TableBuilder<'o> {
             s.push(rec);
         }
         self.sink.push(rec);
+    }
+
+    /// The line saying what the symbolized columns could not name, if anything
+    /// ([`StackFolder::diagnostics`]); empty without `symbolize`.
+    pub fn diagnostics(&self) -> Vec<String> {
+        self.sym.as_ref().map(|s| s.folder.diagnostics()).unwrap_or_default()
     }
 
     /// Rows held (not yet taken).
