@@ -128,6 +128,7 @@ fn a_sched_recording_cut_before_its_tracing_data_says_so() {
     let _ = std::fs::remove_file(&path);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("warning: ") && err.contains("feature section table cut short"), "{err}");
+    assert!(!err.contains("data section ends at"), "{err}");
     assert!(
         err.contains("no sched:sched_switch event can be named in this damaged file: its tracing data, which names the tracepoints, was lost"),
         "{err}"

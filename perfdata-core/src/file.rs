@@ -176,6 +176,20 @@ fn map(path: &Path) -> Result<Backing<'static>> {
     Ok(Backing::Mapped(m))
 }
 
+/// What a file whose data section ends past its `len` bytes says: it was cut short, and the
+/// feature sections that follow the data are lost with it.
+fn cut_note(h: &FileHeader, len: usize) -> Option<String> {
+    let end = h.data.end()?;
+    (h.format == Format::File && end > len as u64).then(|| {
+        let lost = if h.feature_bits().next().is_some() {
+            "; the feature sections after it (build ids, event names, …) are lost"
+        } else {
+            ""
+        };
+        format!("data section ends at {end} but the file has only {len} bytes{lost}: reading every complete record")
+    })
+}
+
 impl<'d> PerfFile<'d> {
     /// Read from bytes already in memory (file or pipe format).
     pub fn from_bytes(data: &'d [u8]) -> Result<PerfFile<'d>> {
@@ -192,8 +206,11 @@ impl<'d> PerfFile<'d> {
         if header.format == Format::File {
             events = read_attrs(data, &header, &mut diagnostics)?;
             let (f, err) = header.feature_sections(data);
-            if let Some(e) = err {
-                diagnostics.push(format!("feature section table cut short: {e}"));
+            // A file cut inside its data section has lost the table after it too: said once, with
+            // the cut (and again by each reading of the records, which the problem log merges).
+            match cut_note(&header, data.len()) {
+                Some(note) => diagnostics.push(note),
+                None => diagnostics.extend(err.map(|e| format!("feature section table cut short: {e}"))),
             }
             features = f;
             if header.data.size == 0 {
@@ -347,15 +364,10 @@ impl<'d> PerfFile<'d> {
         (start < end).then_some((start, end, h.endian))
     }
 
-    /// What reading says of a data section that ends past the end of the file.
+    /// What reading says of a data section that ends past the end of the file (the file was cut
+    /// short; the feature sections that follow the data are lost with it).
     pub(crate) fn truncated_data_note(&self) -> Option<String> {
-        let (h, len) = (&self.header, self.bytes().len());
-        (h.format == Format::File && h.data.end().is_some_and(|e| e > len as u64)).then(|| {
-            format!(
-                "data section ends at {} but the file has only {len} bytes: reading what is there",
-                h.data.end().unwrap_or(0)
-            )
-        })
+        cut_note(&self.header, self.bytes().len())
     }
 
     /// The COMPRESSED feature, if present.
