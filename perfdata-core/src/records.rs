@@ -124,6 +124,8 @@ pub struct Records<'f> {
     /// SAMPLE and READ records whose id matched no event (counted where decoding finds out).
     pub(crate) unknown_ids: std::cell::Cell<u64>,
     pub(crate) errors: Vec<String>,
+    /// Records that were framed but could not be decoded.
+    bad: BadRecords,
     /// The file's problem log, which [`Records::diagnostics`] join when the reading ends.
     problems: Option<crate::problems::Problems>,
     /// Memory maps behind `slices` (same index), whose consumed pages are released while reading.
@@ -200,6 +202,7 @@ impl<'f> Records<'f> {
             stats: ReadStats::default(),
             unknown_ids: std::cell::Cell::new(0),
             errors: Vec::new(),
+            bad: BadRecords::default(),
             maps: Vec::new(),
             released: Vec::new(),
             next_release_check: RELEASE_STEP,
@@ -244,7 +247,7 @@ impl<'f> Records<'f> {
                 Some(Err(e)) => Some(Err(e)),
                 Some(Ok(ref frame)) => {
                     learn_from(&mut self.events, frame, self.endian);
-                    Some(decode_counting(frame, &self.events, self.endian, &self.unknown_ids))
+                    Some(self.bad.check(decode_counting(frame, &self.events, self.endian, &self.unknown_ids)))
                 }
             },
             Order::Time => self.next_ordered(),
@@ -376,14 +379,14 @@ impl<'f> Records<'f> {
     fn frames_current(&mut self) -> Option<Result<Record<'_>>> {
         let frame = self.frames.current_frame()?;
         learn_from(&mut self.events, &frame, self.endian);
-        Some(decode_counting(&frame, &self.events, self.endian, &self.unknown_ids))
+        Some(self.bad.check(decode_counting(&frame, &self.events, self.endian, &self.unknown_ids)))
     }
 
     fn queued_current(&mut self) -> Option<Result<Record<'_>>> {
         let q = self.deliver_queued()?;
         let src: &[u8] = if q.arena { &self.arena } else { self.slices.get(usize::from(q.file))? };
         let frame = queued_at(src, q, self.endian)?;
-        Some(decode_counting(&frame, &self.events, self.endian, &self.unknown_ids))
+        Some(self.bad.check(decode_counting(&frame, &self.events, self.endian, &self.unknown_ids)))
     }
 
     /// `self.current`'s queued record, counted as delivered.
@@ -477,7 +480,7 @@ impl<'f> Iterator for Records<'f> {
                 }
             },
         };
-        Some(decode_counting(&frame, self.events_f, self.endian, &self.unknown_ids))
+        Some(self.bad.check(decode_counting(&frame, self.events_f, self.endian, &self.unknown_ids)))
     }
 }
 
@@ -776,7 +779,7 @@ impl<'f> Records<'f> {
     pub(crate) fn diagnostics_parts(&self) -> Diagnostics {
         Diagnostics {
             framing: self.frames.diagnostics.clone(),
-            errors: self.errors.clone(),
+            errors: self.errors.iter().cloned().chain(self.bad.list()).collect(),
             unknown_ids: self.unknown_ids.get(),
         }
     }
@@ -800,6 +803,42 @@ impl Drop for Records<'_> {
                 p.add(d);
             }
         }
+    }
+}
+
+/// Records that were framed but could not be decoded (a damaged body: a callchain longer than
+/// its record, an unknown id's layout…): the first [`BadRecords::KEPT`] errors, and how many in
+/// all, for [`Records::diagnostics`] and so the file's problem log.
+#[derive(Default)]
+struct BadRecords {
+    first: std::cell::RefCell<Vec<String>>,
+    count: std::cell::Cell<u64>,
+}
+
+impl BadRecords {
+    /// Errors kept as text; the others are counted.
+    const KEPT: usize = 100;
+
+    /// `r`, its error noted.
+    fn check<'a>(&self, r: Result<Record<'a>>) -> Result<Record<'a>> {
+        if let Err(e) = &r {
+            self.count.set(self.count.get().saturating_add(1));
+            let mut first = self.first.borrow_mut();
+            if first.len() < Self::KEPT {
+                first.push(e.to_string());
+            }
+        }
+        r
+    }
+
+    /// The errors kept, then a line counting the others.
+    fn list(&self) -> Vec<String> {
+        let mut v = self.first.borrow().clone();
+        let more = self.count.get().saturating_sub(v.len() as u64);
+        if more > 0 {
+            v.push(format!("{more} more records could not be decoded"));
+        }
+        v
     }
 }
 

@@ -117,3 +117,48 @@ fn a_sample_that_does_not_fit_names_the_field_and_its_offset() {
     // Reading goes on after it.
     assert!(recs.next_record().is_some());
 }
+
+/// Records that frame but do not decode are damage: each is in the file's problem log once (in
+/// file order and in time order), however many readings meet it; past 100, they are counted.
+#[test]
+fn records_that_do_not_decode_join_the_problem_log() {
+    let mut bytes = std::fs::read(common::repo().join("testdata/fp.data")).unwrap();
+    let file = PerfFile::from_bytes(&bytes).unwrap();
+    let fixed = file.events()[0].layout.fixed_size;
+    let mut samples = Vec::new();
+    let mut recs = file.records(Order::File).unwrap();
+    while let Some(r) = recs.next_record() {
+        let r = r.unwrap();
+        if matches!(r.kind, RecordKind::Sample(_)) {
+            samples.push(r.pos.offset as usize);
+        }
+    }
+    drop(recs);
+    drop(file);
+    assert!(samples.len() > 105, "{}", samples.len());
+    let spoil = |bytes: &mut Vec<u8>, at: usize| {
+        let nr_at = at + 8 + fixed;
+        bytes[nr_at..nr_at + 8].copy_from_slice(&1000u64.to_le_bytes());
+    };
+    spoil(&mut bytes, samples[3]);
+    {
+        let file = PerfFile::from_bytes(&bytes).unwrap();
+        for order in [Order::File, Order::Time, Order::File] {
+            let mut recs = file.records(order).unwrap();
+            while recs.next_record().is_some() {}
+        }
+        let problems = file.problems().list();
+        assert_eq!(problems.len(), 1, "{problems:#?}");
+        assert!(problems[0].starts_with(&format!("bad SAMPLE record at {:#x}", samples[3])), "{problems:#?}");
+    }
+    // 105 bad records: the first 100, then a count of the others.
+    for &at in &samples[..105] {
+        spoil(&mut bytes, at);
+    }
+    let file = PerfFile::from_bytes(&bytes).unwrap();
+    let mut recs = file.records(Order::File).unwrap();
+    while recs.next_record().is_some() {}
+    let d = recs.diagnostics();
+    assert_eq!(d.len(), 101, "{d:#?}");
+    assert_eq!(d[100], "5 more records could not be decoded");
+}
