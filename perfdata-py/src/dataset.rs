@@ -4,7 +4,7 @@
 //! (`perfdata_analysis::query`), without the GIL.
 
 use crate::flamegraph as flame;
-use perfdata_analysis::export::dataset::{export_dataset as export, DatasetOptions};
+use perfdata_analysis::export::dataset::{export_dataset as export, DatasetOptions, Status};
 use perfdata_analysis::export::parquet::ParquetOptions;
 use perfdata_analysis::folded::FoldedStacks;
 use perfdata_analysis::query::predicate::{Predicate, STACKS_COLUMNS};
@@ -36,6 +36,10 @@ use std::path::{Path, PathBuf};
 ///     list[dict]: per input: ``file``, ``hash``, ``status`` (``"ok"``, ``"damaged"``,
 ///     ``"failed"``, ``"skipped"``), ``host``, ``date``, ``tables`` (name → rows) and ``errors``.
 ///
+/// Warns:
+///     PerfDataWarning: each of the ``errors`` of a damaged or failed recording, as
+///     ``FILE: problem``, once.
+///
 /// Example:
 ///     >>> done = perfdata.export_dataset(["perf.data", "sched.data"], "fleet", jobs=2)
 ///     >>> [(d["status"], d["tables"]["samples"]) for d in done]
@@ -59,6 +63,18 @@ pub fn export_dataset<'py>(
     let o = DatasetOptions { parquet: ParquetOptions::default(), stacks: stacks.then_some(fold), jobs };
     let done = py.detach(|| export(&paths, &dataset, &o)).map_err(|e| PyOSError::new_err(e.to_string()))?;
     let out = PyList::empty(py);
+    let mut said = std::collections::HashSet::new();
+    for e in &done {
+        // A damaged or unreadable recording is damage, as the CLI's exit status 3 says.
+        if matches!(e.status, Status::Damaged | Status::Failed) {
+            for m in &e.errors {
+                let message = format!("{}: {m}", e.file.display());
+                if said.insert(message.clone()) {
+                    crate::damage::warn(py, &message)?;
+                }
+            }
+        }
+    }
     for e in done {
         let d = PyDict::new(py);
         d.set_item("file", e.file.to_string_lossy())?;

@@ -15,6 +15,16 @@ pyo3::create_exception!(
      path: the file being read (None for bytes and streams); the message starts with it."
 );
 
+pyo3::create_exception!(
+    perfdata,
+    PerfDataWarning,
+    pyo3::exceptions::PyUserWarning,
+    "A problem of a damaged recording (cut short, or with damaged records), said once per file\n\
+     object after the call that met it: the call's results come from the records that could be\n\
+     read. The message is ``PATH: problem`` (the problem alone for bytes and streams), as the\n\
+     CLI's warnings. ``perfdata.open(..., strict=True)`` raises ``PerfDataError`` instead."
+);
+
 /// A core error as a Python exception: I/O errors become `OSError` (with errno, so a missing file is
 /// a `FileNotFoundError`), everything else `PerfDataError` with `offset` and `record_type` set.
 /// `path`: the file the error is about, when known (the message then starts with it).

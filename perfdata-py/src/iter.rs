@@ -6,6 +6,7 @@
 //! our side; widely used and audited), which ties the dependent's lifetime to the owner for us.
 //! Records are converted to owned Python objects one at a time, so memory does not grow with the file.
 
+use crate::damage::Damage;
 use crate::error;
 use crate::event::Event;
 use crate::record;
@@ -181,11 +182,15 @@ struct State {
     per_event: Vec<u64>,
     /// Tracepoint formats (a pipe stream's from its tracing data record on).
     tp: Option<Arc<Tracepoints>>,
+    /// The file's damage policy: its problems are said (or raised) at the end of the iteration.
+    damage: Arc<Damage>,
 }
 
 /// An iterator over records or samples, read from the file as it advances (one record in memory at
 /// a time). Problems met on the way are skipped and added to ``PerfData.diagnostics``, unless the
-/// iterator was created with ``strict=True``, which raises ``PerfDataError`` instead.
+/// iterator was created with ``strict=True``, which raises ``PerfDataError`` instead. At its end
+/// (or when dropped before it) each new problem is said as a ``PerfDataWarning``; a file opened
+/// with ``strict=True`` raises ``PerfDataError`` at the end instead.
 #[pyclass(module = "perfdata", name = "RecordIterator", frozen)]
 pub struct RecordIterator {
     state: Mutex<State>,
@@ -199,6 +204,7 @@ impl RecordIterator {
         what: Yield,
         strict: bool,
         tp: Option<Arc<Tracepoints>>,
+        damage: Arc<Damage>,
     ) -> Self {
         RecordIterator {
             state: Mutex::new(State {
@@ -211,6 +217,7 @@ impl RecordIterator {
                 samples: 0,
                 per_event: Vec::new(),
                 tp,
+                damage,
             }),
         }
     }
@@ -332,7 +339,9 @@ impl RecordIterator {
                     st.shared.note(diags);
                     st.shared.learn_events(py, &events)?;
                     st.shared.set_sample_count(st.samples, std::mem::take(&mut st.per_event));
+                    // Dropping the reader puts what it met into the file's problem log.
                     st.cell = None;
+                    st.damage.settle(py)?;
                     return Ok(None);
                 }
             }
@@ -350,6 +359,16 @@ impl RecordIterator {
                 if st.cell.is_some() { "running" } else { "exhausted" }
             ),
             Err(_) => "<perfdata.RecordIterator busy>".into(),
+        }
+    }
+}
+
+impl Drop for RecordIterator {
+    /// Dropped before its end: what it read is said (nothing can be raised here).
+    fn drop(&mut self) {
+        let st = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        if st.cell.take().is_some() {
+            st.damage.dropped();
         }
     }
 }

@@ -11,7 +11,9 @@
 //! - [`arrow`]: Arrow tables (built without the GIL) exported through the Arrow PyCapsule interface;
 //! - [`dataset`]: `export_dataset`, many recordings into one Parquet dataset; `dataset_folded`,
 //!   `dataset_flamegraph`, its stacks selected by a SQL predicate;
-//! - [`error`]: `PerfDataError` and the mapping of core errors;
+//! - [`error`]: `PerfDataError`, `PerfDataWarning` and the mapping of core errors;
+//! - [`damage`]: the damage policy: each problem of a file warned about once, or an error with
+//!   `strict=True`;
 //! - [`convert`]: JSON views of the core (`perfdata_core::json`) → Python objects;
 //! - [`script`]: `perf script`'s text (`PerfData.script()`, a lazy iterator over its lines fed by a
 //!   writer thread through a bounded channel, and `write_script()`);
@@ -24,6 +26,7 @@
 
 mod arrow;
 mod convert;
+mod damage;
 mod dataset;
 mod error;
 mod event;
@@ -52,6 +55,7 @@ fn _perfdata(m: &Bound<'_, PyModule>) -> PyResult<()> {
     err.setattr("offset", py.None())?;
     err.setattr("record_type", py.None())?;
     m.add("PerfDataError", err)?;
+    m.add("PerfDataWarning", py.get_type::<error::PerfDataWarning>())?;
     m.add_function(wrap_pyfunction!(perfdata::open, m)?)?;
     m.add_function(wrap_pyfunction!(perfdata::flamegraph_diff, m)?)?;
     m.add_function(wrap_pyfunction!(dataset::export_dataset, m)?)?;

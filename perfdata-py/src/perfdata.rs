@@ -3,6 +3,7 @@
 use crate::arrow::tables::{self, Table};
 use crate::arrow::tracepoints as tp_table;
 use crate::arrow::ArrowTable;
+use crate::damage::Damage;
 use crate::error;
 use crate::event::Event;
 use crate::flamegraph::{self as flame, FlameGraph, GRAPH_KEYS};
@@ -42,13 +43,22 @@ fn order_name(o: Order) -> &'static str {
 ///     stream: for a file object: read records from it as they are iterated instead of reading it
 ///         whole first. Memory stays small, but the records can be read only once and the header
 ///         and events are those announced before the first record.
+///     strict: make damage an error (the CLI's ``--strict``): opening a file whose opening found
+///         problems raises ``PerfDataError``, and so does every call that reads records (the
+///         iterators at their end) once the file is known to be damaged, after it has run. By
+///         default a damaged file is read as far as it can be, and each problem is said once per
+///         ``PerfData`` as a ``PerfDataWarning`` after the call that met it (docs/damage.md).
 ///
 /// Returns:
 ///     PerfData: also a context manager (``with perfdata.open(p) as f: ...``).
 ///
 /// Raises:
-///     PerfDataError: the input is not perf.data or its header is damaged.
+///     PerfDataError: the input is not perf.data or its header is damaged; with ``strict``, the
+///         opening found damage (the message: the first problem, and how many more).
 ///     OSError: the file cannot be read.
+///
+/// Warns:
+///     PerfDataWarning: each problem the opening found (without ``strict``).
 ///
 /// Example:
 ///     >>> f = perfdata.open("perf.data")
@@ -58,8 +68,8 @@ fn order_name(o: Order) -> &'static str {
 ///     ...     len(perfdata.open(fh.read()).to_arrow("samples"))
 ///     441
 #[pyfunction]
-#[pyo3(signature = (source, *, order = "time", stream = false))]
-pub fn open(py: Python<'_>, source: &Bound<'_, PyAny>, order: &str, stream: bool) -> PyResult<PerfData> {
+#[pyo3(signature = (source, *, order = "time", stream = false, strict = false))]
+pub fn open(py: Python<'_>, source: &Bound<'_, PyAny>, order: &str, stream: bool, strict: bool) -> PyResult<PerfData> {
     let order = parse_order(order)?;
     let opened = source::open(py, source, stream)?;
     let file = opened.file;
@@ -67,8 +77,10 @@ pub fn open(py: Python<'_>, source: &Bound<'_, PyAny>, order: &str, stream: bool
     let events = file.events().iter().map(|e| Py::new(py, Event::new(e))).collect::<PyResult<Vec<_>>>()?;
     let shared = Arc::new(Shared::new(events));
     shared.note(file.diagnostics().iter().cloned());
+    let damage = Arc::new(Damage::new(file.problems(), opened.path.clone(), strict));
+    damage.settle(py)?;
     Ok(PerfData {
-        problems: file.problems(),
+        damage,
         file: Mutex::new(Some(Arc::new(file))),
         shared,
         order,
@@ -83,11 +95,13 @@ pub fn open(py: Python<'_>, source: &Bound<'_, PyAny>, order: &str, stream: bool
 /// ``samples()``) or as Arrow tables (``to_arrow()``, ``to_pandas()``, ``to_polars()``).
 ///
 /// Damaged files are read as far as they are readable: what could not be read is listed in
-/// ``diagnostics`` instead of raising.
+/// ``diagnostics`` and said once as a ``PerfDataWarning`` after the call that met it (a
+/// ``PerfDataError`` with ``open(..., strict=True)``).
 #[pyclass(module = "perfdata", name = "PerfData", frozen)]
 pub struct PerfData {
-    /// The file's problem log: what every reading of it met, whichever call read it.
-    problems: perfdata_core::Problems,
+    /// The file's problem log (what every reading of it met, whichever call read it), what was
+    /// said of it, and whether damage is an error.
+    damage: Arc<Damage>,
     file: Mutex<Option<Arc<PerfFile<'static>>>>,
     shared: Arc<Shared>,
     order: Order,
@@ -131,6 +145,14 @@ impl PerfData {
         }
         self.shared.note(stacks.diagnostics.iter().chain(&stacks.unnamed).cloned());
         Ok((stacks, fold))
+    }
+
+    /// An analysis's result, its diagnostics noted (those that are damage join the problem log).
+    fn noted(&self, r: PyResult<crate::sched::AnalysisResult>) -> PyResult<crate::sched::AnalysisResult> {
+        if let Ok(r) = &r {
+            self.shared.note(r.diagnostic_list().iter().cloned());
+        }
+        r
     }
 
     /// The folding options of `to_arrow(symbolize=True, **options)` (None without symbolize);
@@ -200,7 +222,7 @@ impl PerfData {
         let tp = self.shared.tracepoints(&file);
         let path = file.path().map(std::path::Path::to_path_buf);
         let cell = RecordsCell::start(file, order).map_err(|e| error::to_py(py, e, path.as_deref()))?;
-        Ok(RecordIterator::new(cell, self.shared.clone(), what, strict, tp))
+        Ok(RecordIterator::new(cell, self.shared.clone(), what, strict, tp, self.damage.clone()))
     }
 
     fn build(
@@ -271,7 +293,7 @@ impl PerfData {
     fn diagnostics(&self) -> Vec<String> {
         // What the calls noted, then what any reading met that they did not (each once).
         let mut all = self.shared.diagnostics();
-        let more: Vec<String> = self.problems.list().into_iter().filter(|p| !all.contains(p)).collect();
+        let more: Vec<String> = self.damage.problems().list().into_iter().filter(|p| !all.contains(p)).collect();
         all.extend(more);
         all
     }
@@ -351,20 +373,23 @@ impl PerfData {
     ///     >>> perfdata.open("perf.data").record_counts()["SAMPLE"]
     ///     441
     fn record_counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let built = self.build(py, "records", Some("file"), false, None, false)?;
-        let d = PyDict::new(py);
-        for batch in &built.batches {
-            let names = batch.column(0).as_any().downcast_ref::<arrow_array::StringArray>();
-            let counts = batch.column(2).as_any().downcast_ref::<arrow_array::UInt64Array>();
-            if let (Some(names), Some(counts)) = (names, counts) {
-                for (n, c) in names.iter().zip(counts.iter()) {
-                    if let (Some(n), Some(c)) = (n, c) {
-                        d.set_item(n, c)?;
+        let done = (|| -> PyResult<Bound<'py, PyDict>> {
+            let built = self.build(py, "records", Some("file"), false, None, false)?;
+            let d = PyDict::new(py);
+            for batch in &built.batches {
+                let names = batch.column(0).as_any().downcast_ref::<arrow_array::StringArray>();
+                let counts = batch.column(2).as_any().downcast_ref::<arrow_array::UInt64Array>();
+                if let (Some(names), Some(counts)) = (names, counts) {
+                    for (n, c) in names.iter().zip(counts.iter()) {
+                        if let (Some(n), Some(c)) = (n, c) {
+                            d.set_item(n, c)?;
+                        }
                     }
                 }
             }
-        }
-        Ok(d)
+            Ok(d)
+        })();
+        self.damage.after(py, done)
     }
 
     /// Build an Arrow table from the records (in one pass, without the GIL).
@@ -406,7 +431,8 @@ impl PerfData {
         symbolize: bool,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<ArrowTable> {
-        self.arrow_table(py, "PerfData.to_arrow()", table, order, stack_data, symbolize, options)
+        let done = self.arrow_table(py, "PerfData.to_arrow()", table, order, stack_data, symbolize, options);
+        self.damage.after(py, done)
     }
 
     /// ``to_arrow(...)`` as a ``pandas.DataFrame`` (requires pandas and pyarrow). Integer columns use
@@ -439,12 +465,15 @@ impl PerfData {
         symbolize: bool,
         options: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        require(py, &["pandas", "pyarrow"])?;
-        let call = "PerfData.to_pandas()";
-        let t = Bound::new(py, self.arrow_table(py, call, table, order, stack_data, symbolize, options)?)?;
-        let kw = pyo3::types::PyDict::new(py);
-        kw.set_item("dtypes", dtypes)?;
-        t.call_method("to_pandas", (), Some(&kw))
+        let done = (|| -> PyResult<Bound<'py, PyAny>> {
+            require(py, &["pandas", "pyarrow"])?;
+            let call = "PerfData.to_pandas()";
+            let t = Bound::new(py, self.arrow_table(py, call, table, order, stack_data, symbolize, options)?)?;
+            let kw = pyo3::types::PyDict::new(py);
+            kw.set_item("dtypes", dtypes)?;
+            t.call_method("to_pandas", (), Some(&kw))
+        })();
+        self.damage.after(py, done)
     }
 
     /// ``to_arrow(...)`` as a ``polars.DataFrame`` (requires polars).
@@ -468,10 +497,13 @@ impl PerfData {
         symbolize: bool,
         options: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        require(py, &["polars"])?;
-        let call = "PerfData.to_polars()";
-        let t = Bound::new(py, self.arrow_table(py, call, table, order, stack_data, symbolize, options)?)?;
-        t.call_method0("to_polars")
+        let done = (|| -> PyResult<Bound<'py, PyAny>> {
+            require(py, &["polars"])?;
+            let call = "PerfData.to_polars()";
+            let t = Bound::new(py, self.arrow_table(py, call, table, order, stack_data, symbolize, options)?)?;
+            t.call_method0("to_polars")
+        })();
+        self.damage.after(py, done)
     }
 
     /// One row per sample of a tracepoint event, one typed column per field of its format (in one
@@ -507,31 +539,34 @@ impl PerfData {
         order: Option<&str>,
         common: bool,
     ) -> PyResult<ArrowTable> {
-        let name: String = match event.cast::<Event>() {
-            Ok(ev) => ev.get().name().to_string(),
-            Err(_) => event.extract().map_err(|_| PyTypeError::new_err("event must be a name or an Event"))?,
-        };
-        let order = self.order_or_default(order)?;
-        let file = self.file()?;
-        let tp = self.shared.tracepoints(&file);
-        let built = py.detach(|| tp_table::build(&file, &name, tp, order, common));
-        let (built, tp) = built.map_err(|e| match e {
-            perfdata_analysis::Error::Read(e) => error::to_py(py, e, file.path()),
-            perfdata_analysis::Error::NoSuchTracepoint(names) if names.is_empty() => {
-                PyValueError::new_err(format!("no tracepoint event {name:?}: the recording has no tracepoint formats (no tracing data, or see diagnostics)"))
+        let done = (|| -> PyResult<ArrowTable> {
+            let name: String = match event.cast::<Event>() {
+                Ok(ev) => ev.get().name().to_string(),
+                Err(_) => event.extract().map_err(|_| PyTypeError::new_err("event must be a name or an Event"))?,
+            };
+            let order = self.order_or_default(order)?;
+            let file = self.file()?;
+            let tp = self.shared.tracepoints(&file);
+            let built = py.detach(|| tp_table::build(&file, &name, tp, order, common));
+            let (built, tp) = built.map_err(|e| match e {
+                perfdata_analysis::Error::Read(e) => error::to_py(py, e, file.path()),
+                perfdata_analysis::Error::NoSuchTracepoint(names) if names.is_empty() => {
+                    PyValueError::new_err(format!("no tracepoint event {name:?}: the recording has no tracepoint formats (no tracing data, or see diagnostics)"))
+                }
+                perfdata_analysis::Error::NoSuchTracepoint(names) => {
+                    PyValueError::new_err(format!("no tracepoint event {name:?}; the recording has {}", names.join(", ")))
+                }
+                e => PyRuntimeError::new_err(e.to_string()),
+            })?;
+            if let Some(tp) = &tp {
+                self.shared.learn_tracepoints(tp);
             }
-            perfdata_analysis::Error::NoSuchTracepoint(names) => {
-                PyValueError::new_err(format!("no tracepoint event {name:?}; the recording has {}", names.join(", ")))
-            }
-            e => PyRuntimeError::new_err(e.to_string()),
-        })?;
-        if let Some(tp) = &tp {
-            self.shared.learn_tracepoints(tp);
-        }
-        self.shared.note(built.diagnostics.iter().cloned());
-        self.shared.learn_events(py, &built.events)?;
-        self.shared.set_sample_count(built.samples, built.per_event.clone());
-        Ok(ArrowTable::new(&name, built.schema, built.batches))
+            self.shared.note(built.diagnostics.iter().cloned());
+            self.shared.learn_events(py, &built.events)?;
+            self.shared.set_sample_count(built.samples, built.per_event.clone());
+            Ok(ArrowTable::new(&name, built.schema, built.batches))
+        })();
+        self.damage.after(py, done)
     }
 
     /// ``perf sched latency``: per task, run time, the number of scheduling delays (wakeup to
@@ -575,8 +610,11 @@ impl PerfData {
         cpu: Option<u32>,
         rest: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<crate::sched::AnalysisResult> {
-        crate::sched::reject_keywords("PerfData.sched_latency()", rest, &crate::sched::LATENCY_KEYS)?;
-        crate::sched::latency(py, &*self.file()?, by, sort, compat, cpu)
+        let done = (|| -> PyResult<crate::sched::AnalysisResult> {
+            crate::sched::reject_keywords("PerfData.sched_latency()", rest, &crate::sched::LATENCY_KEYS)?;
+            crate::sched::latency(py, &*self.file()?, by, sort, compat, cpu)
+        })();
+        self.damage.after(py, self.noted(done))
     }
 
     /// ``perf sched map``: one row per context switch with the short name of the task each CPU
@@ -606,11 +644,14 @@ impl PerfData {
         compat: Option<&str>,
         rest: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<crate::sched::AnalysisResult> {
-        const CALL: &str = "PerfData.sched_map()";
-        crate::sched::reject_keywords(CALL, rest, &crate::sched::MAP_KEYS)?;
-        crate::sched::compat(CALL, compat)?;
-        let cpus = crate::kwargs::int_list(cpus, "cpus").map_err(|e| in_call(py, CALL, e))?;
-        crate::sched::map(py, &*self.file()?, compact, cpus)
+        let done = (|| -> PyResult<crate::sched::AnalysisResult> {
+            const CALL: &str = "PerfData.sched_map()";
+            crate::sched::reject_keywords(CALL, rest, &crate::sched::MAP_KEYS)?;
+            crate::sched::compat(CALL, compat)?;
+            let cpus = crate::kwargs::int_list(cpus, "cpus").map_err(|e| in_call(py, CALL, e))?;
+            crate::sched::map(py, &*self.file()?, compact, cpus)
+        })();
+        self.damage.after(py, self.noted(done))
     }
 
     /// ``perf sched timehist``: one row per context switch for the task switched out: its wait
@@ -659,25 +700,28 @@ impl PerfData {
         compat: Option<&str>,
         rest: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<crate::sched::AnalysisResult> {
-        use perfdata_analysis::sched::timehist::{SummaryMode, TimehistOptions};
-        const CALL: &str = "PerfData.sched_timehist()";
-        crate::sched::reject_keywords(CALL, rest, &crate::sched::TIMEHIST_KEYS)?;
-        let lists = |v, what| crate::kwargs::int_list(v, what).map_err(|e| in_call(py, CALL, e));
-        let opts = TimehistOptions {
-            compat: crate::sched::compat(CALL, compat)?,
-            wakeups,
-            migrations,
-            cpu_visual,
-            state,
-            next,
-            summary: if summary { SummaryMode::With } else { SummaryMode::None },
-            idle_hist,
-            pids: lists(pid, "pid")?,
-            tids: lists(tid, "tid")?,
-            cpus: lists(cpu, "cpu")?,
-            time: crate::kwargs::time_value(time).map_err(|e| in_call(py, CALL, e))?,
-        };
-        crate::sched::timehist(py, &*self.file()?, crate::sched::TimehistArgs { opts })
+        let done = (|| -> PyResult<crate::sched::AnalysisResult> {
+            use perfdata_analysis::sched::timehist::{SummaryMode, TimehistOptions};
+            const CALL: &str = "PerfData.sched_timehist()";
+            crate::sched::reject_keywords(CALL, rest, &crate::sched::TIMEHIST_KEYS)?;
+            let lists = |v, what| crate::kwargs::int_list(v, what).map_err(|e| in_call(py, CALL, e));
+            let opts = TimehistOptions {
+                compat: crate::sched::compat(CALL, compat)?,
+                wakeups,
+                migrations,
+                cpu_visual,
+                state,
+                next,
+                summary: if summary { SummaryMode::With } else { SummaryMode::None },
+                idle_hist,
+                pids: lists(pid, "pid")?,
+                tids: lists(tid, "tid")?,
+                cpus: lists(cpu, "cpu")?,
+                time: crate::kwargs::time_value(time).map_err(|e| in_call(py, CALL, e))?,
+            };
+            crate::sched::timehist(py, &*self.file()?, crate::sched::TimehistArgs { opts })
+        })();
+        self.damage.after(py, self.noted(done))
     }
 
     /// The scheduler timeline picture: one lane per CPU coloured by task (idle blank), run-queue
@@ -705,10 +749,13 @@ impl PerfData {
         time: Option<&Bound<'_, PyAny>>,
         title: Option<String>,
     ) -> PyResult<crate::sched::SchedTimeline> {
-        let title = title.unwrap_or_else(|| {
-            format!("Scheduler timeline{}", self.path.as_deref().map(|p| format!(": {p}")).unwrap_or_default())
-        });
-        crate::sched::timeline(py, &*self.file()?, width, crate::kwargs::time_value(time)?, title)
+        let done = (|| -> PyResult<crate::sched::SchedTimeline> {
+            let title = title.unwrap_or_else(|| {
+                format!("Scheduler timeline{}", self.path.as_deref().map(|p| format!(": {p}")).unwrap_or_default())
+            });
+            crate::sched::timeline(py, &*self.file()?, &self.shared, width, crate::kwargs::time_value(time)?, title)
+        })();
+        self.damage.after(py, done)
     }
 
     /// Block I/O latency: ``block_rq_issue`` (or ``block_rq_insert``, ``start="insert"``) paired with
@@ -747,16 +794,19 @@ impl PerfData {
         time: Option<&Bound<'_, PyAny>>,
         msecs: bool,
     ) -> PyResult<crate::sched::AnalysisResult> {
-        let time = crate::kwargs::time_value(time)?;
-        let filter = perfdata_analysis::latency::block::BlockFilter {
-            dev,
-            rwbs,
-            comm,
-            pid,
-            from_ns: time.map(|t| t.start),
-            to_ns: time.map(|t| t.end),
-        };
-        crate::sched::block_latency(py, &*self.file()?, start, filter, msecs)
+        let done = (|| -> PyResult<crate::sched::AnalysisResult> {
+            let time = crate::kwargs::time_value(time)?;
+            let filter = perfdata_analysis::latency::block::BlockFilter {
+                dev,
+                rwbs,
+                comm,
+                pid,
+                from_ns: time.map(|t| t.start),
+                to_ns: time.map(|t| t.end),
+            };
+            crate::sched::block_latency(py, &*self.file()?, start, filter, msecs)
+        })();
+        self.damage.after(py, self.noted(done))
     }
 
     /// Run-queue (wakeup) latency from a ``perf sched record`` file: the time from a task
@@ -778,7 +828,10 @@ impl PerfData {
     ///     True
     #[pyo3(signature = (*, preempted = true, msecs = false))]
     fn wakeup_latency(&self, py: Python<'_>, preempted: bool, msecs: bool) -> PyResult<crate::sched::AnalysisResult> {
-        crate::sched::wakeup_latency(py, &*self.file()?, preempted, msecs)
+        let done = (|| -> PyResult<crate::sched::AnalysisResult> {
+            crate::sched::wakeup_latency(py, &*self.file()?, preempted, msecs)
+        })();
+        self.damage.after(py, self.noted(done))
     }
 
     /// Off-CPU time from a ``perf record -e sched:sched_switch -g`` recording: each task's time
@@ -811,8 +864,12 @@ impl PerfData {
     ///     no sched
     #[pyo3(signature = (**options))]
     fn off_cpu<'py>(&self, py: Python<'py>, options: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {
-        let stacks = crate::sched::off_cpu(py, "PerfData.off_cpu()", &*self.file()?, options, &[])?;
-        flame::stacks_dict(py, &stacks)
+        let done = (|| -> PyResult<Bound<'py, PyDict>> {
+            let stacks = crate::sched::off_cpu(py, "PerfData.off_cpu()", &*self.file()?, options, &[])?;
+            self.shared.note(stacks.diagnostics.iter().chain(&stacks.unnamed).cloned());
+            flame::stacks_dict(py, &stacks)
+        })();
+        self.damage.after(py, done)
     }
 
     /// The off-CPU flame graph (``off_cpu()``'s stacks, widths in ns): the options of
@@ -826,14 +883,18 @@ impl PerfData {
     ///     True
     #[pyo3(signature = (**options))]
     fn off_cpu_flamegraph(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<FlameGraph> {
-        let call = "PerfData.off_cpu_flamegraph()";
-        let stacks = crate::sched::off_cpu(py, call, &*self.file()?, options, &GRAPH_KEYS)?;
-        let mut g = flame::graph_options(options, "ns", "Off-CPU Time Flame Graph", self.path.clone())
-            .map_err(|e| in_call(py, call, e))?;
-        if options.and_then(|o| o.get_item("colors").ok().flatten()).is_none() {
-            g.colors = "io".to_string();
-        }
-        flame::draw(py, &stacks, &g)
+        let done = (|| -> PyResult<FlameGraph> {
+            let call = "PerfData.off_cpu_flamegraph()";
+            let stacks = crate::sched::off_cpu(py, call, &*self.file()?, options, &GRAPH_KEYS)?;
+            self.shared.note(stacks.diagnostics.iter().chain(&stacks.unnamed).cloned());
+            let mut g = flame::graph_options(options, "ns", "Off-CPU Time Flame Graph", self.path.clone())
+                .map_err(|e| in_call(py, call, e))?;
+            if options.and_then(|o| o.get_item("colors").ok().flatten()).is_none() {
+                g.colors = "io".to_string();
+            }
+            flame::draw(py, &stacks, &g)
+        })();
+        self.damage.after(py, done)
     }
 
     /// ``perf report --stdio -g none`` as a pandas DataFrame: the share of the event count per
@@ -868,74 +929,79 @@ impl PerfData {
         children: bool,
         options: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int32Array, RecordBatch, StringArray, UInt32Array};
-        use perfdata_analysis::report::{ReportOptions, ReportRow, SortKey};
-        use std::sync::Arc;
-        require(py, &["pandas", "pyarrow"])?;
-        let (progress, keys, fold) = (|| {
-            let progress = crate::progress::take(options)?;
-            flame::check_keys(options, &["sort", "children", "progress"])?;
-            let keys = match sort {
-                None => ReportOptions::default().sort,
-                Some(s) => {
-                    let list = match s.extract::<String>() {
-                        Ok(one) => one,
-                        Err(_) => s.extract::<Vec<String>>()?.join(","),
-                    };
-                    SortKey::parse_list(&list).map_err(pyo3::exceptions::PyValueError::new_err)?
-                }
+        let done = (|| -> PyResult<Bound<'py, PyAny>> {
+            use arrow_array::{
+                ArrayRef, BooleanArray, Float64Array, Int32Array, RecordBatch, StringArray, UInt32Array,
             };
-            Ok((progress, keys, flame::fold_options(options)?))
-        })()
-        .map_err(|e| in_call(py, "PerfData.report()", e))?;
-        let opts = ReportOptions { sort: keys.clone(), children, fold: fold.options };
-        let file = self.file()?;
-        let bar = crate::progress::Bar::start(py, &file, progress)?;
-        let done = py
-            .detach(|| perfdata_analysis::report::report(&file, &opts))
-            .map_err(|e| error::analysis_to_py(py, e, file.path()))?;
-        self.shared.note(done.diagnostics.iter().cloned());
-        let rows = done.rows;
-        if let Some(bar) = bar {
-            bar.finish(py)?;
-        }
-        let f64s =
-            |f: fn(&ReportRow) -> f64| -> ArrayRef { Arc::new(Float64Array::from_iter_values(rows.iter().map(f))) };
-        let u64s = |f: fn(&ReportRow) -> u64| -> ArrayRef {
-            Arc::new(arrow_array::UInt64Array::from_iter_values(rows.iter().map(f)))
-        };
-        let strs = |f: fn(&ReportRow) -> Option<String>| -> ArrayRef {
-            Arc::new(StringArray::from(rows.iter().map(f).collect::<Vec<_>>()))
-        };
-        let mut cols: Vec<(&str, ArrayRef)> = vec![("overhead", f64s(|r| r.overhead))];
-        if children {
-            cols.push(("children", f64s(|r| r.children.unwrap_or(0.0))));
-        }
-        cols.push(("samples", u64s(|r| r.samples)));
-        cols.push(("period", u64s(|r| r.period)));
-        if children {
-            cols.push(("children_period", u64s(|r| r.children_period.unwrap_or(0))));
-        }
-        if keys.contains(&SortKey::Comm) || keys.contains(&SortKey::Pid) {
-            cols.push(("comm", strs(|r| r.comm.clone())));
-        }
-        if keys.contains(&SortKey::Pid) {
-            cols.push(("pid", Arc::new(UInt32Array::from(rows.iter().map(|r| r.pid).collect::<Vec<_>>()))));
-        }
-        if keys.contains(&SortKey::Cpu) {
-            cols.push(("cpu", Arc::new(Int32Array::from(rows.iter().map(|r| r.cpu).collect::<Vec<_>>()))));
-        }
-        if keys.contains(&SortKey::Dso) || keys.contains(&SortKey::Sym) {
-            cols.push(("dso", strs(|r| r.dso.clone())));
-        }
-        if keys.contains(&SortKey::Sym) {
-            cols.push(("kernel", Arc::new(BooleanArray::from(rows.iter().map(|r| r.kernel).collect::<Vec<_>>()))));
-            cols.push(("symbol", strs(|r| r.symbol.clone())));
-        }
-        let batch = RecordBatch::try_from_iter(cols)
-            .map_err(|e| PyRuntimeError::new_err(format!("building Arrow columns: {e}")))?;
-        let t = Bound::new(py, ArrowTable::new("report", batch.schema(), vec![batch]))?;
-        t.call_method0("to_pandas")
+            use perfdata_analysis::report::{ReportOptions, ReportRow, SortKey};
+            use std::sync::Arc;
+            require(py, &["pandas", "pyarrow"])?;
+            let (progress, keys, fold) = (|| {
+                let progress = crate::progress::take(options)?;
+                flame::check_keys(options, &["sort", "children", "progress"])?;
+                let keys = match sort {
+                    None => ReportOptions::default().sort,
+                    Some(s) => {
+                        let list = match s.extract::<String>() {
+                            Ok(one) => one,
+                            Err(_) => s.extract::<Vec<String>>()?.join(","),
+                        };
+                        SortKey::parse_list(&list).map_err(pyo3::exceptions::PyValueError::new_err)?
+                    }
+                };
+                Ok((progress, keys, flame::fold_options(options)?))
+            })()
+            .map_err(|e| in_call(py, "PerfData.report()", e))?;
+            let opts = ReportOptions { sort: keys.clone(), children, fold: fold.options };
+            let file = self.file()?;
+            let bar = crate::progress::Bar::start(py, &file, progress)?;
+            let done = py
+                .detach(|| perfdata_analysis::report::report(&file, &opts))
+                .map_err(|e| error::analysis_to_py(py, e, file.path()))?;
+            self.shared.note(done.diagnostics.iter().cloned());
+            let rows = done.rows;
+            if let Some(bar) = bar {
+                bar.finish(py)?;
+            }
+            let f64s =
+                |f: fn(&ReportRow) -> f64| -> ArrayRef { Arc::new(Float64Array::from_iter_values(rows.iter().map(f))) };
+            let u64s = |f: fn(&ReportRow) -> u64| -> ArrayRef {
+                Arc::new(arrow_array::UInt64Array::from_iter_values(rows.iter().map(f)))
+            };
+            let strs = |f: fn(&ReportRow) -> Option<String>| -> ArrayRef {
+                Arc::new(StringArray::from(rows.iter().map(f).collect::<Vec<_>>()))
+            };
+            let mut cols: Vec<(&str, ArrayRef)> = vec![("overhead", f64s(|r| r.overhead))];
+            if children {
+                cols.push(("children", f64s(|r| r.children.unwrap_or(0.0))));
+            }
+            cols.push(("samples", u64s(|r| r.samples)));
+            cols.push(("period", u64s(|r| r.period)));
+            if children {
+                cols.push(("children_period", u64s(|r| r.children_period.unwrap_or(0))));
+            }
+            if keys.contains(&SortKey::Comm) || keys.contains(&SortKey::Pid) {
+                cols.push(("comm", strs(|r| r.comm.clone())));
+            }
+            if keys.contains(&SortKey::Pid) {
+                cols.push(("pid", Arc::new(UInt32Array::from(rows.iter().map(|r| r.pid).collect::<Vec<_>>()))));
+            }
+            if keys.contains(&SortKey::Cpu) {
+                cols.push(("cpu", Arc::new(Int32Array::from(rows.iter().map(|r| r.cpu).collect::<Vec<_>>()))));
+            }
+            if keys.contains(&SortKey::Dso) || keys.contains(&SortKey::Sym) {
+                cols.push(("dso", strs(|r| r.dso.clone())));
+            }
+            if keys.contains(&SortKey::Sym) {
+                cols.push(("kernel", Arc::new(BooleanArray::from(rows.iter().map(|r| r.kernel).collect::<Vec<_>>()))));
+                cols.push(("symbol", strs(|r| r.symbol.clone())));
+            }
+            let batch = RecordBatch::try_from_iter(cols)
+                .map_err(|e| PyRuntimeError::new_err(format!("building Arrow columns: {e}")))?;
+            let t = Bound::new(py, ArrowTable::new("report", batch.schema(), vec![batch]))?;
+            t.call_method0("to_pandas")
+        })();
+        self.damage.after(py, done)
     }
 
     /// Write the recording in another tool's format.
@@ -973,77 +1039,81 @@ impl PerfData {
         format: &str,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<()> {
-        use perfdata_analysis::export::{chrome, speedscope};
-        use std::io::Write;
-        if format == "parquet" {
-            slf.call_method("to_parquet", (path,), options)?;
-            return Ok(());
-        }
-        let this = slf.borrow();
-        let fold = flame::fold_options(options)?;
-        let aggregate = match options.map(|o| o.get_item("aggregate")).transpose()?.flatten() {
-            Some(v) if format == "speedscope" => v.extract::<bool>()?,
-            _ => false,
-        };
-        flame::check_keys(options, if format == "speedscope" { &["aggregate"] } else { &[] })?;
-        let file = this.file()?;
-        let name = this.path.clone().unwrap_or_else(|| "perf.data".into());
-        let os_err =
-            |e: std::io::Error| pyo3::exceptions::PyOSError::new_err((e.raw_os_error().unwrap_or(0), e.to_string()));
-        // Written straight to a temporary file next to `path`, renamed at the end.
-        let streamed = |py: Python<'_>,
-                        write: &(dyn Fn(&mut dyn Write) -> Result<(), perfdata_analysis::Error> + Sync)|
-         -> PyResult<()> {
-            let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
-            let done = py.detach(|| -> Result<Result<(), perfdata_analysis::Error>, std::io::Error> {
-                let mut out = std::fs::File::create(&tmp)?;
-                if let Err(e) = write(&mut out) {
-                    return Ok(Err(e));
-                }
-                out.flush()?;
-                drop(out);
-                std::fs::rename(&tmp, &path)?;
-                Ok(Ok(()))
-            });
-            if !matches!(done, Ok(Ok(()))) {
-                let _ = std::fs::remove_file(&tmp);
+        let done = (|| -> PyResult<()> {
+            use perfdata_analysis::export::{chrome, speedscope};
+            use std::io::Write;
+            if format == "parquet" {
+                slf.call_method("to_parquet", (path,), options)?;
+                return Ok(());
             }
-            done.map_err(os_err)?.map_err(|e| error::analysis_to_py(py, e, file.path()))
-        };
-        let bytes = match format {
-            "speedscope" if aggregate => {
-                let stacks = flame::fold(py, &file, &fold.options)?;
-                let clock = file.events().first().is_some_and(|e| {
-                    let n = e.display_name();
-                    n.starts_with("cpu-clock") || n.starts_with("task-clock")
+            let this = slf.borrow();
+            let fold = flame::fold_options(options)?;
+            let aggregate = match options.map(|o| o.get_item("aggregate")).transpose()?.flatten() {
+                Some(v) if format == "speedscope" => v.extract::<bool>()?,
+                _ => false,
+            };
+            flame::check_keys(options, if format == "speedscope" { &["aggregate"] } else { &[] })?;
+            let file = this.file()?;
+            let name = this.path.clone().unwrap_or_else(|| "perf.data".into());
+            let os_err = |e: std::io::Error| {
+                pyo3::exceptions::PyOSError::new_err((e.raw_os_error().unwrap_or(0), e.to_string()))
+            };
+            // Written straight to a temporary file next to `path`, renamed at the end.
+            let streamed = |py: Python<'_>,
+                            write: &(dyn Fn(&mut dyn Write) -> Result<(), perfdata_analysis::Error> + Sync)|
+             -> PyResult<()> {
+                let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+                let done = py.detach(|| -> Result<Result<(), perfdata_analysis::Error>, std::io::Error> {
+                    let mut out = std::fs::File::create(&tmp)?;
+                    if let Err(e) = write(&mut out) {
+                        return Ok(Err(e));
+                    }
+                    out.flush()?;
+                    drop(out);
+                    std::fs::rename(&tmp, &path)?;
+                    Ok(Ok(()))
                 });
-                let unit = if fold.count_name == "period" && clock {
-                    speedscope::Unit::Nanoseconds
-                } else {
-                    speedscope::Unit::None
-                };
-                let root = fold.options.root != perfdata_analysis::folded::Root::None;
-                speedscope::speedscope(&stacks, &name, unit, root).to_string().into_bytes()
-            }
-            "speedscope" => {
-                let o = speedscope::SpeedscopeOptions { fold: fold.options, name, memory: 0 };
-                return streamed(py, &|out| speedscope::write_speedscope(&file, &o, out).map(|_| ()));
-            }
-            "chrome-trace" => {
-                let o = chrome::ChromeOptions { fold: fold.options, no_samples: false };
-                return streamed(py, &|out| chrome::write_chrome_trace(&file, &o, out).map(|_| ()));
-            }
-            "pprof" => {
-                let p = py.detach(|| perfdata_analysis::export::pprof::pprof(&file, &fold.options));
-                p.map_err(|e| error::analysis_to_py(py, e, file.path()))?.gzipped
-            }
-            o => {
-                return Err(PyValueError::new_err(format!(
-                    "format must be 'speedscope', 'chrome-trace', 'pprof' or 'parquet', not {o:?}"
-                )))
-            }
-        };
-        write_whole(py, &path, &bytes)
+                if !matches!(done, Ok(Ok(()))) {
+                    let _ = std::fs::remove_file(&tmp);
+                }
+                done.map_err(os_err)?.map_err(|e| error::analysis_to_py(py, e, file.path()))
+            };
+            let bytes = match format {
+                "speedscope" if aggregate => {
+                    let stacks = flame::fold(py, &file, &fold.options)?;
+                    let clock = file.events().first().is_some_and(|e| {
+                        let n = e.display_name();
+                        n.starts_with("cpu-clock") || n.starts_with("task-clock")
+                    });
+                    let unit = if fold.count_name == "period" && clock {
+                        speedscope::Unit::Nanoseconds
+                    } else {
+                        speedscope::Unit::None
+                    };
+                    let root = fold.options.root != perfdata_analysis::folded::Root::None;
+                    speedscope::speedscope(&stacks, &name, unit, root).to_string().into_bytes()
+                }
+                "speedscope" => {
+                    let o = speedscope::SpeedscopeOptions { fold: fold.options, name, memory: 0 };
+                    return streamed(py, &|out| speedscope::write_speedscope(&file, &o, out).map(|_| ()));
+                }
+                "chrome-trace" => {
+                    let o = chrome::ChromeOptions { fold: fold.options, no_samples: false };
+                    return streamed(py, &|out| chrome::write_chrome_trace(&file, &o, out).map(|_| ()));
+                }
+                "pprof" => {
+                    let p = py.detach(|| perfdata_analysis::export::pprof::pprof(&file, &fold.options));
+                    p.map_err(|e| error::analysis_to_py(py, e, file.path()))?.gzipped
+                }
+                o => {
+                    return Err(PyValueError::new_err(format!(
+                        "format must be 'speedscope', 'chrome-trace', 'pprof' or 'parquet', not {o:?}"
+                    )))
+                }
+            };
+            write_whole(py, &path, &bytes)
+        })();
+        slf.get().damage.after(py, done)
     }
 
     /// Write the recording as a perf.data file again (perfdata's writer: every record, decompressed,
@@ -1075,23 +1145,26 @@ impl PerfData {
         hostname: Option<String>,
         cmdline: Option<Vec<String>>,
     ) -> PyResult<()> {
-        let file = self.file()?;
-        let mut edit = HeaderEdit { hostname, cmdline, seen: Vec::new() };
-        let written =
-            py.detach(|| perfdata_core::write::write_file_edited(&file, perfdata_core::Endian::Little, &mut edit));
-        let bytes = written.map_err(|e| error::to_py(py, e, file.path()))?;
-        for (name, bit, given) in [
-            ("hostname", perfdata_core::header::feature::HOSTNAME, edit.hostname.is_some()),
-            ("cmdline", perfdata_core::header::feature::CMDLINE, edit.cmdline.is_some()),
-        ] {
-            if given && !edit.seen.contains(&bit) {
-                return Err(PyValueError::new_err(format!(
-                    "{name}: the recording has no {} feature section to replace",
-                    name.to_uppercase()
-                )));
+        let done = (|| -> PyResult<()> {
+            let file = self.file()?;
+            let mut edit = HeaderEdit { hostname, cmdline, seen: Vec::new() };
+            let written =
+                py.detach(|| perfdata_core::write::write_file_edited(&file, perfdata_core::Endian::Little, &mut edit));
+            let bytes = written.map_err(|e| error::to_py(py, e, file.path()))?;
+            for (name, bit, given) in [
+                ("hostname", perfdata_core::header::feature::HOSTNAME, edit.hostname.is_some()),
+                ("cmdline", perfdata_core::header::feature::CMDLINE, edit.cmdline.is_some()),
+            ] {
+                if given && !edit.seen.contains(&bit) {
+                    return Err(PyValueError::new_err(format!(
+                        "{name}: the recording has no {} feature section to replace",
+                        name.to_uppercase()
+                    )));
+                }
             }
-        }
-        write_whole(py, &path, &bytes)
+            write_whole(py, &path, &bytes)
+        })();
+        self.damage.after(py, done)
     }
 
     /// Write every table as a Parquet file (zstd) into the directory ``dir`` (created if
@@ -1131,36 +1204,39 @@ impl PerfData {
         common: bool,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        use perfdata_analysis::export::parquet::{write_parquet, Error, ParquetOptions};
-        let progress = crate::progress::take(options)?;
-        let symbolize = self.symbolize_options(py, "PerfData.to_parquet()", "samples", symbolize, options)?;
-        let o = ParquetOptions {
-            order: self.order_or_default(order)?,
-            symbolize,
-            stack_data,
-            common,
-            ..Default::default()
-        };
-        let file = self.file()?;
-        let bar = crate::progress::Bar::start(py, &file, progress)?;
-        let written = py.detach(|| write_parquet(&file, &dir, &o));
-        if let Some(bar) = bar {
-            bar.finish(py)?;
-        }
-        let written = written.map_err(|e| match e {
-            Error::Read(e) => error::to_py(py, e, file.path()),
-            Error::Io { source, path } => pyo3::exceptions::PyOSError::new_err((
-                source.raw_os_error().unwrap_or(0),
-                format!("{}: {source}", path.display()),
-            )),
-            e => PyRuntimeError::new_err(e.to_string()),
-        })?;
-        self.shared.note(written.diagnostics.iter().cloned());
-        let d = PyDict::new(py);
-        for t in &written.tables {
-            d.set_item(&t.name, t.path.to_string_lossy())?;
-        }
-        Ok(d)
+        let done = (|| -> PyResult<Bound<'py, PyDict>> {
+            use perfdata_analysis::export::parquet::{write_parquet, Error, ParquetOptions};
+            let progress = crate::progress::take(options)?;
+            let symbolize = self.symbolize_options(py, "PerfData.to_parquet()", "samples", symbolize, options)?;
+            let o = ParquetOptions {
+                order: self.order_or_default(order)?,
+                symbolize,
+                stack_data,
+                common,
+                ..Default::default()
+            };
+            let file = self.file()?;
+            let bar = crate::progress::Bar::start(py, &file, progress)?;
+            let written = py.detach(|| write_parquet(&file, &dir, &o));
+            if let Some(bar) = bar {
+                bar.finish(py)?;
+            }
+            let written = written.map_err(|e| match e {
+                Error::Read(e) => error::to_py(py, e, file.path()),
+                Error::Io { source, path } => pyo3::exceptions::PyOSError::new_err((
+                    source.raw_os_error().unwrap_or(0),
+                    format!("{}: {source}", path.display()),
+                )),
+                e => PyRuntimeError::new_err(e.to_string()),
+            })?;
+            self.shared.note(written.diagnostics.iter().cloned());
+            let d = PyDict::new(py);
+            for t in &written.tables {
+                d.set_item(&t.name, t.path.to_string_lossy())?;
+            }
+            Ok(d)
+        })();
+        self.damage.after(py, done)
     }
 
     /// Folded stacks, as ``perf script | stackcollapse-perf.pl`` (or ``inferno-collapse-perf``) or
@@ -1232,8 +1308,11 @@ impl PerfData {
                           progress=False)"
     )]
     fn folded<'py>(&self, py: Python<'py>, options: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {
-        let (stacks, _) = self.fold(py, "PerfData.folded()", options, &[])?;
-        flame::stacks_dict(py, &stacks)
+        let done = (|| -> PyResult<Bound<'py, PyDict>> {
+            let (stacks, _) = self.fold(py, "PerfData.folded()", options, &[])?;
+            flame::stacks_dict(py, &stacks)
+        })();
+        self.damage.after(py, done)
     }
 
     /// ``folded(...)`` as the tools' text: one ``stack weight`` line per stack. Takes the options of
@@ -1247,8 +1326,11 @@ impl PerfData {
     #[pyo3(signature = (**options))]
     #[pyo3(text_signature = "($self, **options)")]
     fn folded_text(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<String> {
-        let (stacks, _) = self.fold(py, "PerfData.folded_text()", options, &[])?;
-        Ok(stacks.to_folded_string())
+        let done = (|| -> PyResult<String> {
+            let (stacks, _) = self.fold(py, "PerfData.folded_text()", options, &[])?;
+            Ok(stacks.to_folded_string())
+        })();
+        self.damage.after(py, done)
     }
 
     /// Write ``folded_text(...)`` to ``path`` (the input of flamegraph.pl, speedscope, …). Takes the
@@ -1266,10 +1348,13 @@ impl PerfData {
         path: std::path::PathBuf,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<()> {
-        let (stacks, _) = self.fold(py, "PerfData.write_folded()", options, &[])?;
-        let text = stacks.to_folded_string();
-        py.detach(|| std::fs::write(&path, text))
-            .map_err(|e| pyo3::exceptions::PyOSError::new_err((e.raw_os_error().unwrap_or(0), e.to_string())))
+        let done = (|| -> PyResult<()> {
+            let (stacks, _) = self.fold(py, "PerfData.write_folded()", options, &[])?;
+            let text = stacks.to_folded_string();
+            py.detach(|| std::fs::write(&path, text))
+                .map_err(|e| pyo3::exceptions::PyOSError::new_err((e.raw_os_error().unwrap_or(0), e.to_string())))
+        })();
+        self.damage.after(py, done)
     }
 
     /// The lines ``perf script`` prints (perf 6.1's fields, widths and symbol names), produced as
@@ -1335,7 +1420,7 @@ impl PerfData {
                           jitdump=False)")]
     fn script(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<crate::script::ScriptIterator> {
         let opts = crate::script::options(options).map_err(|e| in_call(py, "PerfData.script()", e))?;
-        crate::script::lines(py, self.file()?, self.shared.clone(), opts)
+        crate::script::lines(py, self.file()?, self.shared.clone(), self.damage.clone(), opts)
     }
 
     /// Write ``perf script``'s text to ``path`` (what ``script()`` yields, each line with its
@@ -1367,8 +1452,11 @@ impl PerfData {
         path: std::path::PathBuf,
         options: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let opts = crate::script::options(options).map_err(|e| in_call(py, "PerfData.write_script()", e))?;
-        crate::script::write_file(py, &*self.file()?, &self.shared, &path, &opts)
+        let done = (|| -> PyResult<Bound<'py, PyDict>> {
+            let opts = crate::script::options(options).map_err(|e| in_call(py, "PerfData.write_script()", e))?;
+            crate::script::write_file(py, &*self.file()?, &self.shared, &path, &opts)
+        })();
+        self.damage.after(py, done)
     }
 
     /// A flame graph of the folded stacks (drawn by inferno, the Rust flamegraph.pl): shows inline in
@@ -1401,11 +1489,14 @@ impl PerfData {
         text_signature = "($self, *, title=None, subtitle=None, colors='hot', inverted=False, width=None, **options)"
     )]
     fn flamegraph(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<FlameGraph> {
-        let call = "PerfData.flamegraph()";
-        let (stacks, fold) = self.fold(py, call, options, &GRAPH_KEYS)?;
-        let g = flame::graph_options(options, fold.count_name, "Flame Graph", self.path.clone())
-            .map_err(|e| in_call(py, call, e))?;
-        flame::draw(py, &stacks, &g)
+        let done = (|| -> PyResult<FlameGraph> {
+            let call = "PerfData.flamegraph()";
+            let (stacks, fold) = self.fold(py, call, options, &GRAPH_KEYS)?;
+            let g = flame::graph_options(options, fold.count_name, "Flame Graph", self.path.clone())
+                .map_err(|e| in_call(py, call, e))?;
+            flame::draw(py, &stacks, &g)
+        })();
+        self.damage.after(py, done)
     }
 
     /// Release the file (unmap it). Iterators already started keep it alive until they finish.
@@ -1584,7 +1675,8 @@ impl perfdata_core::write::Edit for HeaderEdit {
 /// shrank (difffolded.pl + flamegraph.pl).
 ///
 /// Args:
-///     before, after: ``PerfData`` objects, or anything ``perfdata.open`` takes.
+///     before, after: ``PerfData`` objects (each says its problems, or raises with ``strict``, as
+///         its own calls do), or anything ``perfdata.open`` takes.
 ///     normalize: scale ``before``'s weights to ``after``'s total first.
 ///     negate: size frames by ``before`` (flamegraph.pl ``--negate``).
 ///     **options: the folding options of ``PerfData.folded`` and the look of
@@ -1611,23 +1703,33 @@ pub fn flamegraph_diff(
     let call = "perfdata.flamegraph_diff()";
     flame::check_keys(options, &GRAPH_KEYS).map_err(|e| in_call(py, call, e))?;
     let fold_opts = flame::fold_options(options).map_err(|e| in_call(py, call, e))?;
-    let mut stacks = Vec::new();
-    let mut names = Vec::new();
+    let mut datas = Vec::new();
     for src in [before, after] {
-        let data = match src.cast::<PerfData>() {
+        datas.push(match src.cast::<PerfData>() {
             Ok(d) => d.clone(),
-            Err(_) => Bound::new(py, open(py, src, "time", false)?)?,
-        };
-        let d = data.get();
-        names.push(d.source_path().map_or_else(|| "<bytes>".to_string(), str::to_string));
-        stacks.push(flame::fold(py, &*d.file_arc()?, &fold_opts.options)?);
+            Err(_) => Bound::new(py, open(py, src, "time", false, false)?)?,
+        });
     }
-    let (Some(b), Some(a)) = (stacks.first(), stacks.get(1)) else {
-        return Err(PyValueError::new_err("two profiles are needed"));
-    };
-    let subtitle =
-        format!("{} → {}: red grew, blue shrank", names.first().map_or("", |s| s), names.get(1).map_or("", |s| s));
-    let g = flame::graph_options(options, fold_opts.count_name, "Differential Flame Graph", Some(subtitle))
-        .map_err(|e| in_call(py, call, e))?;
-    flame::draw_diff(py, b, a, normalize, negate, &g)
+    let mut done = (|| -> PyResult<FlameGraph> {
+        let mut stacks = Vec::new();
+        let mut names = Vec::new();
+        for data in &datas {
+            let d = data.get();
+            names.push(d.source_path().map_or_else(|| "<bytes>".to_string(), str::to_string));
+            stacks.push(flame::fold(py, &*d.file_arc()?, &fold_opts.options)?);
+        }
+        let (Some(b), Some(a)) = (stacks.first(), stacks.get(1)) else {
+            return Err(PyValueError::new_err("two profiles are needed"));
+        };
+        let subtitle =
+            format!("{} → {}: red grew, blue shrank", names.first().map_or("", |s| s), names.get(1).map_or("", |s| s));
+        let g = flame::graph_options(options, fold_opts.count_name, "Differential Flame Graph", Some(subtitle))
+            .map_err(|e| in_call(py, call, e))?;
+        flame::draw_diff(py, b, a, normalize, negate, &g)
+    })();
+    // Each recording's problems, said (or raised) as its own calls say them.
+    for data in &datas {
+        done = data.get().damage.after(py, done);
+    }
+    done
 }

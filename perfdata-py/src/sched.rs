@@ -98,6 +98,13 @@ pub struct AnalysisResult {
     points: Option<Points>,
 }
 
+impl AnalysisResult {
+    /// What the analysis noted while reading (for the file's diagnostics).
+    pub fn diagnostic_list(&self) -> &[String] {
+        &self.diagnostics
+    }
+}
+
 /// The latencies of a latency analysis with what groups them.
 pub struct Points {
     /// Latency, ns.
@@ -799,12 +806,14 @@ pub fn timehist(py: Python<'_>, file: &PerfFile<'_>, a: TimehistArgs) -> PyResul
 pub fn timeline(
     py: Python<'_>,
     file: &PerfFile<'_>,
+    shared: &crate::iter::Shared,
     width: u32,
     time: Option<TimeRange>,
     title: String,
 ) -> PyResult<SchedTimeline> {
     let opts = TimelineOptions { time, width, title };
     let tl = py.detach(|| sched_timeline(file, &opts)).map_err(|e| to_py(py, e, file))?;
+    shared.note(tl.diagnostics.iter().cloned());
     Ok(SchedTimeline { svg: tl.svg(), switches: tl.switches })
 }
 

@@ -7,6 +7,7 @@
 //! it, so memory does not grow with the recording. Dropping (or closing) the iterator drops the
 //! receiving end; the writer's next send fails, it stops with an output error that nobody sees.
 
+use crate::damage::Damage;
 use crate::error;
 use crate::iter::Shared;
 use perfdata_analysis::options::TimeRanges;
@@ -255,6 +256,9 @@ struct LineState {
     shared: Arc<Shared>,
     path: Option<PathBuf>,
     summary: Option<ScriptSummary>,
+    /// The file's damage policy, and whether the end of the text applied it.
+    damage: Arc<Damage>,
+    settled: bool,
 }
 
 impl LineState {
@@ -337,6 +341,7 @@ pub fn lines(
     py: Python<'_>,
     file: Arc<PerfFile<'static>>,
     shared: Arc<Shared>,
+    damage: Arc<Damage>,
     opts: ScriptOptions,
 ) -> PyResult<ScriptIterator> {
     let (tx, rx) = sync_channel(CHANNEL_CHUNKS);
@@ -355,8 +360,18 @@ pub fn lines(
             let _ = tx.send(Msg::Done(done));
         })
         .map_err(|e| PyRuntimeError::new_err(format!("starting the perf script writer thread: {e}")))?;
-    let mut st =
-        LineState { rx: Some(rx), thread: Some(thread), buf: Vec::new(), pos: 0, queued, shared, path, summary: None };
+    let mut st = LineState {
+        rx: Some(rx),
+        thread: Some(thread),
+        buf: Vec::new(),
+        pos: 0,
+        queued,
+        shared,
+        path,
+        summary: None,
+        damage,
+        settled: false,
+    };
     st.prime(py)?;
     Ok(ScriptIterator { state: Mutex::new(st) })
 }
@@ -366,7 +381,9 @@ pub fn lines(
 ///
 /// Bytes that are not UTF-8 (perf copies tracepoint strings as recorded) are decoded with
 /// ``errors="surrogateescape"``: ``line.encode("utf-8", "surrogateescape")`` gives perf's bytes back.
-/// Dropping the iterator, or ``close()``, stops the writer.
+/// Dropping the iterator, or ``close()``, stops the writer. At the end of the text each new
+/// problem of the file is said as a ``PerfDataWarning`` (``PerfDataError`` with
+/// ``open(..., strict=True)``).
 #[pyclass(module = "perfdata", name = "ScriptIterator", frozen)]
 pub struct ScriptIterator {
     state: Mutex<LineState>,
@@ -390,7 +407,14 @@ impl ScriptIterator {
     /// The next line (without its newline); reads the file up to it.
     fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyString>>> {
         let mut st = self.state()?;
-        let Some(range) = st.next_line(py)? else { return Ok(None) };
+        let Some(range) = st.next_line(py)? else {
+            // The end of the text: the writer's reading is over, its problems are in the log.
+            if !st.settled {
+                st.settled = true;
+                st.damage.settle(py)?;
+            }
+            return Ok(None);
+        };
         let line = st.buf.get(range).unwrap_or_default();
         Ok(Some(match std::str::from_utf8(line) {
             Ok(s) => PyString::new(py, s),
@@ -438,6 +462,17 @@ impl ScriptIterator {
                 if st.rx.is_some() || st.pos < st.buf.len() { "running" } else { "exhausted" }
             ),
             Err(_) => "<perfdata.ScriptIterator busy>".into(),
+        }
+    }
+}
+
+impl Drop for ScriptIterator {
+    /// Dropped before the end of its text: what was read is said (nothing can be raised here).
+    fn drop(&mut self) {
+        let st = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        if !st.settled {
+            st.settled = true;
+            st.damage.dropped();
         }
     }
 }

@@ -47,7 +47,8 @@ def test_script_equals_perf_script(name):
     got = "\n".join(it) + "\n"
     assert got.encode("utf-8", "surrogateescape") == want
     assert it.summary is not None and it.summary["damaged"] == 0
-    assert f.diagnostics == []
+    # Nothing wrong; at most the note of the addresses left unnamed (not damage: no warning).
+    assert [d for d in f.diagnostics if " addresses unnamed in " not in d] == []
 
 
 def test_write_script_writes_the_same_text(tmp_path):

@@ -12,8 +12,10 @@
 
 Everything is read by a Rust library (perfdata-core) that never crashes on damaged input: problems
 are raised as :class:`PerfDataError` (a ``ValueError``) or, where the rest of the file is still
-readable, listed in :attr:`PerfData.diagnostics`. pandas, pyarrow and polars are optional; they are
-imported only by the methods that return their objects.
+readable, listed in :attr:`PerfData.diagnostics` and said once per file object as a
+:class:`PerfDataWarning` after the call that met them (``open(path, strict=True)`` makes them a
+:class:`PerfDataError` instead). pandas, pyarrow and polars are optional; they are imported only by
+the methods that return their objects.
 """
 
 from ._perfdata import (
@@ -25,6 +27,7 @@ from ._perfdata import (
     Histogram,
     PerfData,
     PerfDataError,
+    PerfDataWarning,
     Picture,
     Record,
     RecordIterator,
@@ -49,6 +52,7 @@ __all__ = [
     "Histogram",
     "PerfData",
     "PerfDataError",
+    "PerfDataWarning",
     "Picture",
     "Record",
     "RecordIterator",

@@ -35,6 +35,7 @@ __all__ = [
     "Histogram",
     "PerfData",
     "PerfDataError",
+    "PerfDataWarning",
     "Picture",
     "Record",
     "RecordIterator",
@@ -143,8 +144,23 @@ class PerfDataError(ValueError):
     path: Optional[str]
     """The file being read (None for bytes and streams); the message starts with it."""
 
-def open(source: _Source, *, order: _Order = "time", stream: bool = False) -> PerfData:
-    """Open a perf.data recording (a path, its bytes, or a binary file object with pipe data)."""
+@final
+class PerfDataWarning(UserWarning):
+    """A problem of a damaged recording (cut short, or with damaged records), said once per
+    ``PerfData`` after the call that met it: the call's results come from the records that could
+    be read. The message is ``PATH: problem`` (the problem alone for bytes and streams), as the
+    CLI's warnings. ``open(..., strict=True)`` raises ``PerfDataError`` instead."""
+
+def open(source: _Source, *, order: _Order = "time", stream: bool = False, strict: bool = False) -> PerfData:
+    """Open a perf.data recording (a path, its bytes, or a binary file object with pipe data).
+
+    Without ``strict``, a damaged recording is read as far as it can be, and each problem is said
+    once per ``PerfData`` as a ``PerfDataWarning`` after the call that met it (the opening, a
+    method that reads records, an iterator at its end or when dropped). With ``strict=True``,
+    damage is a ``PerfDataError``: raised by the opening when it found problems, and by every call
+    that reads records (after it has run; the iterators at their end) once the file is known to be
+    damaged. The message: the first problem, and how many more.
+    """
 
 # The feature sections with structure, as Header gives them (the JSON of `perfdata info --json`);
 # dicts at run time, typed here only.
@@ -471,14 +487,18 @@ class Sample:
 
 @final
 class RecordIterator(Iterator[Any]):
-    """Streams records (Record or Sample objects) from the file."""
+    """Streams records (Record or Sample objects) from the file. At its end (or when dropped
+    before it) each new problem of the file is said as a ``PerfDataWarning``; with
+    ``open(..., strict=True)`` a damaged file raises ``PerfDataError`` at the end instead."""
 
     def __iter__(self) -> RecordIterator: ...
     def __next__(self) -> Any: ...
 
 @final
 class ScriptIterator(Iterator[str]):
-    """The lines ``perf script`` prints, without their newline, produced as they are iterated."""
+    """The lines ``perf script`` prints, without their newline, produced as they are iterated.
+    At the end of the text each new problem of the file is said as a ``PerfDataWarning``
+    (``PerfDataError`` with ``open(..., strict=True)``)."""
 
     @property
     def summary(self) -> Optional[_ScriptSummary]:
@@ -584,7 +604,10 @@ class SchedTimeline:
 
 @final
 class PerfData:
-    """An opened recording."""
+    """An opened recording. A damaged one is read as far as it can be: each call that reads records
+    says each problem this object has not said yet as a ``PerfDataWarning`` after it has run
+    (``open(..., strict=True)``: raises ``PerfDataError`` instead); ``diagnostics`` lists them all,
+    with the notes that are not damage."""
 
     path: Optional[str]
     size: Optional[int]
