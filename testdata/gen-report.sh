@@ -16,20 +16,10 @@
 set -eu
 cd "$(dirname "$0")"
 export LC_ALL=C
-HOME=$(mktemp -d)
-export HOME
-trap 'rm -rf "$HOME"' EXIT
 # The real binaries where this machine has them with the recorded build ids (perf unwinds
 # --call-graph dwarf stacks with their .eh_frame), the extracts for the rest.
-for f in bin/spin /usr/lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 \
-	$(find folded/root -type f); do
-	perf buildid-cache -a "$f" 2>/dev/null || true
-done
-# perf reads a kernel's kallsyms from the cache by its build id; it needs _text (kmod/kallsyms is
-# folded's extract plus _text).
-kernel=4a5a9b0affb66c437abcd455d2738af879985fa9
-mkdir -p "$HOME/.debug/[kernel.kallsyms]/$kernel"
-cp kmod/kallsyms "$HOME/.debug/[kernel.kallsyms]/$kernel/kallsyms"
+. ./lib.sh
+fixture_cache
 tables() { # F: F.report-children and F.report-n-sort-KEYS
 	perf report --stdio --children -g none --sort comm,dso,sym -i $1 > $1.report-children 2>/dev/null
 	for keys in pid,sym dso,sym sym comm dso cpu,comm; do

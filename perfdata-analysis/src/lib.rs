@@ -34,6 +34,9 @@
 
 #[cfg(feature = "symbolize")]
 mod arena;
+/// `perf diff`: a baseline's report beside other recordings', entries paired by their keys.
+#[cfg(feature = "symbolize")]
+pub mod diff;
 mod error;
 pub mod export;
 #[cfg(feature = "flamegraph")]

@@ -75,6 +75,9 @@ pub struct ReportOptions {
     pub children: bool,
     /// How symbols are found and named (the symbolization and frame options of `folded`).
     pub fold: FoldedOptions,
+    /// Only the samples of the event with this index in `PerfFile::events`, as perf report's
+    /// table of one event; `None`: every event's samples together.
+    pub event: Option<usize>,
 }
 
 impl Default for ReportOptions {
@@ -83,6 +86,7 @@ impl Default for ReportOptions {
             sort: vec![SortKey::Comm, SortKey::Dso, SortKey::Sym],
             children: false,
             fold: FoldedOptions::default(),
+            event: None,
         }
     }
 }
@@ -126,6 +130,8 @@ pub struct ReportRow {
     /// `sym`: the symbol (`name (inlined)` for an inlined function), or the address perf prints
     /// for an unresolved one (the sample's ip map-relative, a callchain entry's as it is).
     pub symbol: Option<String>,
+    /// `sym`: for an unresolved symbol, the address [`ReportRow::symbol`] shows.
+    pub address: Option<u64>,
     /// How wide this row makes perf's `Command` column: the length of the last comm of the
     /// thread whose sample made the row (perf sizes the column by each entry's thread as it is
     /// when the table is laid out, then cuts longer comms to that width; [`report_text`] does
@@ -417,7 +423,9 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
         let Ok(r) = r else { continue };
         folder.record(&r);
         let RecordKind::Sample(s) = &r.kind else { continue };
-        if r.event.is_none() || !in_ranges(&ranges, s.time().unwrap_or(0)) {
+        if r.event.is_none_or(|e| opts.event.is_some_and(|want| want != e.index))
+            || !in_ranges(&ranges, s.time().unwrap_or(0))
+        {
             continue;
         }
         let period = s.period_or_attr();
@@ -497,6 +505,10 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
             cpu: k.cpu,
             dso: has(SortKey::Dso).then(|| k.dso.as_deref().unwrap_or("[unknown]").to_string()),
             kernel: has(SortKey::Sym).then_some(a.kernel),
+            address: match k.sym {
+                Sym::Addr(a) if has(SortKey::Sym) => Some(a),
+                _ => None,
+            },
             symbol: has(SortKey::Sym).then(|| match k.sym {
                 Sym::Named { name, inlined: false, .. } => name.to_string(),
                 Sym::Named { name, inlined: true, .. } => format!("{name} (inlined)"),

@@ -8,6 +8,7 @@ use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 mod damage;
+mod diff;
 mod docs;
 mod export;
 mod folded;
@@ -153,6 +154,9 @@ enum Cmd {
         #[command(flatten)]
         fold: folded::FoldArgs,
     },
+    /// perf diff's table: a baseline recording's report beside one or more new ones', entries
+    /// paired by shared object and symbol name (--sort), with the change of each (-c).
+    Diff(diff::DiffArgs),
     /// Convert to another tool's format: speedscope JSON, Chrome Trace Event JSON (Perfetto UI), Parquet tables.
     Export(export::ExportArgs),
     /// Block I/O analyses (`perfdata block latency`).
@@ -285,6 +289,7 @@ fn main() -> ExitCode {
         Cmd::Report { file, sort, children, show_nr_samples, percent_limit, json, fold } => {
             report(&file, &sort, children, show_nr_samples, percent_limit, json, &fold)
         }
+        Cmd::Diff(a) => diff::run(&a),
         Cmd::WakeupLatency(a) => latency::wakeup_latency(&a),
         Cmd::Offcpu(a) => offcpu::run(&a),
         Cmd::Folded { file, fold, output } => folded::run_folded(&file, &fold, output.as_ref()),
@@ -423,7 +428,7 @@ fn report(
     let fold = fold.options()?;
     // perf leaves out the command column when its --comms names one command.
     let shown: Vec<SortKey> = sort.iter().copied().filter(|k| !(*k == SortKey::Comm && fold.comm.is_some())).collect();
-    let opts = ReportOptions { sort, children, fold };
+    let opts = ReportOptions { sort, children, fold, event: None };
     let done = report(&f, &opts)?;
     for d in &done.diagnostics {
         damage::warn_in(crate::shown(path), d);
