@@ -3,7 +3,8 @@
 # large sched recording (issue 36: none above 512 MB; chrome-trace within 2x of folded's).
 #
 #   bench/memory.sh [G_FILE [SCHED_FILE]]
-#     G_FILE      default bench/work/script-big.data (bench/script.sh records it: ~160 MB -g)
+#     G_FILE      default bench/work/script-big.data (bench/script.sh records it: ~160 MB -g;
+#                 the issue's 300 MB: bench/NOTES.md "memory at the issue's sizes" gives the recipe)
 #     SCHED_FILE  default bench/work/sched-big.data (bench/sched.sh records it: ~1.2 M switches)
 # Prints a Markdown table: command, input, seconds, peak RSS (MB), output bytes.
 set -euo pipefail
