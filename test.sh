@@ -20,6 +20,12 @@ cargo clippy --workspace --all-targets --release -- -D warnings
 # perfdata-analysis without the pprof export (its fold engine has pprof-only parts) lints clean too.
 cargo clippy -p perfdata-analysis --release --no-default-features --features symbolize,flamegraph -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
+# The reader builds for the browser (the WebAssembly issue): perfdata-core for wasm32-unknown-unknown
+# with every feature but zstd (C code, no wasm sysroot here). The target is added if missing.
+rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown ||
+	rustup target add wasm32-unknown-unknown
+CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/wasm32" \
+	cargo check --quiet -p perfdata-core --no-default-features --features json,write --target wasm32-unknown-unknown
 cargo test --workspace --release
 # Demangling on a machine without libiberty-dev: the pure-Rust fallback's tests (they check its
 # documented difference from perf), in a target dir of their own so that the build above keeps

@@ -484,6 +484,20 @@ impl<'f> Iterator for Records<'f> {
     }
 }
 
+/// Drop the resident pages of `len` bytes of `map` from `from` (`MADV_DONTNEED`); a later access
+/// reads them back from the file. Other targets than Unix (wasm32) have no page advice, and no
+/// mapped files: nothing to do there.
+fn dont_need(map: &memmap2::Mmap, from: usize, len: usize) {
+    // SAFETY: the map is read-only and file-backed (MAP_SHARED, PROT_READ): MADV_DONTNEED only
+    // drops our resident pages, which a later access reads back from the unchanged file (the map
+    // is never written, so DONTNEED cannot zero them). The callers hold no reference that needs
+    // the old pages resident.
+    #[cfg(unix)]
+    let _ = unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, len) };
+    #[cfg(not(unix))]
+    let _ = (map, from, len);
+}
+
 /// `inner`'s offset in `outer` when `inner` lies within it.
 fn offset_in(outer: &[u8], inner: &[u8]) -> Option<usize> {
     let (o, i) = (outer.as_ptr() as usize, inner.as_ptr() as usize);
@@ -752,13 +766,11 @@ impl<'f> Records<'f> {
                 q.arena = true;
             }
         }
-        // SAFETY: the map is read-only and file-backed (MAP_SHARED, PROT_READ): MADV_DONTNEED only
-        // drops our resident pages; a later access reads them back from the file. No reference into
-        // [done, end) needs the old contents kept resident: queued records there were just moved to
-        // the arena, the lending iterator ends each record's borrow before the next call, and records
-        // from the std iterator that still borrow the range stay valid because the pages are re-read
-        // from the unchanged file on access (the map is never written, so DONTNEED cannot zero them).
-        let _ = unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, done, end - done) };
+        // No reference into [done, end) needs the old contents kept resident: queued records there
+        // were just moved to the arena, the lending iterator ends each record's borrow before the
+        // next call, and records from the std iterator that still borrow the range stay valid
+        // because the pages are re-read from the unchanged file on access.
+        dont_need(map, done, end - done);
         if let Some(r) = self.released.get_mut(file) {
             *r = end;
         }
