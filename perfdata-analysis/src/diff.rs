@@ -6,8 +6,8 @@
 //! event counts (`ratio`) or a weighted difference (`wdiff:W1,W2`).
 //!
 //! The rows come from [`report`](crate::report::report) (perf report's histogram entries and
-//! symbol resolution), per event of the baseline; [`diff_text`] lays them out as `perf diff`
-//! prints them, byte for byte.
+//! symbol resolution), per event of the baseline; [`diff_text`](crate::diff::diff_text) lays them
+//! out as `perf diff` prints them, byte for byte.
 //!
 //! ```no_run
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
