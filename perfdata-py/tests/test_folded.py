@@ -185,11 +185,11 @@ def test_flamegraph_diff():
     a = perfdata.open(fp)
     same = perfdata.flamegraph_diff(a, fp, **SYMBOLS)  # a PerfData or a path
     assert "Differential Flame Graph" in same.svg
-    # identical profiles: every frame unchanged (0.00%), drawn white: nothing red or blue
+    # identical profiles: every frame unchanged (0.00%), white as in flamegraph.pl: no red, no blue
     titles = re.findall(r"<title>([^<]*)</title>", same.svg)
     assert titles and all(t.endswith("; 0.00%)") for t in titles if not t.startswith("all "))
     fills = set(re.findall(r'<rect[^>]* fill="(rgb\([^"]*\))"', same.svg))
-    assert fills == {"rgb(250,250,250)"}, fills
+    assert fills == {"rgb(255,255,255)"}, fills
     d = perfdata.flamegraph_diff(fp, sysw, normalize=True, title="fp → sysw", **SYMBOLS)
     assert ">fp → sysw<" in d.svg and d.total == sum(sysw_folded().values())
     neg = perfdata.flamegraph_diff(fp, sysw, negate=True, **SYMBOLS)
