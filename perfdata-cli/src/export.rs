@@ -31,8 +31,12 @@ pub enum Format {
     /// Python's to_arrow().
     Parquet,
     /// pprof's profile.proto, gzipped (`go tool pprof`): the samples of `perfdata folded` with
-    /// their mappings, locations and inline frames; values sample counts and periods; labels
-    /// comm, pid, tid, cpu (and event with several).
+    /// their mappings, locations and inline frames; values sample counts and, per event, periods
+    /// (ns for cpu-clock/task-clock, else count); labels comm, pid, tid, cpu (and event with
+    /// several). Every event by default (--all-events, accepted, is the default here;
+    /// --event-filter NAME keeps one); period type and period are the first event's (its fixed
+    /// period, or in frequency mode its mean); mapping 1 (pprof's `File:`) is the profiled
+    /// program.
     Pprof,
 }
 

@@ -552,24 +552,27 @@ fn pprof_stacks(
 /// The real consumer: `go tool pprof -raw` of the exported profile gives, per stack, the weights
 /// of `perfdata folded` on the same file and options: periods (the default sample type) and
 /// sample counts, for frame-pointer, DWARF (inline frames as pprof `Line`s) and system-wide
-/// recordings and, with several events, per event.
+/// recordings and, with several events, per event (every event by default, as with
+/// `--all-events`; one with `--event-filter`).
 #[test]
 fn pprof_opens_in_go_tool_pprof_with_folded_weights() {
     let dir = std::env::temp_dir().join(format!("perfdata-export-pprof-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let sym = symbol_options();
     let sym: Vec<&str> = sym.iter().map(String::as_str).collect();
-    let cases: [(&str, Vec<&str>); 5] = [
+    let cases: [(&str, Vec<&str>); 7] = [
         ("fp.data", vec![]),
         ("dwarf.data", vec![]),
         ("dwarf.data", vec!["--no-inline", "--no-tidy"]),
         ("sysw.data", vec!["--tid"]),
+        ("multi-g.data", vec![]),
         ("multi-g.data", vec!["--all-events"]),
+        ("multi-g.data", vec!["--event-filter", "page-faults/period=20/"]),
     ];
-    for (name, extra) in cases {
+    for (case, (name, extra)) in cases.into_iter().enumerate() {
         let f = testdata(name);
         let f = f.to_str().unwrap();
-        let out = dir.join(format!("{name}.pb.gz"));
+        let out = dir.join(format!("{case}-{name}.pb.gz"));
         let mut args = vec!["export", "--format", "pprof", f, "-o", out.to_str().unwrap()];
         args.extend(&extra);
         args.extend(&sym);
@@ -586,6 +589,21 @@ fn pprof_opens_in_go_tool_pprof_with_folded_weights() {
             folded(&a)
         };
         assert_eq!(raw.0[0], "samples/count", "{name}");
+        if name != "sysw.data" {
+            // The recorded program's mapping is the first, pprof's `File:`.
+            assert!(text.contains("\nMappings\n1: ") && text.contains(" /work/main/testdata/bin/spin "), "{text}");
+        }
+        if name == "multi-g.data" && extra.is_empty() {
+            // Both events and their fixed periods (-c): the first one's is the profile's.
+            assert!(text.contains("PeriodType: cpu-clock nanoseconds\nPeriod: 200000\n"), "{text}");
+        }
+        if name == "multi-g.data" && !extra.is_empty() && extra[0] == "--event-filter" {
+            assert_eq!(raw.0[1..], ["page-faults/period=20//count"], "{name}");
+            assert!(text.contains("PeriodType: page-faults/period=20/ count\nPeriod: 20\n"), "{text}");
+            assert_eq!(pprof_stacks(&raw, 1, tid), fold(&["--weight", "period"]), "{name} periods");
+            assert_eq!(pprof_stacks(&raw, 0, tid), fold(&["--weight", "samples"]), "{name} samples");
+            continue;
+        }
         if name == "multi-g.data" {
             // A column per event (its periods), labels `event`.
             // perf's event names (`page-faults/period=20/`), units after a `/`.
@@ -596,7 +614,9 @@ fn pprof_opens_in_go_tool_pprof_with_folded_weights() {
                 assert_eq!(pprof_stacks(&raw, i + 1, tid), folded(&args), "{name} {event} periods");
             }
             assert!(raw.1.iter().all(|s| label(&s.labels, "event").is_some()), "{name}: event labels");
-            assert_eq!(pprof_stacks(&raw, 0, tid), fold(&["--weight", "samples"]), "{name} samples");
+            let mut args = vec!["folded", f, "--all-events", "--weight", "samples"];
+            args.extend(&sym);
+            assert_eq!(pprof_stacks(&raw, 0, tid), folded(&args), "{name} samples");
             continue;
         }
         assert_eq!(raw.0.len(), 2, "{name}: {:?}", raw.0);
@@ -609,10 +629,16 @@ fn pprof_opens_in_go_tool_pprof_with_folded_weights() {
         }
     }
     // The other reports run on it, and show the labels.
-    let out = dir.join("sysw.data.pb.gz");
+    let fp = dir.join("0-fp.data.pb.gz");
+    let top = go_pprof(&["-top", fp.to_str().unwrap()]).unwrap();
+    assert!(top.starts_with("File: spin\n") && top.contains("Type: cpu-clock\n"), "{top}");
+    let out = dir.join("3-sysw.data.pb.gz");
     let out = out.to_str().unwrap();
     let top = go_pprof(&["-top", out]).unwrap();
     assert!(top.contains("flat%") && top.contains("Type: cpu-clock"), "{top}");
+    // Frequency mode (-F 999): the mean period, about 1 s / 999.
+    let raw = go_pprof(&["-raw", out]).unwrap();
+    assert!(raw.contains("PeriodType: cpu-clock:ppp nanoseconds\nPeriod: 10010"), "{raw}");
     let traces = go_pprof(&["-traces", out]).unwrap();
     assert!(traces.contains("comm:") && traces.contains("cpu:") && traces.contains("-----------+"), "{traces}");
     let tags = go_pprof(&["-tags", out]).unwrap();

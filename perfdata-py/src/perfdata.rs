@@ -1017,8 +1017,11 @@ impl PerfData {
     ///         slices per CPU and thread from ``sched_switch``, samples as instant events with
     ///         their stacks in ``stackFrames``), ``"pprof"`` (pprof's gzipped profile.proto for
     ///         ``go tool pprof``: ``folded()``'s samples with their mappings, addresses and inline
-    ///         frames, values sample counts and periods, labels comm, pid, tid, cpu and, with
-    ///         several events, event) or ``"parquet"`` (``path`` is a directory:
+    ///         frames, values sample counts and per event periods (nanoseconds for
+    ///         cpu-clock/task-clock, else count), labels comm, pid, tid, cpu and, with several
+    ///         events, event; every event unless ``event=`` names one; period type and period
+    ///         the first event's (its fixed period, or in frequency mode its mean); mapping 1,
+    ///         pprof's ``File:``, the profiled program) or ``"parquet"`` (``path`` is a directory:
     ///         ``to_parquet(path, **options)``). speedscope and Chrome trace are written as the
     ///         recording is read, in memory that does not grow with it.
     ///     **options: ``folded()``'s options (how stacks are folded); ``aggregate`` for

@@ -393,6 +393,45 @@ def test_export_pprof(tmp_path):
     assert sorted(x.name for x in tmp_path.iterdir()) == ["bad.data", "sysw.pb.gz"]
 
 
+def test_export_pprof_every_event_period_and_program(tmp_path):
+    """PerfData.export(format="pprof") keeps every event by default (a value column each, its
+    unit from the event, summing folded(event=...)'s periods; event= keeps one); the profile's
+    period type and period are the first event's (multi-g.data: cpu-clock -c 200000,
+    page-faults -c 20, perf evlist -v); mapping 1 is the recorded program."""
+    import gzip
+
+    f = perfdata.open(perfout.TESTDATA / "multi-g.data")
+
+    def profile(**options):
+        out = tmp_path / "p.pb.gz"
+        f.export(out, format="pprof", **SYMBOLS, **options)
+        p = list(_proto_fields(gzip.decompress(out.read_bytes())))
+        strings = [v.decode() for k, v in p if k == 6]
+        types = [dict(_proto_fields(v)) for k, v in p if k == 1]
+        types = [(strings[t.get(1, 0)], strings[t.get(2, 0)]) for t in types]
+        sums = [0] * len(types)
+        for k, v in p:
+            if k == 2:
+                values = [x for n, y in _proto_fields(v) if n == 2 for x in _packed(y)]
+                sums = [a + b for a, b in zip(sums, values)]
+        period_type = next(dict(_proto_fields(v)) for k, v in p if k == 11)
+        period = next(v for k, v in p if k == 12)
+        first_mapping = dict(next(_proto_fields(v) for k, v in p if k == 3))
+        mapping = (first_mapping[1], strings[first_mapping[5]])
+        return types, sums, (strings[period_type[1]], strings[period_type[2]], period), mapping
+
+    types, sums, period, mapping = profile()
+    events = ["cpu-clock", "page-faults/period=20/"]
+    assert types == [("samples", "count"), ("cpu-clock", "nanoseconds"), ("page-faults/period=20/", "count")]
+    for event, total in zip(events, sums[1:]):
+        assert total == sum(f.folded(event=event, weight="period", **SYMBOLS).values())
+    assert period == ("cpu-clock", "nanoseconds", 200000)
+    assert mapping == (1, "/work/main/testdata/bin/spin")
+    types, sums, period, _ = profile(event=events[1])
+    assert types == [("samples", "count"), ("page-faults/period=20/", "count")]
+    assert period == ("page-faults/period=20/", "count", 20)
+
+
 def test_report_rows_equal_perf_report():
     """PerfData.report(): the rows of perf report --no-children --sort comm,dso,sym (stored as
     testdata/fp.data.report), in perf's order, with the symbol extracts the folded tests use."""

@@ -751,7 +751,8 @@ class PerfData:
     ) -> None:
         """Write speedscope JSON (an evented profile per thread in time order;
         ``aggregate=True``: a sampled profile per comm), Chrome Trace Event JSON (Perfetto UI),
-        pprof's gzipped profile.proto (go tool pprof) or a directory of Parquet files
+        pprof's gzipped profile.proto (go tool pprof; every event, a value column each, unless
+        ``event=`` names one; mapping 1 the profiled program) or a directory of Parquet files
         (``to_parquet``)."""
     def write(
         self,

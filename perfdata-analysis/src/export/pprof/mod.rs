@@ -7,6 +7,22 @@
 //! task-clock, `<event>/count` for others: the sum of the samples' periods (the weight
 //! `perfdata folded --weight period` gives them). Identical (stack, labels) samples are one.
 //!
+//! Every event's samples are kept unless the options name one ([`EventFilter::Name`]): the
+//! first-seen event of the stackcollapse-perf.pl preset is taken as every event, as
+//! `perfdata folded --all-events` (each event a value column of its own: the columns' sums are
+//! `perfdata folded --event-filter EVENT --weight period`'s).
+//!
+//! The profile's `period_type` is the first kept event's column (type and unit), its `period`
+//! that event's `sample_period` when recorded with a fixed period (`perf record -c N`), else
+//! (frequency mode, `-F`) the mean period of its samples in the profile, rounded (what
+//! `go tool pprof -raw` shows as `Period:`; 0 without samples).
+//!
+//! The first mapping (id 1, the one `go tool pprof` names in `File:`) is the profiled program:
+//! per sample, the outermost frame's mapping that is a user-space file other than a shared
+//! library (pprof's own rule: not `*.so`, `*.so.N`, nor `[…]`, nor a JIT map), the file with the
+//! most samples so, and of its mappings the one with the most. The others follow in the order
+//! they were met. Without such a mapping (kernel-only samples, say), the order is the order met.
+//!
 //! Function names are the frame texts `perfdata folded` writes (so `[libc.so.6]` for an
 //! unresolved address under the default options): `go tool pprof -raw`/`-traces` then give, per
 //! comm and stack, the weights of `perfdata folded` on the same file and options. Folded's root
@@ -25,7 +41,7 @@ mod gzip;
 pub mod proto;
 
 use crate::arena::{bump, prefetch, word64, ArenaTable};
-use crate::options::{FoldedOptions, Weight};
+use crate::options::{EventFilter, FoldedOptions, Weight};
 use crate::stacks::{feature_build_ids, fold_sites, FrameSite, SampleSink, SiteSample, Sites};
 use crate::{Error, Result};
 use perfdata_core::PerfFile;
@@ -79,15 +95,15 @@ struct Tables {
     inline: bool,
     mappings: FastMap<MappingKey, u64>,
     mapping: Vec<proto::Mapping>,
+    /// By mapping id - 1: whether the mapping may be the program's (see the module's doc).
+    program: Vec<bool>,
     functions: FastMap<i64, u64>,
     function: Vec<proto::Function>,
     /// The function of each folded label (index: the label's; 0: not known yet).
     label_function: Vec<u64>,
     /// (mapping id, address (2 words), function ids innermost first) → index of the location.
+    /// The keys are the locations: encoded once the mappings are numbered ([`write_profile`]).
     locations: ArenaTable<1>,
-    /// The locations, encoded as the profile's field 4 one after the other (no `Location` with
-    /// its `Line`s kept per location).
-    location: Vec<u8>,
     state: ahash::RandomState,
     /// Scratch: a key of `locations`.
     key: Vec<u32>,
@@ -126,6 +142,7 @@ impl Tables {
             has_line_numbers: false,
             has_inline_frames: self.inline,
         });
+        self.program.push(!f.kernel && f.map.is_some_and(|m| m.jit.is_none()) && may_be_program(name));
         self.mappings.insert(key, id);
         id
     }
@@ -176,13 +193,6 @@ impl Sites for Tables {
             Ok(at) => self.locations.payload(at).and_then(|p| p.first().copied()).unwrap_or(u32::MAX),
             Err(slot) => {
                 let i = u32::try_from(self.locations.entries).unwrap_or(u32::MAX);
-                proto::put_location(
-                    &mut self.location,
-                    u64::from(i) + 1,
-                    mapping_id,
-                    f.addr,
-                    key.get(3..).unwrap_or(&[]),
-                );
                 self.locations.insert(hash, &key, [i], slot);
                 i
             }
@@ -190,6 +200,92 @@ impl Sites for Tables {
         self.key = key;
         i
     }
+}
+
+/// Whether a mapping of file `name` may be the profiled program's: a file (not `[vdso]`,
+/// `[kernel.kallsyms]`, `//anon`, a `/tmp/perf-PID.map` JIT map) that is no shared library by
+/// pprof's rule (its `libRx`, `\.so$|\.so[._][0-9]+`).
+fn may_be_program(name: &str) -> bool {
+    let name = name.trim_end_matches(" (deleted)").trim();
+    if name.is_empty() || name.starts_with('[') || name.starts_with("//") || name.starts_with("/tmp/perf-") {
+        return false;
+    }
+    let library = name.match_indices(".so").any(|(at, _)| match name.as_bytes().get(at + 3..).unwrap_or(&[]) {
+        [] => true,
+        [b'.' | b'_', d, ..] => d.is_ascii_digit(),
+        _ => false,
+    });
+    !library
+}
+
+/// The mapping ids renumbered so that the profiled program's mapping is id 1 (see the module's
+/// doc): by old id (index 0 unused), the new one. `locations` are the tables' (key: mapping id
+/// first), `samples` the counter's; also the count and period sum of event `first`'s samples.
+fn program_first(t: &Tables, samples: &ArenaTable<4>, first: Option<u32>) -> (Vec<u64>, u64, u64) {
+    let n = t.mapping.len();
+    // The mapping of each location (by index).
+    let mut location_mapping = vec![0u32; t.locations.entries];
+    for (_, key, payload) in t.locations.iter() {
+        if let (Some(&m), Some(&i)) = (key.first(), payload.first()) {
+            if let Some(e) = location_mapping.get_mut(i as usize) {
+                *e = m;
+            }
+        }
+    }
+    let program = |m: u32| m != 0 && t.program.get(m as usize - 1).copied().unwrap_or(false);
+    let mut per_mapping = vec![0u64; n + 1];
+    let (mut first_count, mut first_period) = (0u64, 0u64);
+    for (_, key, payload) in samples.iter() {
+        let count = word64(payload, 0);
+        if first.is_some() && key.get(4).copied() == first {
+            first_count = first_count.saturating_add(count);
+            first_period = first_period.saturating_add(word64(payload, 2));
+        }
+        let outermost = key
+            .get(LABEL_WORDS..)
+            .unwrap_or(&[])
+            .iter()
+            .rev()
+            .map(|&l| location_mapping.get(l as usize).copied().unwrap_or(0))
+            .find(|&m| program(m));
+        if let Some(e) = outermost.and_then(|m| per_mapping.get_mut(m as usize)) {
+            *e = e.saturating_add(count);
+        }
+    }
+    // The file with the most samples (the first met of equals), then its mapping with the most.
+    let mut per_file: Vec<(i64, u64)> = Vec::new();
+    for (m, &c) in t.mapping.iter().zip(per_mapping.iter().skip(1)) {
+        if c == 0 {
+            continue;
+        }
+        match per_file.iter_mut().find(|(f, _)| *f == m.filename) {
+            Some(e) => e.1 = e.1.saturating_add(c),
+            None => per_file.push((m.filename, c)),
+        }
+    }
+    let best_file = per_file.iter().fold(None, |b: Option<(i64, u64)>, &(f, c)| match b {
+        Some((_, bc)) if bc >= c => b,
+        _ => Some((f, c)),
+    });
+    let main = best_file.and_then(|(file, _)| {
+        t.mapping
+            .iter()
+            .zip(per_mapping.iter().skip(1))
+            .filter(|(m, _)| m.filename == file)
+            .fold(None, |b: Option<(u64, u64)>, (m, &c)| match b {
+                Some((_, bc)) if bc >= c => b,
+                _ => Some((m.id, c)),
+            })
+            .map(|(id, _)| id)
+    });
+    let ids = (0..=n as u64)
+        .map(|id| match main {
+            Some(k) if id == k => 1,
+            Some(k) if id != 0 && id < k => id + 1,
+            _ => id,
+        })
+        .collect();
+    (ids, first_count, first_period)
 }
 
 /// The words of a sample's key before its locations: pid, tid, has a cpu, cpu, event index,
@@ -360,17 +456,20 @@ fn is_clock(name: &str) -> bool {
 pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
     let mut fold = opts.clone();
     fold.weight = Weight::Period;
+    if fold.event_filter == EventFilter::FirstSeen {
+        fold.event_filter = EventFilter::All;
+    }
     let mut t = Tables {
         strings: Strings::new(),
         build_ids: feature_build_ids(file),
         inline: opts.inline,
         mappings: FastMap::default(),
         mapping: Vec::new(),
+        program: Vec::new(),
         functions: FastMap::default(),
         function: Vec::new(),
         label_function: Vec::new(),
         locations: ArenaTable::default(),
-        location: Vec::new(),
         state: ahash::RandomState::new(),
         key: Vec::new(),
     };
@@ -389,6 +488,13 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
     let mut kept: Vec<u32> = samples.iter().filter_map(|(_, k, _)| k.get(4).copied()).collect();
     kept.sort_unstable();
     kept.dedup();
+    // The program's mapping first, id 1.
+    let (mapping_ids, first_count, first_period) = program_first(&t, &samples, kept.first().copied());
+    let mut mapping = std::mem::take(&mut t.mapping);
+    for m in &mut mapping {
+        m.id = mapping_ids.get(m.id as usize).copied().unwrap_or(m.id);
+    }
+    mapping.sort_by_key(|m| m.id);
     let strings = &mut t.strings;
     let (samples_type, count_unit) = (strings.id("samples"), strings.id("count"));
     let mut sample_type = vec![proto::ValueType { r#type: samples_type, unit: count_unit }];
@@ -402,16 +508,22 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
     let keys = [strings.id("comm"), strings.id("event"), strings.id("pid"), strings.id("tid"), strings.id("cpu")];
     let comm_ids: Vec<i64> = comm_table.table.iter().map(|c| strings.id(c)).collect();
     let event_ids: Vec<i64> = names.iter().map(|n| strings.id(n)).collect();
-    // The first kept event's type and attr period (a frequency-mode event has no fixed period: 0).
+    // The first kept event's type and period: its attr's fixed period, else (frequency mode) the
+    // mean period of its samples.
     let first = kept.first().and_then(|&e| events.get(e as usize));
     let period_type = sample_type.get(1).copied();
-    let period = first.filter(|e| !e.attr.freq()).map_or(0, |e| i64::try_from(e.attr.sample_period).unwrap_or(0));
+    let period = match first {
+        Some(e) if !e.attr.freq() => e.attr.sample_period,
+        Some(_) if first_count > 0 => (first_period + first_count / 2) / first_count,
+        _ => 0,
+    };
+    let period = i64::try_from(period).unwrap_or(i64::MAX);
     let comment = vec![strings.id(&format!("perfdata {} export", env!("CARGO_PKG_VERSION")))];
     let default_sample_type = period_type.map_or(0, |t| t.r#type);
     let n = samples.entries;
     // The profile's fields before its locations (field 4), then after: prost writes fields in
     // their numbers' order, so the three make the bytes of one `Profile` of them all.
-    let before = proto::Profile { sample_type, mapping: t.mapping, ..proto::Profile::default() };
+    let before = proto::Profile { sample_type, mapping, ..proto::Profile::default() };
     let after = proto::Profile {
         function: t.function,
         string_table: std::mem::take(&mut t.strings.table),
@@ -421,7 +533,7 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
         default_sample_type,
         ..proto::Profile::default()
     };
-    let locations = std::mem::take(&mut t.location);
+    let locations = std::mem::take(&mut t.locations);
     let io = |source| crate::Error::Output { what: "the gzip stream of the pprof profile", source };
     let labels = SampleLabels { kept: &kept, comm_ids, event_ids, keys };
     // The profile is encoded on a thread of its own and compressed on two more (the reading
@@ -432,26 +544,28 @@ pub fn pprof(file: &PerfFile, opts: &FoldedOptions) -> Result<Pprof> {
     let encoded = std::thread::scope(|scope| {
         let encoder = scope.spawn(|| {
             gzip::gzip_parallel(|mut out| {
-                let _ = write_profile([before, after], locations, &samples, &labels, &mut out);
+                let _ = write_profile([before, after], (&locations, &mapping_ids), &samples, &labels, &mut out);
                 drop(out);
                 drop(samples);
+                drop(locations);
             })
         });
-        drop((spent, t.locations, t.functions, t.mappings));
+        drop((spent, t.functions, t.mappings));
         encoder.join()
     });
     let gzipped = encoded.unwrap_or_else(|_| Err(std::io::Error::other("the pprof encoding thread panicked")));
     gzipped.map(|gzipped| Pprof { gzipped, samples: n, diagnostics }).map_err(io)
 }
 
-/// Encode the profile's fields before its locations, the `locations` (encoded), the fields after
+/// Encode the profile's fields before its locations, the `locations` (keys: mapping id, address
+/// (2 words), function ids; payload: index; mapping ids renumbered by `mapping_ids`), the fields after
 /// (all but the samples), then the samples of `samples` one by one (a message's
 /// repeated fields may come in any order and in several runs: no Vec of a hundred thousand
 /// `Sample`s, each with three allocations, and prost's sizing pass over them), sending the bytes
 /// to `out` in segments. `Err` when no thread is left to compress them.
 fn write_profile(
     [before, after]: [proto::Profile; 2],
-    locations: Vec<u8>,
+    (locations, mapping_ids): (&ArenaTable<1>, &[u64]),
     samples: &ArenaTable<4>,
     labels: &SampleLabels<'_>,
     out: &mut gzip::Segments,
@@ -460,10 +574,22 @@ fn write_profile(
     // The unit of parallel compression (gzip_parallel).
     const CHUNK: usize = 1 << 19;
     out.send(before.encode_to_vec())?;
-    out.send(locations)?;
+    let mut buf = Vec::with_capacity(CHUNK + 1024);
+    for (_, key, payload) in locations.iter() {
+        let (Some(&[mapping, lo, hi]), Some(functions), Some(&i)) = (key.get(..3), key.get(3..), payload.first())
+        else {
+            continue;
+        };
+        let mapping = mapping_ids.get(mapping as usize).copied().unwrap_or(u64::from(mapping));
+        let address = u64::from(lo) | u64::from(hi) << 32;
+        proto::put_location(&mut buf, u64::from(i) + 1, mapping, address, functions);
+        if buf.len() >= CHUNK {
+            out.send(std::mem::replace(&mut buf, Vec::with_capacity(CHUNK + 1024)))?;
+        }
+    }
+    out.send(std::mem::replace(&mut buf, Vec::with_capacity(CHUNK + 1024)))?;
     out.send(after.encode_to_vec())?;
     drop(after);
-    let mut buf = Vec::with_capacity(CHUNK + 1024);
     let multi = kept.len() > 1;
     let mut value: Vec<i64> = Vec::with_capacity(1 + kept.len());
     let mut label: Vec<proto::Label> = Vec::with_capacity(5);
