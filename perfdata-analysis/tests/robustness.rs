@@ -12,29 +12,13 @@ use perfdata_analysis::folded::{folded, Compat, FoldedOptions};
 use perfdata_core::tracepoint::Tracepoints;
 use perfdata_core::{HeaderInfo, Order, PerfFile, RecordKind};
 use perfdata_symbolize::SymbolizeOptions;
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-/// Counts live heap bytes and the peak since the last reset (all tests of this binary share it, so
-/// the bound checked below is only asserted while tests run one at a time: see `checked`).
-struct Counting;
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let now = LIVE.fetch_add(l.size(), Relaxed) + l.size();
-        PEAK.fetch_max(now, Relaxed);
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        LIVE.fetch_sub(l.size(), Relaxed);
-        unsafe { System.dealloc(p, l) }
-    }
-}
-
-#[global_allocator]
-static A: Counting = Counting;
+/// The shared counting allocator: live heap bytes and the peak of a measured call (all tests of
+/// this binary share it, so the bound checked below is only asserted while tests run one at a
+/// time: see `checked`).
+#[path = "../../perfdata-core/tests/common/counting.rs"]
+mod counting;
 
 /// Most heap a read of `len` input bytes may use: a small multiple of the input, plus the fixed
 /// per-record decompression bound (16 MiB when the file does not give one) and the ordering window.
@@ -44,10 +28,7 @@ fn allowed(len: usize) -> usize {
 
 /// Read everything; returns (records, errors). Checks the heap bound when this test runs alone.
 fn drain(data: &[u8]) -> (usize, usize) {
-    let before = LIVE.load(Relaxed);
-    PEAK.store(before, Relaxed);
-    let r = drain_inner(data);
-    let used = PEAK.load(Relaxed).saturating_sub(before);
+    let (used, r) = counting::peak_during(|| drain_inner(data));
     if CHECK_ALLOC.load(Relaxed) {
         assert!(used <= allowed(data.len()), "{used} heap bytes for a {}-byte input", data.len());
     }
@@ -208,7 +189,7 @@ fn inputs() -> Vec<(String, Vec<u8>)> {
 
 #[test]
 fn truncation_at_every_record_boundary_keeps_the_records_before_it() {
-    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = counting::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     for (name, data) in inputs() {
         if data.len() > 4 << 20 {
             continue;
@@ -232,7 +213,7 @@ fn truncation_at_every_record_boundary_keeps_the_records_before_it() {
 
 #[test]
 fn random_overwrites_never_panic() {
-    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = counting::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let mut rng = Rng(0x9e3779b97f4a7c15);
     for (_name, data) in inputs() {
         if data.len() > 2 << 20 {
@@ -259,7 +240,7 @@ fn random_overwrites_never_panic() {
 
 #[test]
 fn header_size_fields_set_to_extremes_never_panic() {
-    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = counting::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     for (_name, data) in inputs().into_iter().take(20) {
         for field in [8usize, 16, 24, 32, 40, 48] {
             for v in [0u64, 1, 16, 104, u32::MAX as u64, u64::MAX, data.len() as u64] {
@@ -275,7 +256,7 @@ fn header_size_fields_set_to_extremes_never_panic() {
 
 #[test]
 fn quipper_fuzz_reproducers_give_an_error_or_partial_result() {
-    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = counting::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let files: Vec<_> = common::corpus_files().into_iter().filter(|p| p.to_string_lossy().contains("qfuzz")).collect();
     if common::shared_corpus().is_none() {
         eprintln!("../shared/corpus absent: skipped");
@@ -291,7 +272,7 @@ fn quipper_fuzz_reproducers_give_an_error_or_partial_result() {
 
 #[test]
 fn empty_and_tiny_inputs_are_clean_errors() {
-    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = counting::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     for n in 0..120 {
         let mut d = b"PERFILE2".to_vec();
         d.resize(n, 0);
@@ -309,7 +290,7 @@ fn empty_and_tiny_inputs_are_clean_errors() {
 /// holding a lock that the other tests also take, so the shared counter sees only this test.
 #[test]
 fn mutated_inputs_stay_within_a_small_multiple_of_their_size() {
-    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = counting::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     CHECK_ALLOC.store(true, Relaxed);
     let mut rng = Rng(0x5eed);
     for (_name, data) in inputs() {
@@ -335,7 +316,7 @@ fn mutated_inputs_stay_within_a_small_multiple_of_their_size() {
 /// rendered) under the same heap bound.
 #[test]
 fn mutated_tracing_data_stays_within_the_same_bound() {
-    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = counting::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     CHECK_ALLOC.store(true, Relaxed);
     let mut rng = Rng(0x7ace);
     let mut files = 0;
@@ -365,5 +346,3 @@ fn mutated_tracing_data_stays_within_the_same_bound() {
     assert!(files >= 3, "only {files} recordings with tracing data");
     CHECK_ALLOC.store(false, Relaxed);
 }
-
-static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
