@@ -340,29 +340,30 @@ fn flamegraph_differential_colours_are_flamegraph_pl_s() {
         let at = svg.find(&format!("<title>{title}</title><rect")).unwrap_or_else(|| panic!("{title}"));
         svg[at..].split("fill=\"").nth(1).unwrap().split('"').next().unwrap().to_string()
     };
-    let (rc, svg, err) =
-        run_with_symbols(&["flamegraph", "--diff", fp.to_str().unwrap(), dwarf.to_str().unwrap()], None);
-    assert_eq!(rc, 0, "{err}");
-    for (title, want) in [
+    let (fp, dwarf) = (fp.to_str().unwrap(), dwarf.to_str().unwrap());
+    let plain: &[(&str, &str)] = &[
         ("all (6,400,000 period, 100%)", "rgb(255,255,255)"),
         ("leaf (3,200,000 period, 50.00%; +50.00%)", "rgb(255,145,145)"),
         ("outer (3,600,000 period, 56.25%; -4.69%)", "rgb(203,203,255)"),
         ("__alloc_frozen_pages_noprof (400,000 period, 6.25%; +3.12%)", "rgb(255,205,205)"),
-    ] {
-        assert_eq!(fill(&svg, title), want, "{title}");
-    }
-    let args = ["flamegraph", "--diff", "--negate", fp.to_str().unwrap(), dwarf.to_str().unwrap()];
-    let (rc, svg, err) = run_with_symbols(&args, None);
-    assert_eq!(rc, 0, "{err}");
-    for (title, want) in [
+    ];
+    let negated: &[(&str, &str)] = &[
         // The largest change: the full blue.
         ("leaf (10,600,000 period, 69.74%; -68.42%)", "rgb(0,0,255)"),
         ("outer (11,300,000 period, 74.34%; -1.97%)", "rgb(203,203,255)"),
         ("clear_page_erms (300,000 period, 1.97%; -1.97%)", "rgb(203,203,255)"),
         ("io_work (400,000 period, 2.63%; -0.66%)", "rgb(207,207,255)"),
         ("alloc_pages_mpol (300,000 period, 1.97%; 0.00%)", "rgb(255,255,255)"),
+    ];
+    for (args, fills) in [
+        (vec!["flamegraph", "--diff", fp, dwarf], plain),
+        (vec!["flamegraph", "--diff", "--negate", fp, dwarf], negated),
     ] {
-        assert_eq!(fill(&svg, title), want, "{title}");
+        let (rc, svg, err) = run_with_symbols(&args, None);
+        assert_eq!(rc, 0, "{err}");
+        for (title, want) in fills {
+            assert_eq!(fill(&svg, title), *want, "{args:?}: {title}");
+        }
     }
 }
 
