@@ -6,7 +6,6 @@ use perfdata_analysis::folded::{folded, Compat, FoldedOptions, FoldedStacks, Roo
 use perfdata_analysis::options::{FoldRequest, TimeRanges};
 use perfdata_analysis::query::dataset_stacks;
 use perfdata_analysis::query::predicate::{Predicate, STACKS_COLUMNS};
-use perfdata_analysis::symbolize::SymbolizeOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -107,18 +106,8 @@ pub struct FoldArgs {
     /// quarter).
     #[arg(long, value_name = "START,END")]
     time: Option<TimeRanges>,
-    /// perf's build-id cache (default $PERF_BUILDID_DIR, else ~/.debug).
-    #[arg(long, value_name = "DIR")]
-    buildid_dir: Option<PathBuf>,
-    /// Look for every binary under this root.
-    #[arg(long, value_name = "DIR")]
-    symfs: Option<PathBuf>,
-    /// Kernel symbols from this kallsyms file. Without it they come from the build-id cache
-    /// (`[kernel.kallsyms]/BUILD_ID/kallsyms`), else from the running kernel's /proc/kallsyms when
-    /// it is the recorded kernel: the same build id or, for a recording without one (`perf record
-    /// -o -`), the same release (perf uses the running kernel's symbols for any kernel).
-    #[arg(long, value_name = "FILE")]
-    kallsyms: Option<PathBuf>,
+    #[command(flatten)]
+    symbols: crate::symbols::SymbolArgs,
     /// Ignore jitdump files. By default, when the recording holds the MMAP of a JIT agent's
     /// `jit-PID.dump` (V8's --perf-prof, perf's JVMTI agent; record with -k mono), the dump is read
     /// at that path (under --symfs) and its functions name the JIT code, as after
@@ -165,12 +154,7 @@ impl FoldArgs {
             tid: self.filter_tid,
             comm: self.filter_comm.clone(),
             time: self.time.clone(),
-            symbolize: SymbolizeOptions {
-                symfs: self.symfs.clone(),
-                buildid_dir: self.buildid_dir.clone(),
-                kallsyms: self.kallsyms.clone(),
-                ignore_jitdump: self.no_jitdump,
-            },
+            symbolize: self.symbols.options(self.no_jitdump),
         }
     }
 

@@ -19,6 +19,7 @@ mod out;
 mod progress;
 mod sched;
 mod script;
+mod symbols;
 mod timeline;
 
 /// `perfdata --version`: the version and the demangler this build names C++ and Rust symbols

@@ -7,7 +7,6 @@ use perfdata_analysis::flamegraph::{self, FlameGraphOptions};
 use perfdata_analysis::folded::FoldedOptions;
 use perfdata_analysis::latency::offcpu::{off_cpu_each, off_cpu_folded, OffCpuCounts, OffCpuOptions, OffCpuState};
 use perfdata_analysis::options::TimeRange;
-use perfdata_analysis::symbolize::SymbolizeOptions;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -63,15 +62,8 @@ pub struct OffCpuArgs {
     /// Flame graph width in pixels.
     #[arg(long, requires = "flamegraph")]
     width: Option<usize>,
-    /// Kernel symbols from this kallsyms file. Without it they come from the build-id cache
-    /// (`[kernel.kallsyms]/BUILD_ID/kallsyms`), else from the running kernel's /proc/kallsyms when
-    /// it is the recorded kernel: the same build id or, for a recording without one (`perf record
-    /// -o -`), the same release (perf uses the running kernel's symbols for any kernel).
-    #[arg(long, value_name = "FILE")]
-    kallsyms: Option<PathBuf>,
-    /// Look for every binary under this root.
-    #[arg(long, value_name = "DIR")]
-    symfs: Option<PathBuf>,
+    #[command(flatten)]
+    symbols: crate::symbols::SymbolArgs,
     /// Write here instead of stdout.
     #[arg(short, long)]
     output: Option<PathBuf>,
@@ -149,10 +141,7 @@ pub fn run(a: &OffCpuArgs) -> CliResult {
         report(&counts);
         return Ok(ExitCode::SUCCESS);
     }
-    let fold = FoldedOptions {
-        symbolize: SymbolizeOptions { kallsyms: a.kallsyms.clone(), symfs: a.symfs.clone(), ..Default::default() },
-        ..FoldedOptions::default()
-    };
+    let fold = FoldedOptions { symbolize: a.symbols.options(false), ..FoldedOptions::default() };
     let (stacks, counts) = off_cpu_folded(&file, &opts, &fold)?;
     for d in stacks.diagnostics.iter().chain(&stacks.unnamed) {
         crate::damage::warn_in(crate::shown(&a.file), d);

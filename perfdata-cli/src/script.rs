@@ -3,9 +3,7 @@
 use clap::Args;
 use perfdata_analysis::options::TimeRanges;
 use perfdata_analysis::script::{parse_cpu_list, write_script_with, ScriptOptions};
-use perfdata_analysis::symbolize::SymbolizeOptions;
 use std::io::BufWriter;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// perf script's options, same names and meanings.
@@ -62,16 +60,8 @@ pub struct ScriptArgs {
     /// Only samples of threads with these comms (comma-separated).
     #[arg(long, value_name = "COMMS", value_delimiter = ',')]
     comms: Option<Vec<String>>,
-    /// Look for every binary under this root.
-    #[arg(long, value_name = "DIR")]
-    symfs: Option<PathBuf>,
-    /// Kernel symbols from this kallsyms file (default: the build-id cache, else /proc/kallsyms
-    /// when it is the recorded kernel).
-    #[arg(long, value_name = "FILE")]
-    kallsyms: Option<PathBuf>,
-    /// perf's build-id cache (default $PERF_BUILDID_DIR, else ~/.debug).
-    #[arg(long, value_name = "DIR")]
-    buildid_dir: Option<PathBuf>,
+    #[command(flatten)]
+    symbols: crate::symbols::SymbolArgs,
     /// Name JIT code from the `jit-PID.dump` files the recording mmapped (as after `perf inject
     /// --jit`); by default JIT code is named as perf script names it, from /tmp/perf-PID.map.
     #[arg(long)]
@@ -94,12 +84,7 @@ impl ScriptArgs {
             pids: self.pid.clone(),
             tids: self.tid.clone(),
             comms: self.comms.clone(),
-            symbolize: SymbolizeOptions {
-                symfs: self.symfs.clone(),
-                kallsyms: self.kallsyms.clone(),
-                buildid_dir: self.buildid_dir.clone(),
-                ignore_jitdump: !self.jitdump,
-            },
+            symbolize: self.symbols.options(!self.jitdump),
         }
     }
 }

@@ -1,0 +1,34 @@
+//! Where every command that names frames looks for symbols: perf's options of the same names.
+
+use clap::Args;
+use perfdata_analysis::symbolize::SymbolizeOptions;
+use std::path::PathBuf;
+
+/// `--symfs`, `--kallsyms` and `--buildid-dir`, as perf has them.
+#[derive(Args, Clone, Default)]
+pub struct SymbolArgs {
+    /// perf's build-id cache (default $PERF_BUILDID_DIR, else ~/.debug).
+    #[arg(long, value_name = "DIR")]
+    pub buildid_dir: Option<PathBuf>,
+    /// Look for every binary under this root.
+    #[arg(long, value_name = "DIR")]
+    pub symfs: Option<PathBuf>,
+    /// Kernel symbols from this kallsyms file. Without it they come from the build-id cache
+    /// (`[kernel.kallsyms]/BUILD_ID/kallsyms`), else from the running kernel's /proc/kallsyms when
+    /// it is the recorded kernel: the same build id or, for a recording without one (`perf record
+    /// -o -`), the same release (perf uses the running kernel's symbols for any kernel).
+    #[arg(long, value_name = "FILE")]
+    pub kallsyms: Option<PathBuf>,
+}
+
+impl SymbolArgs {
+    /// The symbolizer's options these flags say; `ignore_jitdump` is each command's own choice.
+    pub fn options(&self, ignore_jitdump: bool) -> SymbolizeOptions {
+        SymbolizeOptions {
+            symfs: self.symfs.clone(),
+            buildid_dir: self.buildid_dir.clone(),
+            kallsyms: self.kallsyms.clone(),
+            ignore_jitdump,
+        }
+    }
+}
