@@ -49,3 +49,14 @@ if [ -x /tmp/perfdata-cxx/fp/work ] && [ -x /tmp/perfdata-cxx/dwarf/work ]; then
 else
 	echo "no /tmp/perfdata-cxx binaries (cxx/record.sh builds them): C++ tables not made" >&2
 fi
+# perf report's default output, with call graphs (children and the caller tree), and its -g
+# variants, whole (perfdata-cli/tests/report_graph.rs compares them byte for byte, less perf's
+# closing random tip): F.report-g-NAME for the arguments listed in report-g.args (NAME fp-*: fp.data
+# only; without the comm key perf labels dwarf.data's merged inline entries by another symbol).
+while read -r name args; do
+	for f in fp.data dwarf.data; do
+		case $name/$f in fp-*/dwarf.data) continue ;; esac
+		# shellcheck disable=SC2086
+		perf report --stdio $args -i $f > $f.report-g-$name 2>/dev/null
+	done
+done < report-g.args

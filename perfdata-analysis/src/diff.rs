@@ -286,7 +286,13 @@ fn event_report(
     diagnostics: &mut Vec<(usize, String)>,
     i: usize,
 ) -> Result<(Vec<Entry>, u64)> {
-    let ropts = ReportOptions { sort: opts.sort.clone(), children: false, fold: opts.fold.clone(), event: Some(event) };
+    let ropts = ReportOptions {
+        sort: opts.sort.clone(),
+        children: false,
+        fold: opts.fold.clone(),
+        event: Some(event),
+        call_graph: None,
+    };
     let done = report(file, &ropts)?;
     diagnostics.extend(done.diagnostics.into_iter().map(|d| (i, d)));
     Ok(entries(done.rows, done.total, opts))

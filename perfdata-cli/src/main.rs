@@ -17,6 +17,7 @@ mod latency;
 mod offcpu;
 mod out;
 mod progress;
+mod report;
 mod sched;
 mod script;
 mod symbols;
@@ -130,31 +131,11 @@ enum Cmd {
         #[arg(short, long)]
         output: Option<std::path::PathBuf>,
     },
-    /// The overhead table `perf report --stdio --no-children -g none` prints: the share of the
-    /// event count per command, shared object and symbol of the samples' ips (--sort picks the
-    /// columns; --children adds each function's share including its callees).
-    Report {
-        /// perf.data file, or - for stdin.
-        file: String,
-        /// The columns to group by, perf's keys: comm, pid, dso, sym, cpu.
-        #[arg(short, long, default_value = "comm,dso,sym")]
-        sort: String,
-        /// Also count the functions on the samples' callchains, with their callees' samples
-        /// (perf report --children; the rows then go by that share).
-        #[arg(long)]
-        children: bool,
-        /// Show the number of samples of each row (perf report -n).
-        #[arg(short = 'n', long = "show-nr-samples")]
-        show_nr_samples: bool,
-        /// Hide rows under this overhead (the Children column with --children), %.
-        #[arg(long, default_value_t = 0.0)]
-        percent_limit: f64,
-        /// One JSON object per row.
-        #[arg(long)]
-        json: bool,
-        #[command(flatten)]
-        fold: folded::FoldArgs,
-    },
+    /// perf report's `--stdio` text: the share of the event count per command, shared object and
+    /// symbol of the samples (--sort picks the columns), with each function's share including
+    /// its callees (Children) and each row's call graph when the samples have callchains; one
+    /// table per event.
+    Report(report::ReportArgs),
     /// perf diff's table: a baseline recording's report beside one or more new ones', entries
     /// paired by shared object and symbol name (--sort), with the change of each (-c).
     Diff(diff::DiffArgs),
@@ -287,9 +268,7 @@ fn main() -> ExitCode {
         Cmd::Block { cmd } => latency::run_block(&cmd),
         Cmd::Sched { cmd } => sched::run(&cmd),
         Cmd::Export(a) => export::run(&a),
-        Cmd::Report { file, sort, children, show_nr_samples, percent_limit, json, fold } => {
-            report(&file, &sort, children, show_nr_samples, percent_limit, json, &fold)
-        }
+        Cmd::Report(a) => report::run(&a),
         Cmd::Diff(a) => diff::run(&a),
         Cmd::WakeupLatency(a) => latency::wakeup_latency(&a),
         Cmd::Offcpu(a) => offcpu::run(&a),
@@ -414,55 +393,6 @@ fn warn(message: String) {
 }
 
 /// `perfdata report`.
-fn report(
-    path: &str,
-    sort: &str,
-    children: bool,
-    samples: bool,
-    limit: f64,
-    as_json: bool,
-    fold: &folded::FoldArgs,
-) -> CliResult {
-    use perfdata_analysis::report::{report, report_text, ReportOptions, SortKey};
-    let sort = SortKey::parse_list(sort)?;
-    let f = open(path)?;
-    let fold = fold.options()?;
-    // perf leaves out the command column when its --comms names one command.
-    let shown: Vec<SortKey> = sort.iter().copied().filter(|k| !(*k == SortKey::Comm && fold.comm.is_some())).collect();
-    let opts = ReportOptions { sort, children, fold, event: None };
-    let done = report(&f, &opts)?;
-    for d in &done.diagnostics {
-        damage::warn_in(crate::shown(path), d);
-    }
-    let rows: Vec<_> = done.rows.into_iter().filter(|r| r.children.unwrap_or(r.overhead) >= limit).collect();
-    let mut out = BufWriter::new(std::io::stdout().lock());
-    if as_json {
-        for r in &rows {
-            let mut v = serde_json::json!({"overhead": r.overhead, "samples": r.samples, "period": r.period});
-            let fields = [
-                ("children", r.children.map(serde_json::Value::from)),
-                ("children_period", r.children_period.map(serde_json::Value::from)),
-                ("comm", r.comm.clone().map(serde_json::Value::from)),
-                ("pid", r.pid.map(serde_json::Value::from)),
-                ("cpu", r.cpu.map(serde_json::Value::from)),
-                ("dso", r.dso.clone().map(serde_json::Value::from)),
-                ("kernel", r.kernel.map(serde_json::Value::from)),
-                ("symbol", r.symbol.clone().map(serde_json::Value::from)),
-            ];
-            for (name, value) in fields {
-                if let (Some(value), Some(m)) = (value, v.as_object_mut()) {
-                    m.insert(name.into(), value);
-                }
-            }
-            writeln!(out, "{v}")?;
-        }
-    } else {
-        out.write_all(report_text(&rows, &shown, samples).as_bytes())?;
-    }
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
-}
-
 /// The symbolized fields of a sample (`dump --symbolize`): comm, dso, symbol, frames.
 fn symbolized(
     folder: &mut perfdata_analysis::folded::StackFolder<'_>,

@@ -26,6 +26,8 @@ fn ours(name: &str, args: &[&str]) -> Vec<String> {
     let out = Command::new(env!("CARGO_BIN_EXE_perfdata"))
         .args(["report", testdata(name).to_str().unwrap()])
         .args(common::symbol_args(&root))
+        // The tables without call graphs (`-g none`), own samples only unless asked.
+        .args(if args.contains(&"--children") { &["-g", "none"][..] } else { &["--no-children", "-g", "none"][..] })
         .args(args)
         .output()
         .unwrap();
@@ -143,9 +145,9 @@ fn comm_column_is_cut_as_perf_cuts_it() {
 fn filters_equal_perf_report() {
     for (name, args, output) in [
         ("fp.data", &["--time", "10%/2"][..], "fp.data.report-time-10pct-2"),
-        ("sysw.data", &["--filter-comm", "dd"], "sysw.data.report-comms-dd"),
-        ("sysw.data", &["--filter-comm", "rustc"], "sysw.data.report-comms-rustc"),
-        ("sysw.data", &["--filter-pid", "1838"], "sysw.data.report-pid-1838"),
+        ("sysw.data", &["--comms", "dd"], "sysw.data.report-comms-dd"),
+        ("sysw.data", &["--comms", "rustc"], "sysw.data.report-comms-rustc"),
+        ("sysw.data", &["--pid", "1838"], "sysw.data.report-pid-1838"),
     ] {
         let mut ours = ours(name, args);
         let mut perf = perf(output);

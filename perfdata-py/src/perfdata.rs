@@ -952,7 +952,7 @@ impl PerfData {
                 Ok((progress, keys, flame::fold_options(options)?))
             })()
             .map_err(|e| in_call(py, "PerfData.report()", e))?;
-            let opts = ReportOptions { sort: keys.clone(), children, fold: fold.options, event: None };
+            let opts = ReportOptions { sort: keys.clone(), children, fold: fold.options, event: None, call_graph: None };
             let file = self.file()?;
             let bar = crate::progress::Bar::start(py, &file, progress)?;
             let done = py

@@ -1,7 +1,12 @@
-//! `perf report --stdio -g none`: the share of the event count per group of samples — by
-//! command, thread, CPU, shared object and symbol of the samples' ips (`--sort`), most first; with
+//! `perf report --stdio`: the share of the event count per group of samples — by command,
+//! thread, CPU, shared object and symbol of the samples' ips (`--sort`), most first; with
 //! `--children`, also the share of every function on the samples' callchains (its callees'
-//! samples included), as perf's cumulative entries count it.
+//! samples included), as perf's cumulative entries count it; with a call graph (`-g`), each
+//! entry's sample paths as perf's tree ([`CallNode`], [`write_call_graph`]).
+
+mod callchain;
+
+pub use callchain::{write_call_graph, CallGraph, CallNode, ChainOrder, GraphMode, GraphValue};
 
 use crate::options::in_ranges;
 use crate::options::FoldedOptions;
@@ -78,6 +83,9 @@ pub struct ReportOptions {
     /// Only the samples of the event with this index in `PerfFile::events`, as perf report's
     /// table of one event; `None`: every event's samples together.
     pub event: Option<usize>,
+    /// Gather each entry's call graph ([`ReportRow::call_graph`]) in this order (perf's `-g`);
+    /// `None`: none (`-g none`).
+    pub call_graph: Option<ChainOrder>,
 }
 
 impl Default for ReportOptions {
@@ -87,6 +95,7 @@ impl Default for ReportOptions {
             children: false,
             fold: FoldedOptions::default(),
             event: None,
+            call_graph: None,
         }
     }
 }
@@ -98,6 +107,11 @@ pub struct Report {
     pub rows: Vec<ReportRow>,
     /// The total event count (the percentages' base).
     pub total: u64,
+    /// The samples counted in [`Report::total`] (perf's `# Samples:`).
+    pub samples: u64,
+    /// Samples the kernel said it lost (the LOST_SAMPLES records' counts; perf's `# Total Lost
+    /// Samples:`).
+    pub lost_samples: u64,
     /// What went wrong on the way without stopping it (a jitdump file missing or damaged), and
     /// the line saying what could not be named, if anything.
     pub diagnostics: Vec<String>,
@@ -137,6 +151,10 @@ pub struct ReportRow {
     /// when the table is laid out, then cuts longer comms to that width; [`report_text`] does
     /// the same).
     pub comm_width: usize,
+    /// With [`ReportOptions::call_graph`]: the paths of the samples the row counts (its own
+    /// samples' whole callchains, and with `--children` the part from this function on of the
+    /// samples through it), merged into perf's tree; empty otherwise.
+    pub call_graph: Vec<CallNode>,
 }
 
 /// A symbol as perf's histogram compares it (`_sort__sym_cmp`): named, with the addresses of the
@@ -168,7 +186,7 @@ impl Key {
     }
 }
 
-#[derive(Clone, Copy, Default)]
+#[derive(Default)]
 struct Acc {
     samples: u64,
     period: u64,
@@ -177,6 +195,8 @@ struct Acc {
     kernel: bool,
     /// The thread of the sample that made the entry.
     tid: u32,
+    /// The entry's callchain tree, when call graphs are gathered.
+    tree: Option<Box<callchain::Tree>>,
 }
 
 /// perf's short name of a shared object; `None` for `[unknown]` (no map).
@@ -309,9 +329,24 @@ fn entry_cmp(sort: &[SortKey], l: &Key, r: &Key) -> Ordering {
 
 /// perf's `hist_entry__sort(a, b)` for the output order: Children, then Self (more first), then
 /// the keys' sort functions (comm and shared object by name, symbols by name after unresolved
-/// ones, thread and CPU ascending). `Greater`: `a` goes first.
-fn entry_sort(sort: &[SortKey], children: bool, (ka, a): &(Key, Acc), (kb, b): &(Key, Acc)) -> Ordering {
+/// ones, thread and CPU ascending). `Greater`: `a` goes first. With call graphs (`order`), equal
+/// Children of one thread's entries put the caller first (`__hpp__sort_acc`): the longer
+/// longest path caller-first, the shorter callee-first.
+fn entry_sort(
+    sort: &[SortKey],
+    children: bool,
+    order: Option<ChainOrder>,
+    (ka, a): &(Key, Acc),
+    (kb, b): &(Key, Acc),
+) -> Ordering {
     let mut o = if children { a.children.cmp(&b.children) } else { Ordering::Equal };
+    if let (true, Ordering::Equal, Some(order)) = (children && a.tid == b.tid, o, order) {
+        let depth = |x: &Acc| x.tree.as_ref().map_or(0, |t| t.max_depth());
+        o = depth(a).cmp(&depth(b));
+        if order == ChainOrder::Callee {
+            o = o.reverse();
+        }
+    }
     o = o.then(a.period.cmp(&b.period));
     for k in sort {
         o = o.then_with(|| match k {
@@ -358,21 +393,29 @@ impl Hist<'_> {
     /// The entries in perf's output order: `hists__collapse_resort` (entries merged again in
     /// tree order into a second tree, when the comm is a key: perf collapses only then), then
     /// `hists__output_resort` (a stable sort by [`entry_sort`]).
-    fn into_sorted(self, children: bool) -> Vec<(Key, Acc)> {
+    fn into_sorted(self, children: bool, chain_order: Option<ChainOrder>) -> Vec<(Key, Acc)> {
         let sort = self.sort;
         let mut tree = self.tree;
         let order = tree.in_order();
         let mut take = |i: usize| tree.get_mut(i).map(|(k, a)| (k.clone(), std::mem::take(a)));
-        let mut entries: Vec<(Key, Acc)> = if sort.contains(&SortKey::Comm) {
+        let entries: Vec<(Key, Acc)> = if sort.contains(&SortKey::Comm) {
             let mut collapsed: RbTree<(Key, Acc)> = RbTree::default();
             for (key, acc) in order.into_iter().filter_map(&mut take) {
-                match collapsed.insert_by(|(k, _)| dir(entry_cmp(sort, k, &key)), || (key.clone(), acc)) {
-                    Ok(_) => {}
-                    Err(i) => {
+                let mut new = Some(acc);
+                let found = collapsed.insert_by(
+                    |(k, _)| dir(entry_cmp(sort, k, &key)),
+                    || (key.clone(), new.take().unwrap_or_default()),
+                );
+                match (found, new) {
+                    (Ok(_), _) | (_, None) => {}
+                    (Err(i), Some(acc)) => {
                         if let Some((_, a)) = collapsed.get_mut(i) {
                             a.samples += acc.samples;
                             a.period = a.period.saturating_add(acc.period);
                             a.children = a.children.saturating_add(acc.children);
+                            if let (Some(dst), Some(src)) = (&mut a.tree, &acc.tree) {
+                                dst.merge(src);
+                            }
                         }
                     }
                 }
@@ -385,8 +428,17 @@ impl Hist<'_> {
         } else {
             order.into_iter().filter_map(take).collect()
         };
-        entries.sort_by(|a, b| entry_sort(sort, children, b, a));
-        entries
+        // `__hists__insert_output_entry`: each entry in turn down perf's output tree, left when it
+        // sorts before the node (ties go right). A stable sort when `entry_sort` is a total
+        // order; it is not with call graphs (its depth rule holds only within one thread), and
+        // the tree then places entries as perf's does.
+        let mut out: RbTree<usize> = RbTree::default();
+        for (i, e) in entries.iter().enumerate() {
+            let _ =
+                out.insert_by(|&n| entries.get(n).map(|m| entry_sort(sort, children, chain_order, e, m).is_gt()), || i);
+        }
+        let mut entries: Vec<Option<(Key, Acc)>> = entries.into_iter().map(Some).collect();
+        out.iter().filter_map(|&i| entries.get_mut(i).and_then(Option::take)).collect()
     }
 }
 
@@ -411,6 +463,7 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
     let mut hist = Hist { sort: &opts.sort, tree: RbTree::default() };
     let mut names = Names::default();
     let mut total = 0u64;
+    let (mut samples, mut lost_samples) = (0u64, 0u64);
     let mut chain: Vec<ChainEntry> = Vec::new();
     // The entries a sample has added to (perf's `he_cache`: a function counts once per sample).
     let mut seen: Vec<usize> = Vec::new();
@@ -419,9 +472,20 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
     // total (perf's default `--percentage absolute`).
     let ranges = crate::stacks::time_ranges(file, &opts.fold)?;
     let filter = &opts.fold;
+    // The cursor's order: perf walks a sample's callchain (its cumulative entries, the paths it
+    // appends) from the root unless the call graph is callee-first.
+    let order = opts.call_graph.unwrap_or(ChainOrder::Caller);
+    let mut ranks = DsoRanks::new(file);
+    let mut frames: Vec<callchain::Frame> = Vec::new();
     for r in file.records(Order::Time)? {
         let Ok(r) = r else { continue };
         folder.record(&r);
+        if let Some(m) = r.kind.mapping() {
+            ranks.mapped(m.filename);
+        }
+        if let RecordKind::LostSamples(l) = &r.kind {
+            lost_samples = lost_samples.saturating_add(l.lost);
+        }
         let RecordKind::Sample(s) = &r.kind else { continue };
         if r.event.is_none_or(|e| opts.event.is_some_and(|want| want != e.index))
             || !in_ranges(&ranges, s.time().unwrap_or(0))
@@ -434,6 +498,7 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
         let ip = s.ip().unwrap_or(0);
         let f = folder.locate(pid, kernel, ip);
         total = total.saturating_add(period);
+        samples += 1;
         if filter.pid.is_some_and(|p| p != pid)
             || filter.tid.is_some_and(|t| t != tid)
             || filter.comm.as_ref().is_some_and(|c| *c != folder.comm(tid))
@@ -459,17 +524,36 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
                 e.children = e.children.saturating_add(period);
             }
         }
+        if !opts.children && opts.call_graph.is_none() {
+            continue;
+        }
+        folder.chain(&r, s, &mut chain);
+        if order == ChainOrder::Caller {
+            chain.reverse();
+        }
+        if opts.call_graph.is_some() {
+            frames.clear();
+            frames.extend(chain.iter().map(|c| callchain::Frame {
+                dso: ranks.rank(&c.dso),
+                ip: c.addr,
+                name: c.symbol.clone(),
+                start: c.start.unwrap_or(0),
+                inlined: c.inlined,
+            }));
+            if let Some(e) = hist.acc(i) {
+                e.tree.get_or_insert_default().append(&frames, period);
+            }
+        }
         if !opts.children {
             continue;
         }
         seen.clear();
         seen.push(i);
-        folder.chain(&r, s, &mut chain);
-        // perf walks the chain from the root; an entry it finds no map for keeps the level of
-        // the one walked before (`fill_callchain_info` leaves the reused addr_location's level
-        // as it was), the sample's for the first.
+        // perf walks the chain in the cursor's order; an entry it finds no map for keeps the
+        // level of the one walked before (`fill_callchain_info` leaves the reused addr_location's
+        // level as it was), the sample's for the first.
         let mut level = kernel;
-        for c in chain.iter().rev() {
+        for (at, c) in chain.iter().enumerate() {
             let dso = names.dso(&c.dso);
             let sym = c.symbol.as_deref().map_or(Sym::Addr(c.addr), |n| named(n, c.start, c.end, c.inlined));
             if c.symbol.is_some() || dso.is_some() {
@@ -482,13 +566,16 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
             let i = hist.entry(key, level, tid);
             if let Some(e) = hist.acc(i) {
                 e.children = e.children.saturating_add(period);
+                if opts.call_graph.is_some() {
+                    e.tree.get_or_insert_default().append(frames.get(at..).unwrap_or_default(), period);
+                }
             }
             seen.push(i);
         }
     }
     let pct = |p: u64| if total > 0 { 100.0 * p as f64 / total as f64 } else { 0.0 };
     let rows = hist
-        .into_sorted(opts.children)
+        .into_sorted(opts.children, opts.call_graph)
         .into_iter()
         .map(|(k, a)| ReportRow {
             overhead: pct(a.period),
@@ -517,14 +604,97 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
                 Sym::Addr(a) => format!("{a:#018x}"),
             }),
             comm_width: folder.comm(a.tid).len(),
+            call_graph: a.tree.map(|t| t.nodes()).unwrap_or_default(),
         })
         .collect();
-    Ok(Report { rows, total, diagnostics: folder.diagnostics() })
+    Ok(Report { rows, total, samples, lost_samples, diagnostics: folder.diagnostics() })
+}
+
+/// perf's shared objects in the order it creates them (`struct dso`s, whose addresses order a
+/// callchain node's children): those of the BUILD_ID feature in its order (perf creates them as it
+/// reads the header), the kernel, then each other mapped file as the recording maps it (a name no
+/// mapping gave, e.g. a module's `[name]`, when first met); 0 is no map.
+#[derive(Default)]
+struct DsoRanks {
+    by_name: HashMap<Box<[u8]>, u32>,
+    /// The symbolizer's names (one `Rc` per shared object), by address.
+    by_rc: HashMap<usize, (Rc<str>, u32)>,
+}
+
+/// perf's name of the kernel's shared object.
+const KERNEL: &[u8] = b"[kernel.kallsyms]";
+
+impl DsoRanks {
+    fn new(file: &PerfFile) -> DsoRanks {
+        let mut r = DsoRanks::default();
+        if let Some(Ok(ids)) = file.features().build_ids() {
+            for e in &ids.entries {
+                r.mapped(e.filename.as_bytes());
+            }
+        }
+        r.mapped(KERNEL);
+        r
+    }
+
+    /// A file perf makes a shared object of (a build id's, an MMAP record's).
+    fn mapped(&mut self, name: &[u8]) {
+        let name = if name.starts_with(KERNEL) { KERNEL } else { name };
+        if !self.by_name.contains_key(name) {
+            let n = 1 + self.by_name.len() as u32;
+            self.by_name.insert(name.into(), n);
+        }
+    }
+
+    /// The rank of the symbolizer's shared object `dso`.
+    fn rank(&mut self, dso: &Rc<str>) -> u32 {
+        let key = Rc::as_ptr(dso).cast::<u8>() as usize;
+        if let Some((_, r)) = self.by_rc.get(&key) {
+            return *r;
+        }
+        let r = if &**dso == "[unknown]" {
+            0
+        } else {
+            self.mapped(dso.as_bytes());
+            let name = if dso.as_bytes().starts_with(KERNEL) { KERNEL } else { dso.as_bytes() };
+            self.by_name.get(name).copied().unwrap_or(0)
+        };
+        self.by_rc.insert(key, (dso.clone(), r));
+        r
+    }
+}
+
+/// How [`report_table`] lays out one event's table.
+#[derive(Clone, Debug)]
+pub struct TableOptions<'a> {
+    /// The columns shown (the sort keys, less those perf elides, e.g. the command when one
+    /// `--comms` names it).
+    pub sort: &'a [SortKey],
+    /// The `Samples` column (`-n`).
+    pub samples: bool,
+    /// Rows under this share (%) are not printed (the Children column with `--children`); they
+    /// still size the columns, as in perf.
+    pub percent_limit: f64,
+    /// Each row's call graph after it, laid out so ([`ReportRow::call_graph`]).
+    pub call_graph: Option<CallGraph>,
+    /// A graph's single path leaves out its first frame, the row's own symbol (perf does so
+    /// when the `--sort` given starts with `sym`).
+    pub skip_first_frame: bool,
 }
 
 /// The rows as `perf report --stdio` lays them out for `sort` (columns as wide as their widest
-/// value); `samples`: the `Samples` column (`-n`).
+/// value); `samples`: the `Samples` column (`-n`). The same as [`report_table`] without call
+/// graphs or limit.
 pub fn report_text(rows: &[ReportRow], sort: &[SortKey], samples: bool) -> String {
+    let total = rows.iter().map(|r| r.period).sum();
+    let t = TableOptions { sort, samples, percent_limit: 0.0, call_graph: None, skip_first_frame: false };
+    report_table(rows, total, &t)
+}
+
+/// One event's table as `perf report --stdio` prints it: the column headers, each row and, with
+/// [`TableOptions::call_graph`], its call graph. `total`: the event count the graphs' percentages
+/// are of ([`Report::total`]).
+pub fn report_table(rows: &[ReportRow], total: u64, t: &TableOptions<'_>) -> String {
+    let sort = t.sort;
     let children = rows.first().is_some_and(|r| r.children.is_some());
     // perf's Command column: as wide as the rows' threads' comms are now ([`ReportRow::comm_width`]),
     // each comm cut to that width.
@@ -551,7 +721,7 @@ pub fn report_text(rows: &[ReportRow], sort: &[SortKey], samples: bool) -> Strin
     let mut o = String::new();
     let mut head = String::from(if children { "# Children      Self" } else { "# Overhead" });
     let mut dots = String::from(if children { "# ........  ........" } else { "# ........" });
-    if samples {
+    if t.samples {
         head.push_str("       Samples");
         dots.push_str("  ............");
     }
@@ -559,21 +729,35 @@ pub fn report_text(rows: &[ReportRow], sort: &[SortKey], samples: bool) -> Strin
         let _ = write!(head, "  {:<w$}", k.header());
         let _ = write!(dots, "  {}", ".".repeat(*w));
     }
-    let _ = writeln!(o, "{}\n{}\n#", head.trim_end(), dots);
+    let _ = writeln!(o, "{head}\n{dots}\n#");
     for (r, c) in rows.iter().zip(&cells) {
-        let mut line = String::new();
+        if r.children.unwrap_or(r.overhead) < t.percent_limit {
+            continue;
+        }
         if let Some(ch) = r.children {
-            let _ = write!(line, "{ch:>9.2}%  {:>7.2}%", r.overhead);
+            let _ = write!(o, "{ch:>9.2}%  {:>7.2}%", r.overhead);
         } else {
-            let _ = write!(line, "{:>9.2}%", r.overhead);
+            let _ = write!(o, "{:>9.2}%", r.overhead);
         }
-        if samples {
-            let _ = write!(line, "  {:>12}", r.samples);
+        if t.samples {
+            let _ = write!(o, "  {:>12}", r.samples);
         }
-        for (v, w) in c.iter().zip(&widths) {
-            let _ = write!(line, "  {v:<w$}");
+        // Every column is padded to its width but the symbol's (perf prints it with a precision).
+        for ((v, w), k) in c.iter().zip(&widths).zip(sort) {
+            match k {
+                SortKey::Sym => {
+                    let _ = write!(o, "  {v}");
+                }
+                _ => {
+                    let _ = write!(o, "  {v:<w$}");
+                }
+            }
         }
-        let _ = writeln!(o, "{}", line.trim_end());
+        o.push('\n');
+        if let Some(cg) = &t.call_graph {
+            let entry = r.children_period.unwrap_or(r.period);
+            write_call_graph(&mut o, &r.call_graph, cg, total, total, entry, t.skip_first_frame);
+        }
     }
     o
 }

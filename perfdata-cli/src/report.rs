@@ -1,0 +1,230 @@
+//! `perfdata report`: perf report's `--stdio` text, with its options.
+
+use clap::Args;
+use perfdata_analysis::options::{FoldRequest, TimeRanges};
+use perfdata_analysis::report::{
+    report, report_table, CallGraph, ChainOrder, Report, ReportOptions, SortKey, TableOptions,
+};
+use perfdata_core::abi::sample_type;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// perf report's options, same names and meanings.
+#[derive(Args)]
+pub struct ReportArgs {
+    /// perf.data file, or - for stdin.
+    #[arg(default_value = "perf.data")]
+    file: String,
+    /// The columns to group by, perf's keys: comm, pid, dso, sym, cpu (default comm,dso,sym).
+    #[arg(short, long, value_name = "KEYS")]
+    sort: Option<String>,
+    /// Also count the functions on the samples' callchains, with their callees' samples: the
+    /// Children column, rows by it. The default when the samples have callchains (not for a
+    /// pipe's recording, as in perf).
+    #[arg(long, overrides_with = "no_children")]
+    children: bool,
+    /// Only each row's own samples (the Overhead column).
+    #[arg(long, overrides_with = "children")]
+    no_children: bool,
+    /// Call graphs after each row, perf's `-g`: `MODE,THRESHOLD,ORDER,function,VALUE` in any
+    /// order and any part — MODE graph (percentages of the whole), fractal (of the parent), flat,
+    /// folded, or none; THRESHOLD the smallest share shown, %; ORDER caller or callee; VALUE
+    /// percent, period or count. Default `graph,0.5,caller,function,percent` (callee with
+    /// --no-children), when the samples have callchains.
+    #[arg(short = 'g', long = "call-graph", value_name = "SPEC")]
+    call_graph: Option<String>,
+    /// Call graphs caller first (`-g caller`; perf's --inverted).
+    #[arg(short = 'G', long)]
+    inverted: bool,
+    /// Show the number of samples of each row (perf report -n).
+    #[arg(short = 'n', long = "show-nr-samples")]
+    show_nr_samples: bool,
+    /// Hide rows under this share, % (the Children column with --children), and call-graph
+    /// paths under it, as perf does.
+    #[arg(long, value_name = "PERCENT")]
+    percent_limit: Option<f64>,
+    /// Only samples of this process (perf's --pid; the percentages stay of all samples).
+    #[arg(long, value_name = "PID")]
+    pid: Option<u32>,
+    /// Only samples of this thread (perf's --tid).
+    #[arg(long, value_name = "TID")]
+    tid: Option<u32>,
+    /// Only samples of threads with this comm (perf's --comms; the Command column goes).
+    #[arg(long, value_name = "COMM")]
+    comms: Option<String>,
+    /// Only samples in these time ranges, perf's `--time`: `START,END` in seconds, several
+    /// separated by spaces, or slices of the recording (`10%/2`, `0%-10%,30%-40%`).
+    #[arg(long, value_name = "START,END")]
+    time: Option<String>,
+    /// Callchain entries kept per sample (perf's default 127).
+    #[arg(long, value_name = "N")]
+    max_stack: Option<usize>,
+    /// No inline frames in `--call-graph dwarf` callchains (perf report --no-inline).
+    #[arg(long)]
+    no_inline: bool,
+    /// Name JIT code from the `jit-PID.dump` files the recording mmapped (as after `perf inject
+    /// --jit`); by default JIT code is named as perf report names it, from /tmp/perf-PID.map.
+    #[arg(long)]
+    jitdump: bool,
+    #[command(flatten)]
+    symbols: crate::symbols::SymbolArgs,
+    /// One JSON object per row (with its call graph as nested nodes when there is one).
+    #[arg(long)]
+    json: bool,
+    /// Write here instead of stdout.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Text output, as `perf report --stdio` (the only kind; accepted for perf's habit).
+    #[arg(long)]
+    stdio: bool,
+}
+
+/// perf report's banner before the tables.
+const BANNER: &str = "# To display the perf.data header info, please use --header/--header-only options.\n#\n";
+
+/// perf's `convert_unit` of the sample count: `152 `, `3K`, `3M`.
+fn samples_unit(mut n: u64) -> String {
+    let mut unit = ' ';
+    for u in ['K', 'M', 'G'] {
+        if n > 1000 {
+            n /= 1000;
+            unit = u;
+        }
+    }
+    format!("{n}{unit}")
+}
+
+/// `perfdata report`.
+pub fn run(a: &ReportArgs) -> crate::CliResult {
+    let (path, _spool) = crate::spooled(&a.file)?;
+    let f = crate::open(&path)?;
+    let request = FoldRequest {
+        inline: a.no_inline.then_some(false),
+        max_stack: a.max_stack,
+        pid: a.pid,
+        tid: a.tid,
+        comm: a.comms.clone(),
+        time: a.time.as_deref().map(str::parse::<TimeRanges>).transpose()?,
+        symbolize: a.symbols.options(!a.jitdump),
+        ..FoldRequest::default()
+    };
+    let fold = request.options()?;
+    let sort = SortKey::parse_list(a.sort.as_deref().unwrap_or("comm,dso,sym"))?;
+    // perf leaves out the command column when its --comms names one command.
+    let shown: Vec<SortKey> = sort.iter().copied().filter(|k| !(*k == SortKey::Comm && a.comms.is_some())).collect();
+    let has_chains = f.events().iter().any(|e| e.attr.sample_type & sample_type::CALLCHAIN != 0);
+    // perf decides on the Children column before it reads any event: a pipe's attrs come later,
+    // so a pipe gets none (its call graphs stay caller-first, as perf's default order was set).
+    let pipe = f.header().format == perfdata_core::header::Format::Pipe;
+    let children = (a.children || !a.no_children) && has_chains && !pipe;
+    let mut graph = match &a.call_graph {
+        Some(spec) => CallGraph::parse(spec)?,
+        None => has_chains.then(CallGraph::default),
+    };
+    if graph.is_some() && !has_chains {
+        return Err("-g: the samples have no callchains (record with -g or --call-graph)".into());
+    }
+    if let Some(g) = &mut graph {
+        if a.inverted {
+            g.order = Some(ChainOrder::Caller);
+        }
+        if let Some(p) = a.percent_limit {
+            g.min_percent = p;
+        }
+        g.order.get_or_insert(if a.no_children { ChainOrder::Callee } else { ChainOrder::Caller });
+    }
+    let skip_first_frame = a.sort.as_deref().is_some_and(|s| s.starts_with("sym"));
+    let table = TableOptions {
+        sort: &shown,
+        samples: a.show_nr_samples,
+        percent_limit: a.percent_limit.unwrap_or(0.0),
+        call_graph: graph,
+        skip_first_frame,
+    };
+    let mut out: Box<dyn Write> = match &a.output {
+        Some(p) => Box::new(BufWriter::new(std::fs::File::create(p)?)),
+        None => Box::new(BufWriter::new(std::io::stdout().lock())),
+    };
+    let mut said = false;
+    let mut first = true;
+    for ev in f.events() {
+        let opts = ReportOptions {
+            sort: sort.clone(),
+            children,
+            fold: fold.clone(),
+            event: Some(ev.index),
+            call_graph: graph.and_then(|g| g.order),
+        };
+        let done = report(&f, &opts)?;
+        if !said {
+            for d in &done.diagnostics {
+                crate::damage::warn_in(crate::shown(&a.file), d);
+            }
+            said = true;
+        }
+        // perf skips the events without samples.
+        if done.samples == 0 {
+            continue;
+        }
+        if a.json {
+            write_json(&mut out, &done, table.percent_limit)?;
+            continue;
+        }
+        if first {
+            write!(out, "{BANNER}#\n# Total Lost Samples: {}\n#\n", done.lost_samples)?;
+            first = false;
+        }
+        let mut name = format!("# Samples: {} of event '{}'", samples_unit(done.samples), ev.display_name());
+        if let Some(t) = &a.time {
+            name.push_str(&format!(" (time slices: {t})"));
+        }
+        writeln!(out, "{name}\n# Event count (approx.): {}\n#", done.total)?;
+        out.write_all(report_table(&done.rows, done.total, &table).as_bytes())?;
+        out.write_all(b"\n\n")?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One JSON object per row.
+fn write_json(out: &mut dyn Write, done: &Report, limit: f64) -> std::io::Result<()> {
+    for r in done.rows.iter().filter(|r| r.children.unwrap_or(r.overhead) >= limit) {
+        let mut v = serde_json::json!({"overhead": r.overhead, "samples": r.samples, "period": r.period});
+        let fields = [
+            ("children", r.children.map(serde_json::Value::from)),
+            ("children_period", r.children_period.map(serde_json::Value::from)),
+            ("comm", r.comm.clone().map(serde_json::Value::from)),
+            ("pid", r.pid.map(serde_json::Value::from)),
+            ("cpu", r.cpu.map(serde_json::Value::from)),
+            ("dso", r.dso.clone().map(serde_json::Value::from)),
+            ("kernel", r.kernel.map(serde_json::Value::from)),
+            ("symbol", r.symbol.clone().map(serde_json::Value::from)),
+            ("call_graph", (!r.call_graph.is_empty()).then(|| nodes_json(&r.call_graph))),
+        ];
+        for (name, value) in fields {
+            if let (Some(value), Some(m)) = (value, v.as_object_mut()) {
+                m.insert(name.into(), value);
+            }
+        }
+        writeln!(out, "{v}")?;
+    }
+    Ok(())
+}
+
+/// A call graph as nested JSON nodes.
+fn nodes_json(nodes: &[perfdata_analysis::report::CallNode]) -> serde_json::Value {
+    nodes
+        .iter()
+        .map(|n| {
+            serde_json::json!({
+                "frames": n.frames,
+                "period": n.period,
+                "total_period": n.total_period,
+                "samples": n.samples,
+                "total_samples": n.total_samples,
+                "children": nodes_json(&n.children),
+            })
+        })
+        .collect()
+}

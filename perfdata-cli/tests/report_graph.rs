@@ -1,0 +1,73 @@
+//! `perfdata report` with call graphs: perf 6.1's whole `perf report --stdio` output for the
+//! arguments of testdata/report-g.args (its default — children and the caller tree — and the -g
+//! variants), stored as testdata/F.report-g-NAME by gen-report.sh, byte for byte. Two things are
+//! left out of perf's text: the random tip it ends with, and the ` (inlined)` it sometimes adds to
+//! fractal's `[...]` line (perf 6.1 reads an uninitialised flag there).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+mod common;
+
+fn testdata(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata").join(name)
+}
+
+/// perf's output less its closing `#`, `# (Tip: …)`, `#` lines.
+fn perf(name: &str) -> String {
+    let text = std::fs::read_to_string(testdata(name)).unwrap().replace("[...] (inlined)", "[...]");
+    let cut = text.trim_end_matches('\n').rsplitn(4, '\n').nth(3).unwrap().to_string();
+    assert!(text.contains("# (Tip:"), "{name}: no tip where expected");
+    cut + "\n"
+}
+
+#[test]
+fn report_equals_perf_report_with_call_graphs() {
+    let args = std::fs::read_to_string(testdata("report-g.args")).unwrap();
+    let mut compared = 0;
+    for line in args.lines() {
+        let mut words = line.split_whitespace();
+        let name = words.next().unwrap();
+        let extra: Vec<&str> = words.collect();
+        for file in ["fp.data", "dwarf.data"] {
+            // fp-*: fp.data only (gen-report.sh says why).
+            if name.starts_with("fp-") && file != "fp.data" {
+                continue;
+            }
+            let out = Command::new(env!("CARGO_BIN_EXE_perfdata"))
+                .args(["report", testdata(file).to_str().unwrap()])
+                .args(common::symbol_args(&testdata("folded/root")))
+                .args(&extra)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{file} {line}: {}", String::from_utf8_lossy(&out.stderr));
+            let ours = String::from_utf8(out.stdout).unwrap();
+            let expected = perf(&format!("{file}.report-g-{name}"));
+            if ours != expected {
+                let first = ours.lines().zip(expected.lines()).position(|(a, b)| a != b);
+                panic!(
+                    "{file} {line}: differs from perf's at line {first:?} ({} lines against perf's {})",
+                    ours.lines().count(),
+                    expected.lines().count()
+                );
+            }
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 24);
+}
+
+/// `-g` on samples without callchains is an error, as in perf; `-g none` is not.
+#[test]
+fn call_graph_needs_callchains() {
+    let run = |g: &str| {
+        Command::new(env!("CARGO_BIN_EXE_perfdata"))
+            .args(["report", testdata("block.data").to_str().unwrap(), "-g", g])
+            .output()
+            .unwrap()
+    };
+    let out = run("graph");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no callchains"));
+    assert!(run("none").status.success());
+}
