@@ -906,6 +906,10 @@ impl PerfData {
     ///         ``dso``, ``sym``, ``cpu`` (default ``["comm", "dso", "sym"]``).
     ///     children: also count every function on the samples' callchains with its callees'
     ///         samples (``perf report --children``); rows then go by ``children``.
+    ///     call_graph: each row's call graph as perf report's ``-g`` builds it, in a
+    ///         ``call_graph`` column: ``"caller"`` or ``"callee"`` (the order of the paths' frames),
+    ///         or a ``-g`` string with that order (``"graph,0.5,callee"``; only the order counts
+    ///         here: the tree holds every path). ``None``: no column.
     ///     **options: ``progress=True`` (a progress bar on stderr, tqdm when installed) and
     ///         ``folded()``'s symbol options (``symfs``, ``kallsyms``, ``buildid_dir``…).
     ///
@@ -913,7 +917,10 @@ impl PerfData {
     ///     pandas.DataFrame: ``overhead`` (% of the event count in the row's own samples; perf's
     ///     ``Self`` with ``children``), with ``children=True`` ``children`` (%) and
     ///     ``children_period``, ``samples``, ``period``, then the columns of the keys: ``comm``,
-    ///     ``pid``, ``cpu``, ``dso``, ``kernel`` (bool) and ``symbol`` for ``sym``.
+    ///     ``pid``, ``cpu``, ``dso``, ``kernel`` (bool) and ``symbol`` for ``sym``; with
+    ///     ``call_graph``, ``call_graph``: the row's paths merged into perf's tree, a list of nodes
+    ///     ``{"frames", "period", "total_period", "samples", "total_samples", "children"}``
+    ///     (``period``: the samples' count ending in the node, ``total_period``: through it).
     ///
     /// Example:
     ///     >>> r = perfdata.open("perf.data").report()
@@ -921,24 +928,25 @@ impl PerfData {
     ///     100
     ///     >>> list(perfdata.open("perf.data").report(sort="comm", children=True).columns)
     ///     ['overhead', 'children', 'samples', 'period', 'children_period', 'comm']
-    #[pyo3(signature = (*, sort=None, children=false, **options))]
+    #[pyo3(signature = (*, sort=None, children=false, call_graph=None, **options))]
     fn report<'py>(
         &self,
         py: Python<'py>,
         sort: Option<&Bound<'py, PyAny>>,
         children: bool,
+        call_graph: Option<String>,
         options: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let done = (|| -> PyResult<Bound<'py, PyAny>> {
             use arrow_array::{
                 ArrayRef, BooleanArray, Float64Array, Int32Array, RecordBatch, StringArray, UInt32Array,
             };
-            use perfdata_analysis::report::{ReportOptions, ReportRow, SortKey};
+            use perfdata_analysis::report::{CallGraph, ChainOrder, ReportOptions, ReportRow, SortKey};
             use std::sync::Arc;
             require(py, &["pandas", "pyarrow"])?;
-            let (progress, keys, fold) = (|| {
+            let (progress, keys, fold, order) = (|| {
                 let progress = crate::progress::take(options)?;
-                flame::check_keys(options, &["sort", "children", "progress"])?;
+                flame::check_keys(options, &["sort", "children", "call_graph", "progress"])?;
                 let keys = match sort {
                     None => ReportOptions::default().sort,
                     Some(s) => {
@@ -949,10 +957,17 @@ impl PerfData {
                         SortKey::parse_list(&list).map_err(pyo3::exceptions::PyValueError::new_err)?
                     }
                 };
-                Ok((progress, keys, flame::fold_options(options)?))
+                let order = match call_graph.as_deref() {
+                    None => None,
+                    Some(spec) => CallGraph::parse(spec)
+                        .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("call_graph: {e}")))?
+                        .map(|g| g.order.unwrap_or(ChainOrder::Caller)),
+                };
+                Ok((progress, keys, flame::fold_options(options)?, order))
             })()
             .map_err(|e| in_call(py, "PerfData.report()", e))?;
-            let opts = ReportOptions { sort: keys.clone(), children, fold: fold.options, event: None, call_graph: None };
+            let opts =
+                ReportOptions { sort: keys.clone(), children, fold: fold.options, event: None, call_graph: order };
             let file = self.file()?;
             let bar = crate::progress::Bar::start(py, &file, progress)?;
             let done = py
@@ -999,7 +1014,15 @@ impl PerfData {
             let batch = RecordBatch::try_from_iter(cols)
                 .map_err(|e| PyRuntimeError::new_err(format!("building Arrow columns: {e}")))?;
             let t = Bound::new(py, ArrowTable::new("report", batch.schema(), vec![batch]))?;
-            t.call_method0("to_pandas")
+            let df = t.call_method0("to_pandas")?;
+            if order.is_some() {
+                let graphs = pyo3::types::PyList::empty(py);
+                for r in &rows {
+                    graphs.append(call_nodes(py, &r.call_graph)?)?;
+                }
+                df.set_item("call_graph", graphs)?;
+            }
+            Ok(df)
         })();
         self.damage.after(py, done)
     }
@@ -1735,4 +1758,23 @@ pub fn flamegraph_diff(
         done = data.get().damage.after(py, done);
     }
     done
+}
+
+/// A call graph's nodes as Python dicts (`PerfData.report(call_graph=...)`).
+fn call_nodes<'py>(
+    py: Python<'py>,
+    nodes: &[perfdata_analysis::report::CallNode],
+) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+    let list = pyo3::types::PyList::empty(py);
+    for n in nodes {
+        let d = PyDict::new(py);
+        d.set_item("frames", &n.frames)?;
+        d.set_item("period", n.period)?;
+        d.set_item("total_period", n.total_period)?;
+        d.set_item("samples", n.samples)?;
+        d.set_item("total_samples", n.total_samples)?;
+        d.set_item("children", call_nodes(py, &n.children)?)?;
+        list.append(d)?;
+    }
+    Ok(list)
 }

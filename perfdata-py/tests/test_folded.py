@@ -487,6 +487,48 @@ def test_report_children_and_sort_keys_equal_perf_report():
         f.report(sort="comm,nope")
 
 
+@pytest.mark.parametrize("name", ["fp.data", "dwarf.data"])
+def test_report_call_graph_equals_perf_report_folded(name):
+    """PerfData.report(children=True, call_graph="caller"): each row's path tree, written as perf
+    report -g folded writes it (every node with samples ending in it, the path from the root, most
+    first), equals perf 6.1's text for that row (testdata/F.report-g-folded)."""
+    pytest.importorskip("pandas")
+    f = perfdata.open(perfout.TESTDATA / name)
+    sym = dict(
+        symfs=str(FOLDED / "root"),
+        buildid_dir=str(FOLDED / "no-buildid-cache"),
+        kallsyms=str(FOLDED / "kallsyms-4a5a9b0affb66c437abcd455d2738af879985fa9"),
+    )
+    df = f.report(children=True, call_graph="caller", **sym)
+    total = int(df.period.sum())
+
+    def folded(nodes, path, out):
+        for n in nodes:
+            p = path + [x for x in n["frames"] if not x.startswith("0xfffffffffffff")]
+            folded(n["children"], p, out)
+            if n["period"]:
+                out.append((n["period"], f"{100 * n['period'] / total:.2f}% {';'.join(p)}"))
+        return out
+
+    ours = []
+    for tree in df.call_graph:
+        lines = folded(tree, [], [])
+        lines.sort(key=lambda t: -t[0])  # stable: ties stay in the tree's order, as in perf
+        ours.append([l for _, l in lines])
+    perf, row = [], None
+    for line in (perfout.TESTDATA / f"{name}.report-g-folded").read_text().splitlines():
+        if line.startswith(" ") and "%" in line:
+            row = []
+            perf.append(row)
+        elif row is not None and "%" in line and not line.startswith("#"):
+            row.append(line)
+    assert len(ours) == len(perf) > 10
+    assert ours == perf
+    assert all(isinstance(t, list) and t for t in df.call_graph)
+    with pytest.raises(ValueError, match="call_graph"):
+        f.report(call_graph="sideways")
+
+
 def test_progress_reports_the_whole_file(capsys, monkeypatch):
     """progress=True: a bar on the reading of the file, tqdm's when installed (a fake one here,
     which records what it is told), else a line on stderr; it ends at the file's size."""

@@ -780,11 +780,13 @@ class PerfData:
         *,
         sort: Union[str, Sequence[str], None] = None,
         children: bool = False,
+        call_graph: Optional[str] = None,
         **options: Unpack[_FoldOptions],
     ) -> Any:
-        """perf report -g none as a pandas.DataFrame: overhead %, (children %, children_period with
+        """perf report's table as a pandas.DataFrame: overhead %, (children %, children_period with
         children=True), samples, period and the columns of the sort keys (comm, pid, cpu, dso,
-        kernel, symbol); sort: perf's --sort keys (default comm,dso,sym)."""
+        kernel, symbol); sort: perf's --sort keys (default comm,dso,sym); call_graph ("caller",
+        "callee" or a -g string): a call_graph column of each row's path tree (nested dicts)."""
     def folded(self, **options: Unpack[_FoldOptions]) -> Dict[str, int]:
         """Folded stacks (stack → weight) as stackcollapse-perf.pl or perf script report
         stackcollapse print them (compat names that tool, not a perf version)."""
