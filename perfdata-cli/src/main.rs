@@ -483,7 +483,8 @@ fn dump(path: &str, as_json: bool, order: OrderArg, symbolize: Option<&folded::F
 fn stats(path: &str, as_json: bool) -> CliResult {
     let f = open(path)?;
     let mut by_type: BTreeMap<u32, u64> = BTreeMap::new();
-    let mut by_event: BTreeMap<String, u64> = BTreeMap::new();
+    // Samples and the event's name, by event index (a pipe's events come as its records do).
+    let (mut by_index, mut unmatched): (Vec<(u64, Option<String>)>, u64) = (Vec::new(), 0);
     let (mut lost, mut lost_samples, mut errors) = (0u64, 0u64, Vec::new());
     // COMPRESSED records are counted too, as perf does.
     let opts = perfdata_core::ReadOptions { order: Order::File, include_compressed: true, ..Default::default() };
@@ -494,13 +495,18 @@ fn stats(path: &str, as_json: bool) -> CliResult {
                 *by_type.entry(r.header.type_).or_default() += 1;
                 match &r.kind {
                     RecordKind::Sample(s) => match r.event {
-                        // Group-read samples count once per member, as in `perf report --stats`.
-                        Some(ev) => {
-                            for name in perfdata_core::sample::sample_event_names(s, ev, r.events) {
-                                *by_event.entry(name).or_default() += 1;
+                        // Group-read samples count once per member, as in `perf report --stats`;
+                        // by event index here, named once at the end.
+                        Some(ev) => perfdata_core::sample::sample_events(s, ev, r.events, |e| {
+                            if by_index.len() <= e.index {
+                                by_index.resize(e.index + 1, (0, None));
                             }
-                        }
-                        None => *by_event.entry("?".into()).or_default() += 1,
+                            if let Some((n, name)) = by_index.get_mut(e.index) {
+                                *n += 1;
+                                name.get_or_insert_with(|| e.display_name());
+                            }
+                        }),
+                        None => unmatched += 1,
                     },
                     RecordKind::Lost(l) => lost += l.lost,
                     RecordKind::LostSamples(l) => lost_samples += l.lost,
@@ -509,6 +515,15 @@ fn stats(path: &str, as_json: bool) -> CliResult {
             }
             Err(e) => errors.push(e.to_string()),
         }
+    }
+    let mut by_event: BTreeMap<String, u64> = BTreeMap::new();
+    for (n, name) in by_index {
+        if let Some(name) = name {
+            *by_event.entry(name).or_default() += n;
+        }
+    }
+    if unmatched > 0 {
+        *by_event.entry("?".into()).or_default() += unmatched;
     }
     let mut diags: Vec<String> = f.diagnostics().to_vec();
     diags.extend(recs.diagnostics());

@@ -453,3 +453,28 @@ fn script_options_are_checked_as_perf_checks_them() {
     assert_eq!(rc, 1);
     assert!(err.contains("do not have ADDR attribute set"), "{err}");
 }
+
+/// `perfdata stats` counts each event's samples as `perf report --stats` does (stored as
+/// testdata/F.stats), group-read samples once per member (group.data's `{cpu-clock,task-clock}:S`).
+#[test]
+fn stats_samples_per_event_equal_perf() {
+    for name in ["group.data", "multi.data", "sched.data", "multi-g.data"] {
+        let file = testdata(name);
+        let (rc, out, err) = perfdata(&["stats", "--json", file.to_str().unwrap()], None);
+        assert_eq!(rc, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let ours: std::collections::BTreeMap<String, u64> =
+            serde_json::from_value(v["samples_by_event"].clone()).unwrap();
+        let text = std::fs::read_to_string(testdata(&format!("{name}.stats"))).unwrap();
+        let (mut perf, mut section) = (std::collections::BTreeMap::new(), None);
+        for line in text.lines().map(str::trim) {
+            if let Some(ev) = line.strip_suffix(" stats:") {
+                section = (ev != "Aggregated").then(|| ev.to_string());
+            } else if let (Some(ev), Some(n)) = (&section, line.strip_prefix("SAMPLE events:")) {
+                perf.insert(ev.clone(), n.split_whitespace().next().unwrap().parse::<u64>().unwrap());
+            }
+        }
+        assert!(!perf.is_empty(), "{name}: no per-event counts in perf's output");
+        assert_eq!(ours, perf, "{name}");
+    }
+}

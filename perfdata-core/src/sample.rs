@@ -531,16 +531,27 @@ impl<'a> Sample<'a> {
 /// its whole group (`PERF_SAMPLE_READ` with `PERF_FORMAT_GROUP`, e.g. `{a,b}:S`) counts once for each
 /// member, found by the id of each value; any other sample counts for its own event.
 pub fn sample_event_names(s: &Sample<'_>, event: &Event, events: &EventList) -> Vec<String> {
+    let mut names = Vec::new();
+    sample_events(s, event, events, |e| names.push(e.display_name()));
+    names
+}
+
+/// [`sample_event_names`] without making names: `f` is called with each event the sample counts
+/// for (a counting loop keys by [`Event::index`] and names the events once at the end).
+pub fn sample_events<'e>(s: &Sample<'_>, event: &'e Event, events: &'e EventList, mut f: impl FnMut(&'e Event)) {
     use crate::attr::{read_format, sample_type};
     let group = event.attr.sample_type & sample_type::READ != 0 && event.attr.read_format & read_format::GROUP != 0;
     if let (true, Some(read)) = (group, s.read()) {
-        let names: Vec<String> =
-            read.values().filter_map(|v| v.id.and_then(|id| events.by_id(id))).map(Event::display_name).collect();
-        if !names.is_empty() {
-            return names;
+        let mut any = false;
+        for e in read.values().filter_map(|v| v.id.and_then(|id| events.by_id(id))) {
+            f(e);
+            any = true;
+        }
+        if any {
+            return;
         }
     }
-    vec![event.display_name()]
+    f(event)
 }
 
 /// Where a variable field starting at `at` ends, `None` if it runs past the body.
