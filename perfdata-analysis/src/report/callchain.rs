@@ -188,10 +188,11 @@ impl Default for Tree {
 }
 
 impl Tree {
-    /// `callchain_append`: add one sample's path (in the graph's order).
-    pub(super) fn append(&mut self, path: &[Frame], period: u64) {
+    /// `callchain_append`: add `count` samples of one path (in the graph's order) and their
+    /// event count (perf adds them one by one; the hits add up the same).
+    pub(super) fn append(&mut self, path: &[Frame], period: u64, count: u64) {
         if !path.is_empty() {
-            self.append_children(0, path, period);
+            self.append_children(0, path, period, count);
             self.max_depth = self.max_depth.max(path.len());
         }
     }
@@ -202,7 +203,7 @@ impl Tree {
     }
 
     /// `append_chain_children`: find the child whose first frame is `path`'s, or add one.
-    fn append_children(&mut self, at: usize, path: &[Frame], period: u64) {
+    fn append_children(&mut self, at: usize, path: &[Frame], period: u64, count: u64) {
         let Some(first) = path.first() else { return };
         let Some(mut kids) = self.nodes.get_mut(at).map(|n| std::mem::take(&mut n.children)) else { return };
         let next = self.nodes.len();
@@ -217,7 +218,7 @@ impl Tree {
         let child = match found {
             Err(slot) => kids.get(slot).copied(),
             Ok(_) => {
-                self.nodes.push(Node { val: path.to_vec(), hit: period, count: 1, ..Node::default() });
+                self.nodes.push(Node { val: path.to_vec(), hit: period, count, ..Node::default() });
                 None
             }
         };
@@ -225,34 +226,34 @@ impl Tree {
             n.children = kids;
         }
         if let Some(child) = child {
-            self.append_chain(child, path, period);
+            self.append_chain(child, path, period, count);
         }
         if let Some(n) = self.nodes.get_mut(at) {
             n.children_hit = n.children_hit.saturating_add(period);
-            n.children_count += 1;
+            n.children_count += count;
         }
     }
 
     /// `append_chain` of a child whose first frame matches: the frames it shares with `path`,
     /// then a split, a hit, or the rest among its children.
-    fn append_chain(&mut self, at: usize, path: &[Frame], period: u64) {
+    fn append_chain(&mut self, at: usize, path: &[Frame], period: u64, count: u64) {
         let Some(node) = self.nodes.get_mut(at) else { return };
         let matches =
             node.val.iter().zip(path).take_while(|(old, new)| match_chain(old, new) == Ordering::Equal).count();
         let rest = path.get(matches..).unwrap_or_default();
         if matches < node.val.len() {
-            self.split(at, matches, rest, period);
+            self.split(at, matches, rest, period, count);
         } else if rest.is_empty() {
             node.hit = node.hit.saturating_add(period);
-            node.count += 1;
+            node.count += count;
         } else {
-            self.append_children(at, rest, period);
+            self.append_children(at, rest, period, count);
         }
     }
 
     /// `split_add_child`: node `at` keeps its first `keep` frames; the rest, with its hits and
     /// children, become its first child; the rest of the path (if any) its second.
-    fn split(&mut self, at: usize, keep: usize, rest: &[Frame], period: u64) {
+    fn split(&mut self, at: usize, keep: usize, rest: &[Frame], period: u64, count: u64) {
         let first = self.nodes.len();
         let second = first + 1;
         let Some(n) = self.nodes.get_mut(at) else { return };
@@ -274,15 +275,15 @@ impl Tree {
                 n.hit = 0;
                 n.count = 0;
                 n.children_hit = n.children_hit.saturating_add(period);
-                n.children_count += 1;
+                n.children_count += count;
                 // The second child goes left of the first when the first's frame sorts before it.
                 let left = match_chain(&old, new) == Ordering::Less;
                 let _ = n.children.insert_by(|_| Some(left), || second);
-                Some(Node { val: rest.to_vec(), hit: period, count: 1, ..Node::default() })
+                Some(Node { val: rest.to_vec(), hit: period, count, ..Node::default() })
             }
             _ => {
                 n.hit = period;
-                n.count = 1;
+                n.count = count;
                 None
             }
         };
@@ -301,7 +302,7 @@ impl Tree {
         let len = path.len();
         path.extend(n.val.iter().cloned());
         if n.hit > 0 {
-            self.append(path, n.hit);
+            self.append(path, n.hit, 1);
         }
         for &c in n.children.iter() {
             self.merge_node(src, c, path);

@@ -13,8 +13,9 @@ use crate::options::FoldedOptions;
 use crate::stacks::{ChainEntry, StackFolder};
 use crate::Result;
 use perfdata_core::record::CpuMode;
-use perfdata_core::{Order, PerfFile, RecordKind};
+use perfdata_core::{Order, PerfFile, Record, RecordKind, Sample};
 use perfdata_symbolize::rbtree::RbTree;
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -251,7 +252,7 @@ struct Names {
 }
 
 impl Names {
-    fn comm(&mut self, tid: u32, comm: String) -> Rc<str> {
+    fn comm(&mut self, tid: u32, comm: &str) -> Rc<str> {
         match self.comms.get(&tid) {
             Some(c) if **c == *comm => c.clone(),
             _ => {
@@ -476,7 +477,7 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
     // appends) from the root unless the call graph is callee-first.
     let order = opts.call_graph.unwrap_or(ChainOrder::Caller);
     let mut ranks = DsoRanks::new(file);
-    let mut frames: Vec<callchain::Frame> = Vec::new();
+    let mut repeats = Repeats::default();
     for r in file.records(Order::Time)? {
         let Ok(r) = r else { continue };
         folder.record(&r);
@@ -505,72 +506,119 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
         {
             continue;
         }
-        let sym = match f.symbol.as_deref() {
-            Some(n) => named(n, f.start, f.end, false),
-            None => Sym::Addr(folder.map_ip(pid, kernel, ip)),
-        };
-        let base = Key {
-            comm: has(SortKey::Comm).then(|| names.comm(tid, folder.comm(tid))),
-            tid: has(SortKey::Pid).then_some(tid),
-            cpu: has(SortKey::Cpu).then(|| s.cpu().map_or(-1, |c| c as i32)),
-            dso: names.dso(&f.dso),
-            sym,
-        };
-        let i = hist.entry(base.clone(), kernel, tid);
+        let walk = opts.children || opts.call_graph.is_some();
+        if walk {
+            folder.chain(&r, s, &mut chain);
+            if order == ChainOrder::Caller {
+                chain.reverse();
+            }
+        }
+        // A sample like one seen before counts as that one did, with nothing looked up again.
+        let leaf_addr = if f.symbol.is_some() { 0 } else { folder.map_ip(pid, kernel, ip) };
+        let comm =
+            has(SortKey::Comm).then(|| folder.comm_ref(tid).map_or_else(|| folder.comm(tid).into(), Cow::Borrowed));
+        let keys = (has(SortKey::Pid), has(SortKey::Cpu));
+        let key = repeats.key(s, &r, &f, leaf_addr, comm, keys, walk.then_some(chain.as_slice()));
+        if let Some(plan) = key.and_then(|k| repeats.hit(k)) {
+            plan.period = plan.period.saturating_add(period);
+            plan.count += 1;
+            continue;
+        }
+        let mut plan = Plan::default();
+        'work: {
+            let sym = match f.symbol.as_deref() {
+                Some(n) => named(n, f.start, f.end, false),
+                None => Sym::Addr(folder.map_ip(pid, kernel, ip)),
+            };
+            let base = Key {
+                comm: has(SortKey::Comm).then(|| {
+                    names.comm(tid, &folder.comm_ref(tid).map_or_else(|| folder.comm(tid).into(), Cow::Borrowed))
+                }),
+                tid: has(SortKey::Pid).then_some(tid),
+                cpu: has(SortKey::Cpu).then(|| s.cpu().map_or(-1, |c| c as i32)),
+                dso: names.dso(&f.dso),
+                sym,
+            };
+            let i = hist.entry(base.clone(), kernel, tid);
+            plan.entry = Some(i);
+            if let Some(e) = hist.acc(i) {
+                e.samples += 1;
+                e.period = e.period.saturating_add(period);
+                if opts.children {
+                    e.children = e.children.saturating_add(period);
+                }
+            }
+            if !walk {
+                break 'work;
+            }
+            if opts.call_graph.is_some() {
+                plan.frames.extend(chain.iter().map(|c| callchain::Frame {
+                    dso: ranks.rank(&c.dso),
+                    ip: c.addr,
+                    name: c.symbol.clone(),
+                    start: c.start.unwrap_or(0),
+                    inlined: c.inlined,
+                }));
+                if let Some(e) = hist.acc(i) {
+                    e.tree.get_or_insert_default().append(&plan.frames, period, 1);
+                }
+            }
+            if !opts.children {
+                break 'work;
+            }
+            seen.clear();
+            seen.push(i);
+            // perf walks the chain in the cursor's order; an entry it finds no map for keeps the
+            // level of the one walked before (`fill_callchain_info` leaves the reused
+            // addr_location's level as it was), the sample's for the first.
+            let mut level = kernel;
+            for (at, c) in chain.iter().enumerate() {
+                let dso = names.dso(&c.dso);
+                let sym = c.symbol.as_deref().map_or(Sym::Addr(c.addr), |n| named(n, c.start, c.end, c.inlined));
+                if c.symbol.is_some() || dso.is_some() {
+                    level = c.kernel;
+                }
+                let key = base.with(dso, sym);
+                if seen.iter().any(|&j| hist.key(j).is_some_and(|k| entry_cmp(&opts.sort, k, &key).is_eq())) {
+                    continue;
+                }
+                let j = hist.entry(key, level, tid);
+                if let Some(e) = hist.acc(j) {
+                    e.children = e.children.saturating_add(period);
+                    if opts.call_graph.is_some() {
+                        e.tree.get_or_insert_default().append(plan.frames.get(at..).unwrap_or_default(), period, 1);
+                    }
+                }
+                seen.push(j);
+                plan.cumulative.push((j, at));
+            }
+        }
+        if key.is_some() {
+            repeats.insert(plan, &f, &chain);
+        }
+    }
+    // The repeats, added as perf adds each sample (sums, so the order does not matter: a path
+    // seen before only adds to the nodes its first sample made or split).
+    for plan in repeats.plans() {
+        let (Some(i), true) = (plan.entry, plan.count > 0) else { continue };
+        let (period, count) = (plan.period, plan.count);
         if let Some(e) = hist.acc(i) {
-            e.samples += 1;
+            e.samples += count;
             e.period = e.period.saturating_add(period);
             if opts.children {
                 e.children = e.children.saturating_add(period);
             }
-        }
-        if !opts.children && opts.call_graph.is_none() {
-            continue;
-        }
-        folder.chain(&r, s, &mut chain);
-        if order == ChainOrder::Caller {
-            chain.reverse();
-        }
-        if opts.call_graph.is_some() {
-            frames.clear();
-            frames.extend(chain.iter().map(|c| callchain::Frame {
-                dso: ranks.rank(&c.dso),
-                ip: c.addr,
-                name: c.symbol.clone(),
-                start: c.start.unwrap_or(0),
-                inlined: c.inlined,
-            }));
-            if let Some(e) = hist.acc(i) {
-                e.tree.get_or_insert_default().append(&frames, period);
+            if let Some(t) = e.tree.as_mut() {
+                t.append(&plan.frames, period, count);
             }
         }
-        if !opts.children {
-            continue;
-        }
-        seen.clear();
-        seen.push(i);
-        // perf walks the chain in the cursor's order; an entry it finds no map for keeps the
-        // level of the one walked before (`fill_callchain_info` leaves the reused addr_location's
-        // level as it was), the sample's for the first.
-        let mut level = kernel;
-        for (at, c) in chain.iter().enumerate() {
-            let dso = names.dso(&c.dso);
-            let sym = c.symbol.as_deref().map_or(Sym::Addr(c.addr), |n| named(n, c.start, c.end, c.inlined));
-            if c.symbol.is_some() || dso.is_some() {
-                level = c.kernel;
-            }
-            let key = base.with(dso, sym);
-            if seen.iter().any(|&j| hist.key(j).is_some_and(|k| entry_cmp(&opts.sort, k, &key).is_eq())) {
-                continue;
-            }
-            let i = hist.entry(key, level, tid);
-            if let Some(e) = hist.acc(i) {
+        for &(j, at) in &plan.cumulative {
+            if let Some(e) = hist.acc(j) {
                 e.children = e.children.saturating_add(period);
-                if opts.call_graph.is_some() {
-                    e.tree.get_or_insert_default().append(frames.get(at..).unwrap_or_default(), period);
+                if let Some(t) = e.tree.as_mut() {
+                    t.append(plan.frames.get(at..).unwrap_or_default(), period, count);
                 }
             }
-            seen.push(i);
         }
     }
     let pct = |p: u64| if total > 0 { 100.0 * p as f64 / total as f64 } else { 0.0 };
@@ -608,6 +656,135 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
         })
         .collect();
     Ok(Report { rows, total, samples, lost_samples, diagnostics: folder.diagnostics() })
+}
+
+/// What a sample did to the histogram (its entry, the entries of its callchain with where their
+/// path starts, the path), kept to count the samples that repeat it ([`Repeats`]).
+#[derive(Default)]
+struct Plan {
+    /// The sample's own entry; `None`: a filter hid it.
+    entry: Option<usize>,
+    /// With `--children`: the callchain's entries and where their part of the path starts.
+    cumulative: Vec<(usize, usize)>,
+    /// With call graphs: the path, in the graph's order.
+    frames: Vec<callchain::Frame>,
+    /// The repeats' event count and number.
+    period: u64,
+    count: u64,
+}
+
+/// Samples that repeat one seen before: the same entries, resolved the same (see
+/// [`Repeats::key`]). perf adds each sample to its histogram; a repeat here only
+/// adds its period to its first sample's [`Plan`], and the sums go into the histogram at the end.
+#[derive(Default)]
+struct Repeats {
+    plans: Vec<Plan>,
+    index: HashMap<Box<[u64]>, usize>,
+    key: Vec<u64>,
+    /// Each comm's number (comms are keyed by name: a thread's comm changes).
+    comms: HashMap<String, u64>,
+    hits: u64,
+    misses: u64,
+    /// The names whose addresses keys hold, kept alive so no other name takes an address.
+    names: Vec<Rc<str>>,
+    held: std::collections::HashSet<usize>,
+}
+
+impl Repeats {
+    /// The key of sample `s` (in `self.key`): what decides the histogram entries it adds to —
+    /// the sort keys' values (the comm's name, the thread and CPU when keys), the event, the
+    /// ip's shared object and symbol (the address in its map when unresolved) — and, when the
+    /// callchain is walked, each entry's shared object, symbol and level (the address when
+    /// unresolved). Names are compared by address (held by [`Repeats::insert`]). `None` (not
+    /// keyed) when an entry is an inlined function: perf's histogram search for those depends on
+    /// its tree's shape at the sample, so each such sample is added as perf adds it.
+    #[allow(clippy::too_many_arguments)]
+    fn key(
+        &mut self,
+        s: &Sample<'_>,
+        r: &Record<'_>,
+        f: &perfdata_symbolize::Frame,
+        leaf_addr: u64,
+        comm: Option<Cow<'_, str>>,
+        keys: (bool, bool),
+        chain: Option<&[ChainEntry]>,
+    ) -> Option<()> {
+        // Past the bound of [`Repeats::insert`], keying stops when few samples repeat.
+        if self.plans.len() >= 4096 && self.hits.saturating_mul(4) < self.misses {
+            return None;
+        }
+        if chain.is_some_and(|c| c.iter().any(|e| e.inlined)) {
+            return None;
+        }
+        let (tid_key, cpu_key) = keys;
+        let comm = match comm {
+            Some(c) => match self.comms.get(c.as_ref()) {
+                Some(n) => 1 + n,
+                None => {
+                    let n = self.comms.len() as u64;
+                    self.comms.insert(c.into_owned(), n);
+                    1 + n
+                }
+            },
+            None => 0,
+        };
+        let k = &mut self.key;
+        k.clear();
+        k.push(comm);
+        k.push(if tid_key { s.tid().map_or(u64::MAX, u64::from) } else { 0 });
+        k.push(if cpu_key { s.cpu().map_or(u64::MAX, u64::from) } else { 0 });
+        let event = r.event.map_or(u64::MAX, |e| e.index as u64);
+        k.push(event << 8 | u64::from(r.header.cpumode() == CpuMode::Kernel));
+        let ptr = |r: &Rc<str>| Rc::as_ptr(r).cast::<u8>() as u64;
+        k.push(ptr(&f.dso));
+        match &f.symbol {
+            Some(sym) => k.extend([ptr(sym), f.start.unwrap_or(0), f.end.unwrap_or(0)]),
+            None => k.extend([0, leaf_addr, 0]),
+        }
+        for e in chain.unwrap_or_default() {
+            k.push(ptr(&e.dso) | u64::from(e.kernel));
+            match &e.symbol {
+                Some(sym) => k.extend([ptr(sym), e.start.unwrap_or(0), e.end.unwrap_or(0)]),
+                None => k.extend([0, e.addr, 0]),
+            }
+        }
+        Some(())
+    }
+
+    /// The plan of the sample whose key [`Repeats::key`] made, if one was seen before.
+    fn hit(&mut self, _: ()) -> Option<&mut Plan> {
+        let Some(&i) = self.index.get(self.key.as_slice()) else {
+            self.misses += 1;
+            return None;
+        };
+        self.hits += 1;
+        self.plans.get_mut(i)
+    }
+
+    /// Keep the plan of the sample [`Repeats::key`] keyed last (`f`, `chain`: its ip's frame and
+    /// its callchain, whose names are held so that the addresses in the key stay theirs).
+    fn insert(&mut self, plan: Plan, f: &perfdata_symbolize::Frame, chain: &[ChainEntry]) {
+        // Memory stays bounded where samples rarely repeat (e.g. most ips unresolved, each its
+        // own entry): past a few thousand plans, new ones are kept only while repeats outnumber
+        // the plans.
+        if self.plans.len() >= 4096 && self.hits < self.plans.len() as u64 {
+            return;
+        }
+        let names = [Some(&f.dso), f.symbol.as_ref()]
+            .into_iter()
+            .chain(chain.iter().flat_map(|e| [Some(&e.dso), e.symbol.as_ref()]));
+        for n in names.flatten() {
+            if self.held.insert(Rc::as_ptr(n).cast::<u8>() as usize) {
+                self.names.push(n.clone());
+            }
+        }
+        self.index.insert(self.key.as_slice().into(), self.plans.len());
+        self.plans.push(plan);
+    }
+
+    fn plans(&self) -> &[Plan] {
+        &self.plans
+    }
 }
 
 /// perf's shared objects in the order it creates them (`struct dso`s, whose addresses order a

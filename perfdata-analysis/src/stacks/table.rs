@@ -260,6 +260,11 @@ impl<'o> StackFolder<'o> {
         self.folder.machine.comm(tid)
     }
 
+    /// [`StackFolder::comm`] borrowed, when a record named the thread.
+    pub(crate) fn comm_ref(&self, tid: u32) -> Option<&str> {
+        self.folder.machine.comm_ref(tid)
+    }
+
     /// Add `weight` to a folded stack.
     pub fn add(&mut self, id: StackId, weight: u64) {
         self.table.add(id.0, weight);
