@@ -49,6 +49,8 @@ pub mod options;
 pub mod query;
 #[cfg(feature = "symbolize")]
 pub mod report;
+#[cfg(feature = "symbolize")]
+pub mod runs;
 pub mod sched;
 pub mod script;
 #[cfg(feature = "symbolize")]

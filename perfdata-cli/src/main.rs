@@ -58,7 +58,7 @@ writes its output from them, says each problem once on stderr (`perfdata: warnin
 and exits with status 3. --strict makes that an error.
 
 Exit status: 0 done; 3 done from a damaged input; 1 error, nothing produced (or damage with
---strict); 2 bad command line.";
+--strict); 2 bad command line; 4 a `diff --fail-if` threshold crossed.";
 
 #[derive(Clone, Copy, ValueEnum)]
 enum OrderArg {

@@ -153,3 +153,31 @@ fn output_file() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), perf("default"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Several runs per side (`--baseline A… --new B…`): the table of mean shares and changes, and
+/// `--fail-if` gates with exit status 4 and the crossing rows on stderr. Here each side repeats
+/// one recording, so the intervals are points and every change is significant: fp.data's leaf
+/// holds 68.42 %, dwarf.data's 50.00 %.
+#[test]
+fn runs_with_fail_if() {
+    let (fp, dwarf) = (testdata().join("fp.data"), testdata().join("dwarf.data"));
+    let (fp, dwarf) = (fp.to_str().unwrap(), dwarf.to_str().unwrap());
+    let run = |gate: &str| ours(&["--baseline", fp, fp, "--new", dwarf, dwarf, "--fail-if", gate]);
+    let out = run("delta < -5%");
+    assert_eq!(out.status.code(), Some(4), "{}", String::from_utf8_lossy(&out.stderr));
+    let table = String::from_utf8(out.stdout).unwrap();
+    let leaf = table.lines().find(|l| l.ends_with("[.] leaf")).unwrap();
+    assert_eq!(
+        leaf.split_whitespace().take(5).collect::<Vec<_>>(),
+        ["68.42%", "50.00%", "-18.42", "[-18.42,", "-18.42]"]
+    );
+    assert!(leaf.contains('*'));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().filter(|l| l.contains("--fail-if delta < -5%")).count(), 1, "{err}");
+    assert!(err.contains("spin leaf -18.42 points (68.42% -> 50.00%)"), "{err}");
+    // A gate no row crosses: status 0.
+    assert_eq!(run("delta < -20%").status.code(), Some(0));
+    let bad = ours(&["--baseline", fp, "--new", dwarf, "--fail-if", "speed > 1"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("threshold `speed > 1'"));
+}
