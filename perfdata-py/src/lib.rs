@@ -58,6 +58,7 @@ fn _perfdata(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PerfDataWarning", py.get_type::<error::PerfDataWarning>())?;
     m.add_function(wrap_pyfunction!(perfdata::open, m)?)?;
     m.add_function(wrap_pyfunction!(perfdata::flamegraph_diff, m)?)?;
+    m.add_function(wrap_pyfunction!(perfdata::diff, m)?)?;
     m.add_function(wrap_pyfunction!(dataset::export_dataset, m)?)?;
     m.add_function(wrap_pyfunction!(dataset::dataset_folded, m)?)?;
     m.add_function(wrap_pyfunction!(dataset::dataset_flamegraph, m)?)?;

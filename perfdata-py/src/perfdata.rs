@@ -1760,6 +1760,112 @@ pub fn flamegraph_diff(
     done
 }
 
+/// What changed between runs: each symbol's share of the event count in every baseline run and
+/// every new run, the change of the mean share with a confidence interval from the run-to-run
+/// variation, as ``perfdata diff --baseline … --new …`` prints it (docs/diff.md).
+///
+/// Args:
+///     baseline, new: a recording (a ``PerfData`` or anything ``perfdata.open`` takes) or a list
+///         of them: the runs of each side.
+///     sort: perf's ``--sort`` keys the rows go by (default ``"dso,sym"``).
+///     confidence: for all rows together (Bonferroni: each row's interval is at
+///         ``1 - (1 - confidence) / rows``).
+///     **options: ``folded()``'s options: ``event`` (the event compared, perf's name; default
+///         the first baseline run's first) and the symbol options (``symfs``, ``kallsyms``…).
+///
+/// Returns:
+///     pandas.DataFrame, one row per key, largest change first: ``dso``, ``kernel``, ``symbol``
+///     (and ``comm`` with that key), ``baseline`` and ``new`` (mean share, %), ``delta``
+///     (percentage points), ``ratio``, ``low`` and ``high`` (the interval; NaN with one run on a
+///     side), ``significant``, ``baseline_runs`` and ``new_runs`` (each run's share).
+///
+/// Example:
+///     >>> d = perfdata.diff(["a1.data", "a2.data"], ["b1.data", "b2.data"])
+///     >>> d[d.significant & (d.low > 2)]  # grew by more than 2 points, beyond the noise
+#[pyfunction]
+#[pyo3(signature = (baseline, new, *, sort = None, confidence = 0.95, **options))]
+pub fn diff<'py>(
+    py: Python<'py>,
+    baseline: &Bound<'py, PyAny>,
+    new: &Bound<'py, PyAny>,
+    sort: Option<String>,
+    confidence: f64,
+    options: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    use perfdata_analysis::report::SortKey;
+    use perfdata_analysis::runs::{compare, CompareOptions};
+    let call = "perfdata.diff()";
+    require(py, &["pandas"])?;
+    flame::check_keys(options, &[]).map_err(|e| in_call(py, call, e))?;
+    let fold = flame::fold_options(options).map_err(|e| in_call(py, call, e))?;
+    let event = match &fold.options.event_filter {
+        perfdata_analysis::options::EventFilter::Name(n) => Some(n.clone()),
+        _ => None,
+    };
+    let sort = SortKey::parse_list(sort.as_deref().unwrap_or("dso,sym"))
+        .map_err(|e| in_call(py, call, PyValueError::new_err(e)))?;
+    // Each side: one recording or a list of them.
+    let side = |v: &Bound<'py, PyAny>| -> PyResult<Vec<Bound<'py, PerfData>>> {
+        let items: Vec<Bound<'py, PyAny>> =
+            if v.is_instance_of::<pyo3::types::PyList>() || v.is_instance_of::<pyo3::types::PyTuple>() {
+                v.try_iter()?.collect::<PyResult<_>>()?
+            } else {
+                vec![v.clone()]
+            };
+        items
+            .iter()
+            .map(|src| match src.cast::<PerfData>() {
+                Ok(d) => Ok(d.clone()),
+                Err(_) => Bound::new(py, open(py, src, "time", false, false)?),
+            })
+            .collect()
+    };
+    let (base, news) = (side(baseline)?, side(new)?);
+    let opts = CompareOptions { sort, fold: fold.options, event, confidence };
+    let mut done = (|| -> PyResult<Bound<'py, PyAny>> {
+        let files = base.iter().chain(&news).map(|d| d.get().file_arc()).collect::<PyResult<Vec<_>>>()?;
+        let refs: Vec<_> = files.iter().map(|f| &**f).collect();
+        let (a, b) = refs.split_at(base.len());
+        let c = py.detach(|| compare(a, b, &opts)).map_err(|e| error::analysis_to_py(py, e, None))?;
+        let cols = PyDict::new(py);
+        let rows = &c.rows;
+        let strs =
+            |f: fn(&perfdata_analysis::runs::CompareRow) -> Option<String>| rows.iter().map(f).collect::<Vec<_>>();
+        if rows.iter().any(|r| r.comm.is_some()) {
+            cols.set_item("comm", strs(|r| r.comm.clone()))?;
+        }
+        if rows.iter().any(|r| r.dso.is_some()) {
+            cols.set_item("dso", strs(|r| r.dso.clone()))?;
+        }
+        if rows.iter().any(|r| r.symbol.is_some()) {
+            cols.set_item("kernel", rows.iter().map(|r| r.kernel).collect::<Vec<_>>())?;
+            cols.set_item("symbol", strs(|r| r.symbol.clone()))?;
+        }
+        cols.set_item("baseline", rows.iter().map(|r| r.baseline_mean).collect::<Vec<_>>())?;
+        cols.set_item("new", rows.iter().map(|r| r.new_mean).collect::<Vec<_>>())?;
+        cols.set_item("delta", rows.iter().map(|r| r.delta).collect::<Vec<_>>())?;
+        cols.set_item("ratio", rows.iter().map(|r| r.ratio).collect::<Vec<_>>())?;
+        cols.set_item("low", rows.iter().map(|r| r.interval.map_or(f64::NAN, |i| i.0)).collect::<Vec<_>>())?;
+        cols.set_item("high", rows.iter().map(|r| r.interval.map_or(f64::NAN, |i| i.1)).collect::<Vec<_>>())?;
+        cols.set_item("significant", rows.iter().map(|r| r.significant).collect::<Vec<_>>())?;
+        cols.set_item("baseline_runs", rows.iter().map(|r| r.baseline.clone()).collect::<Vec<_>>())?;
+        cols.set_item("new_runs", rows.iter().map(|r| r.new.clone()).collect::<Vec<_>>())?;
+        let df = py.import("pandas")?.getattr("DataFrame")?.call1((cols,))?;
+        df.getattr("attrs")?.set_item("event", &c.event)?;
+        df.getattr("attrs")?.set_item("row_confidence", c.row_confidence)?;
+        for (i, d) in &c.diagnostics {
+            if let Some(data) = base.iter().chain(&news).nth(*i) {
+                data.get().shared.note([d.clone()]);
+            }
+        }
+        Ok(df)
+    })();
+    for data in base.iter().chain(&news) {
+        done = data.get().damage.after(py, done);
+    }
+    done
+}
+
 /// A call graph's nodes as Python dicts (`PerfData.report(call_graph=...)`).
 fn call_nodes<'py>(
     py: Python<'py>,

@@ -595,3 +595,29 @@ def test_speedscope_export_is_valid_against_the_file_format_schema(tmp_path):
     del evented["profiles"][0]["events"]
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(evented, schema)
+
+
+def test_diff_of_runs():
+    """perfdata.diff(baseline_runs, new_runs) (what `perfdata diff --baseline … --new …` prints):
+    each side repeats one recording, so the intervals are points; fp.data's leaf holds 68.42 %,
+    dwarf.data's 50.00 % (perf report's tables of both)."""
+    pytest.importorskip("pandas")
+
+    fp, dwarf = perfout.TESTDATA / "fp.data", perfout.TESTDATA / "dwarf.data"
+    sym = dict(
+        symfs=str(FOLDED / "root"),
+        buildid_dir=str(FOLDED / "no-buildid-cache"),
+        kallsyms=str(FOLDED / "kallsyms-4a5a9b0affb66c437abcd455d2738af879985fa9"),
+    )
+    d = perfdata.diff([fp, perfdata.open(fp)], [str(dwarf), dwarf], **sym)
+    leaf = d[d.symbol == "leaf"].iloc[0]
+    assert (round(leaf.baseline, 2), round(leaf.new, 2), round(leaf.delta, 2)) == (68.42, 50.0, -18.42)
+    assert leaf.significant and leaf.low == leaf.high == leaf.delta
+    assert list(leaf.baseline_runs) == [leaf.baseline, leaf.baseline]
+    # Largest change first; every key of either side is a row.
+    assert list(d.delta.abs()) == sorted(d.delta.abs(), reverse=True)
+    assert d.symbol.iloc[0] == "leaf" and len(d) > 30
+    one = perfdata.diff(fp, dwarf, **sym)
+    assert one.low.isna().all() and not one.significant.any()
+    with pytest.raises(ValueError, match="unknown --sort key"):
+        perfdata.diff(fp, dwarf, sort="nope")

@@ -43,6 +43,7 @@ __all__ = [
     "SchedTimeline",
     "ScriptIterator",
     "__version__",
+    "diff",
     "flamegraph_diff",
     "open",
 ]
@@ -831,6 +832,18 @@ def flamegraph_diff(
 ) -> FlameGraph:
     """A differential flame graph: red where ``after`` grew, blue where it shrank (frames sized by
     ``after``, or by ``before`` with ``negate=True``)."""
+
+def diff(
+    baseline: Union[PerfData, _Source, Sequence[Union[PerfData, _Source]]],
+    new: Union[PerfData, _Source, Sequence[Union[PerfData, _Source]]],
+    *,
+    sort: Optional[str] = None,
+    confidence: float = 0.95,
+    **options: Unpack[_FoldOptions],
+) -> Any:
+    """What changed between runs, as a pandas.DataFrame: each symbol's mean share on each side,
+    the change (delta, percentage points) with its Welch t-interval (low, high; Bonferroni over
+    the rows), significant, ratio, and each run's share (baseline_runs, new_runs)."""
 
 def export_dataset(
     paths: Sequence[_Path],
