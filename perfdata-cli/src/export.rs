@@ -1,4 +1,4 @@
-//! `perfdata export --format speedscope|chrome-trace|pprof FILE -o OUT`, `perfdata export --format
+//! `perfdata export --format speedscope|chrome-trace|pprof|perfetto FILE -o OUT`, `perfdata export --format
 //! parquet FILE -o DIR`, `perfdata export --format parquet FILES_OR_DIRS… -o DATASET` (a
 //! dataset of many recordings).
 
@@ -8,6 +8,7 @@ use perfdata_analysis::core::Order;
 use perfdata_analysis::export::chrome::{write_chrome_trace, ChromeOptions};
 use perfdata_analysis::export::dataset::{export_dataset as export_dataset_files, DatasetOptions, Status};
 use perfdata_analysis::export::parquet::{write_parquet, ParquetOptions};
+use perfdata_analysis::export::perfetto::{write_perfetto_trace, PerfettoOptions};
 use perfdata_analysis::export::pprof::pprof;
 use perfdata_analysis::export::speedscope::{speedscope, write_speedscope, SpeedscopeOptions, Unit};
 use std::io::Write;
@@ -38,6 +39,11 @@ pub enum Format {
     /// period, or in frequency mode its mean); mapping 1 (pprof's `File:`) is the profiled
     /// program.
     Pprof,
+    /// Perfetto's protobuf trace (binary; open it at https://ui.perfetto.dev): a track per CPU
+    /// and per thread with the scheduler's slices (from sched_switch, as chrome-trace), and the
+    /// samples as perf samples with interned callstacks, each frame named as `perfdata folded`
+    /// names it. Times are the recording's perf clock in ns. Not written to a terminal.
+    Perfetto,
 }
 
 /// Options of `perfdata export`.
@@ -55,7 +61,7 @@ pub struct ExportArgs {
     /// stdout without. parquet: the directory (created), required.
     #[arg(short, long)]
     output: Option<PathBuf>,
-    /// chrome-trace: scheduler slices only, no samples.
+    /// chrome-trace, perfetto: scheduler slices only, no samples.
     #[arg(long)]
     no_samples: bool,
     /// speedscope: one sampled profile per root frame of the folded stacks (comm; process or
@@ -102,7 +108,7 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     // The Chrome trace (scheduler pass, samples pass) and the aggregated speedscope (fold, then
     // the event list) read the input more than once: stdin becomes a copy on disk.
     let (spooled, _spool) = match a.format {
-        Format::Speedscope | Format::ChromeTrace => crate::spooled(file)?,
+        Format::Speedscope | Format::ChromeTrace | Format::Perfetto => crate::spooled(file)?,
         _ => (file.clone(), None),
     };
     let (name, file) = (crate::shown(file), &spooled);
@@ -133,6 +139,16 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
             let f = crate::open(file)?;
             let o = ChromeOptions { fold: a.fold.options()?, no_samples: a.no_samples };
             let done = write_with(a.output.as_deref(), |out| Ok(write_chrome_trace(&f, &o, out)?))?;
+            warn(file, f.diagnostics().iter().chain(&done.diagnostics));
+            Ok(ExitCode::SUCCESS)
+        }
+        Format::Perfetto => {
+            if a.output.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+                return Err("the Perfetto trace is binary: give -o FILE or redirect stdout".into());
+            }
+            let f = crate::open(file)?;
+            let o = PerfettoOptions { fold: a.fold.options()?, no_samples: a.no_samples };
+            let done = write_with(a.output.as_deref(), |out| Ok(write_perfetto_trace(&f, &o, out)?))?;
             warn(file, f.diagnostics().iter().chain(&done.diagnostics));
             Ok(ExitCode::SUCCESS)
         }

@@ -1,6 +1,7 @@
 //! Exports to the formats of other tools: [`speedscope`] (speedscope.app's JSON) and [`chrome`]
 //! (Chrome Trace Event JSON for Perfetto UI and `chrome://tracing`), both from the folded stacks
-//! and scheduler timeline the other modules compute. [`pprof`] writes pprof's `profile.proto`;
+//! and scheduler timeline the other modules compute. [`pprof`] writes pprof's `profile.proto`,
+//! [`perfetto`] Perfetto's protobuf trace (feature `pprof`, which brings prost);
 //! `arrow` (feature `arrow`: the records as Arrow tables) and `parquet` (feature `parquet`: those
 //! tables as Parquet files), `dataset` (feature `dataset`: many recordings as one Hive-partitioned
 //! Parquet dataset).
@@ -13,6 +14,8 @@ pub mod chrome;
 pub mod dataset;
 #[cfg(feature = "parquet")]
 pub mod parquet;
+#[cfg(feature = "pprof")]
+pub mod perfetto;
 #[cfg(feature = "pprof")]
 pub mod pprof;
 #[cfg(feature = "symbolize")]
