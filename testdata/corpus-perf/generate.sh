@@ -17,3 +17,10 @@ for f in "$corpus"/{quipper,mslt,lnt}/*; do
   perf report --header-only -I -i "$f" > "$here/$sub/$name.header" 2>/dev/null
   echo "dump $d header $?" > "$here/$sub/$name.rc"
 done
+# perf script's branch stacks (the files recorded with -b): `-F ip,brstack` and `-F brstack,dso`
+#   <sub>/<name>.script-brstack.zst, <sub>/<name>.script-brstack-dso.zst
+for f in "$corpus"/quipper/perf.data.{branch-4.14,branch_stack_hw_index,branch_stack_spec,callgraph_and_branch-3.8,raw_callgraph_branch-3.4}; do
+  name=$(basename "$f")
+  LC_ALL=C perf script -F ip,brstack -i "$f" 2>/dev/null | zstd -q -19 -f -o "$here/quipper/$name.script-brstack.zst"
+  LC_ALL=C perf script -F brstack,dso -i "$f" 2>/dev/null | zstd -q -19 -f -o "$here/quipper/$name.script-brstack-dso.zst"
+done

@@ -26,5 +26,8 @@ for f in "$@"; do
 	check "$f.script" -i "$f"
 	[ -e "$f.script-maxstack512" ] && check "$f.script-maxstack512" --max-stack 512 -i "$f"
 	[ -e "$f.script-mem" ] && check "$f.script-mem" -F "${MEMFIELDS:-comm,tid,time,event,ip,sym,dso,addr,phys_addr,data_page_size,weight}" -i "$f"
+	[ -e "$f.script-addr" ] && check "$f.script-addr" -F +addr -i "$f"
+	[ -e "$f.script-ip-sym-addr" ] && check "$f.script-ip-sym-addr" -F ip,sym,addr -i "$f"
+	[ -e "$f.script-ip-addr-dso" ] && check "$f.script-ip-addr-dso" -F ip,addr,dso -i "$f"
 done
 exit $bad

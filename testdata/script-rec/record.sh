@@ -42,7 +42,7 @@ rec() {
 	echo "== $name (rc $rc): $(tail -1 "$HERE/$name.record.err")"
 }
 
-ALL=(block-g deep pf-mem java node python312 inject-jit)
+ALL=(block-g deep pf-mem java node python312 inject-jit emptychain)
 if [ $# -gt 0 ]; then SEL=("$@"); else SEL=("${ALL[@]}"); fi
 
 # block-g: block tracepoints with kernel+user callchains, system-wide (CPU 1 busy)
@@ -64,6 +64,11 @@ do_deep() {
 # pf-mem: memory-sample fields (ADDR, WEIGHT, PHYS_ADDR, DATA_PAGE_SIZE, DATA_SRC) on a software event
 do_pf-mem() {
 	rec pf-mem.data -d -W --phys-data --data-page-size -e page-faults -c 5 -- taskset -c 0 ./bin/deep 10 5
+}
+# emptychain: callchains without a frame (user-mode samples, kernel callchains only): perf script
+# prints each sample line followed by a blank line, which stackcollapse-perf.pl folds to `comm COUNT`
+do_emptychain() {
+	rec emptychain.data -e cpu-clock:u -g --kernel-callchains -c 250000 -- taskset -c 0 ./bin/deep 50 20
 }
 prep_work() {
 	rm -rf "$WORK" && mkdir -p "$WORK" && cp Work.java work.js work.py "$WORK/"
@@ -140,14 +145,26 @@ out() {
 MEMFIELDS=comm,tid,time,event,ip,sym,dso,addr,phys_addr,data_page_size,weight
 export MEMFIELDS
 HAVE_INFERNO=$(command -v inferno-collapse-perf)
+# Brendan Gregg's stackcollapse-perf.pl itself (FlameGraph; not kept here): STACKCOLLAPSE_PL=PATH
+STACKCOLLAPSE_PL=${STACKCOLLAPSE_PL:-}
 for n in "${SEL[@]}"; do
 	f=$n.data
 	out "$f" script perf script -i "$f"
 	[ "$n" = deep ] && out "$f" script-maxstack512 perf script --max-stack 512 -i "$f"
 	[ "$n" = pf-mem ] && out "$f" script-mem perf script -F $MEMFIELDS -i "$f"
+	# addr as a data symbol next to the ip's symbol: with symoff and dso, with sym only, with dso only
+	[ "$n" = pf-mem ] && out "$f" script-addr perf script -F +addr -i "$f"
+	[ "$n" = pf-mem ] && out "$f" script-ip-sym-addr perf script -F ip,sym,addr -i "$f"
+	[ "$n" = pf-mem ] && out "$f" script-ip-addr-dso perf script -F ip,addr,dso -i "$f"
 	# stackcollapse.py (perf script report stackcollapse): folds every event but tracepoints
 	[ "$n" != pf-mem ] && out "$f" folded-perf-script-py perf script report stackcollapse -i "$f"
-	if [ -n "$HAVE_INFERNO" ] && [ "$n" != pf-mem ]; then
+	if [ "$n" = emptychain ]; then
+		if [ -n "$STACKCOLLAPSE_PL" ]; then
+			out "$f" folded-stackcollapse-pl sh -c 'perf script -i "$1" 2>/dev/null | perl "$2"' sh "$f" "$STACKCOLLAPSE_PL"
+		else
+			echo "emptychain: set STACKCOLLAPSE_PL to FlameGraph's stackcollapse-perf.pl for its folded output" >&2
+		fi
+	elif [ -n "$HAVE_INFERNO" ] && [ "$n" != pf-mem ]; then
 		out "$f" folded-stackcollapse-pl sh -c 'perf script -i "$1" 2>/dev/null | inferno-collapse-perf' sh "$f"
 	fi
 done

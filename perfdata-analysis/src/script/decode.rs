@@ -329,6 +329,42 @@ pub(crate) fn page_size_name(size: u64) -> String {
     format!("{n}{u}")
 }
 
+/// A branch-stack entry's flags as perf 6.1's `print_bstack_flags` prints them after `from/to`:
+/// `/M|P|-/X|-/A|-/CYCLES/TYPE` (the type name empty for `PERF_BR_UNKNOWN`).
+pub(super) fn branch_flags(e: &perfdata_core::sample::BranchEntry) -> String {
+    let pred = match (e.mispred(), e.predicted()) {
+        (false, false) => '-',
+        (_, true) => 'P',
+        (true, false) => 'M',
+    };
+    // perf's `branch_type_name` (PERF_BR_*).
+    const TYPES: [&str; 16] = [
+        "",
+        "COND",
+        "UNCOND",
+        "IND",
+        "CALL",
+        "IND_CALL",
+        "RET",
+        "SYSCALL",
+        "SYSRET",
+        "COND_CALL",
+        "COND_RET",
+        "ERET",
+        "IRQ",
+        "SERROR",
+        "NO_TX",
+        "",
+    ];
+    format!(
+        "/{pred}/{}/{}/{}/{}",
+        if e.in_tx() { 'X' } else { '-' },
+        if e.abort() { 'A' } else { '-' },
+        e.cycles(),
+        TYPES.get(usize::from(e.branch_type())).copied().unwrap_or("")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

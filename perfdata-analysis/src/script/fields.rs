@@ -74,6 +74,8 @@ const SUPPORTED: Field = COMM
     | ADDR
     | SYMOFFSET
     | SRCLINE
+    | INSNLEN
+    | BRSTACK
     | PERIOD
     | IREGS
     | UREGS
@@ -206,9 +208,6 @@ impl Outputs {
             let Some(f) = field_by_name(name) else {
                 return Err(format!("Invalid field requested: '{name}'"));
             };
-            if f & SUPPORTED == 0 {
-                return Err(format!("the '{name}' field is not supported by perfdata script (perf knows it)"));
-            }
             if first && change == Change::Set {
                 // A plain list replaces the defaults.
                 match ty {
@@ -265,6 +264,9 @@ impl Output {
     }
 }
 
+/// `PERF_SAMPLE_BRANCH_ANY` of `branch_sample_type`: every branch, what `brstackinsn` needs.
+const ANY_BRANCH: u64 = 1 << 3;
+
 /// Which sample_type bit a field needs (perf's `evsel__check_stype` checks), if any.
 fn needs(f: Field) -> Option<(u64, &'static str)> {
     Some(match f {
@@ -312,6 +314,7 @@ pub(crate) fn check(
         // perf checks neither a dummy event's fields nor a stat file's.
         let dummy = ev.attr.type_ == 1 && ev.attr.config == 9;
         if o.fields == 0 || dummy || stat_file {
+            o.fields &= SUPPORTED;
             continue;
         }
         let stype = ev.attr.sample_type;
@@ -352,6 +355,26 @@ pub(crate) fn check(
                         addresses to convert to source line numbers."
                 .into());
         }
+        if o.fields & (BRSTACKINSN | BRSTACKINSNLEN) != 0
+            && !events.iter().any(|e| e.attr.branch_sample_type & ANY_BRANCH != 0)
+        {
+            return Err("Display of branch stack assembler requested, but non all-branch filter set\nHint: run \
+                        'perf record -b ...'"
+                .into());
+        }
+        // What perf prints of these on samples that lack their data: nothing (a branch stack's
+        // entries; INSN, IPC, the guest's machine pid and vcpu, which only decoded AUX traces and
+        // guest samples carry; SYNTH, which only synthesized events print).
+        let mut nothing = INSN | IPC | MACHINE_PID | VCPU | SYNTH;
+        if stype & st::BRANCH_STACK == 0 {
+            nothing |= BRSTACKSYM | BRSTACKOFF;
+        }
+        let unsupported = o.fields & !(SUPPORTED | nothing);
+        if unsupported != 0 && o.user_fields & unsupported != 0 {
+            let f = unsupported & unsupported.wrapping_neg();
+            return Err(format!("the '{}' field is not supported by perfdata script", name_of(f)));
+        }
+        o.fields &= SUPPORTED;
     }
     Ok(())
 }

@@ -194,6 +194,16 @@ struct Run<'f, 'o> {
     _file: std::marker::PhantomData<&'f ()>,
 }
 
+/// Whether a sample's `addr` is a data address perf names (`sample_addr_correlates_sym`): the
+/// software page-fault events and BTS (`branch-instructions` sampled at period 1).
+fn addr_correlates_sym(ev: &Event) -> bool {
+    // PERF_TYPE_SOFTWARE: PERF_COUNT_SW_PAGE_FAULTS, _MIN, _MAJ.
+    let page_faults = ev.attr.type_ == 1 && matches!(ev.attr.config, 2 | 5 | 6);
+    // PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS (perf tests the bit), period 1.
+    let bts = ev.attr.type_ == 0 && ev.attr.config & 4 != 0 && ev.attr.sample_period == 1;
+    page_faults || bts
+}
+
 /// Write `perf script -i FILE`'s default output for `f` to `out`; see [`write_script_with`].
 pub fn write_script(f: &PerfFile<'_>, out: &mut dyn Write, warn: &mut dyn FnMut(String)) -> crate::Result<bool> {
     let opts = ScriptOptions::default();
@@ -235,6 +245,13 @@ pub fn write_script_with(
             "the tracing data was lost with the damaged part: tracepoint samples are printed without their fields"
                 .into(),
         );
+    }
+    if outputs.0.iter().any(|o| o.fields & fields::TOD != 0)
+        && !f.feature_bits().contains(&perfdata_core::abi::feature::CLOCK_DATA)
+    {
+        return Err(crate::Error::Options(
+            "Can't provide 'tod' time, missing clock data. Please record with -k/--clockid option.".into(),
+        ));
     }
     fields::check(&mut outputs, events, has_traces, traces_lost, stat_file).map_err(crate::Error::Options)?;
     // perf drops callchains when no event records them (or with -G).
@@ -519,7 +536,13 @@ impl Run<'_, '_> {
         let l = &mut self.line;
         if has(fields::ADDR) {
             let _ = write!(l, "{:16x}", s.addr().unwrap_or(0));
+            if addr_correlates_sym(ev) && (has(fields::SYM) || has(fields::DSO)) {
+                self.buf.extend_from_slice(self.line.as_bytes());
+                self.line.clear();
+                self.frames.write_addr(r, s, print, &mut self.buf);
+            }
         }
+        let l = &mut self.line;
         if has(fields::DATA_SRC) {
             self.data_src.write(s.data_src().unwrap_or(0), l);
         }
@@ -552,8 +575,38 @@ impl Run<'_, '_> {
                 decode::regs(&regs, &self.arch, l);
             }
         }
+        if has(fields::BRSTACK) {
+            if let Some(b) = s.branch_stack() {
+                self.buf.extend_from_slice(self.line.as_bytes());
+                self.line.clear();
+                let pid = s.pid().unwrap_or(u32::MAX);
+                let kernel_sample = r.header.cpumode() == perfdata_core::record::CpuMode::Kernel;
+                let dso = FramePrint { dso: true, ..FramePrint::default() };
+                for e in b.entries() {
+                    for (k, a) in [e.from, e.to].into_iter().enumerate() {
+                        let _ = write!(self.line, "{}{a:#x}", if k == 0 { " " } else { "/" });
+                        if has(fields::DSO) {
+                            // perf: `(dso)` right after the address.
+                            self.buf.extend_from_slice(self.line.as_bytes());
+                            self.line.clear();
+                            let at = self.buf.len();
+                            self.frames.write_data_addr(pid, kernel_sample, a, dso, &mut self.buf);
+                            if self.buf.get(at) == Some(&b' ') {
+                                self.buf.remove(at);
+                            }
+                        }
+                    }
+                    let _ = write!(self.line, "{} ", decode::branch_flags(&e));
+                }
+            }
+        }
+        let l = &mut self.line;
         if has(fields::BPF_OUTPUT) && ev.attr.type_ == 1 && ev.attr.config == 10 {
             bpf_output(s.raw().unwrap_or(&[]), l);
+        }
+        if has(fields::INSNLEN) {
+            // perf.data samples carry no instruction (only decoded AUX traces do): length 0.
+            l.push_str(" ilen: 0");
         }
         if has(fields::PHYS_ADDR) {
             let _ = write!(l, "{:16x}", s.phys_addr().unwrap_or(0));

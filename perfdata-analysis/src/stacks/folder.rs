@@ -457,9 +457,11 @@ impl<'o> Folder<'o> {
         if chain.is_none() && pl {
             return false;
         }
-        // An empty stack: stackcollapse-perf.pl sees no frame lines and stores nothing;
-        // stackcollapse.py still counts the sample under its comm.
-        if stack.is_empty() && (pl || opts.root == Root::None) {
+        // An empty stack (a callchain without frames, or every frame dropped): perf script prints
+        // the sample line and a blank line, and stackcollapse-perf.pl stores the process name
+        // alone (`comm COUNT`), as stackcollapse.py counts the sample under its comm; without
+        // the process frame there is nothing to store.
+        if stack.is_empty() && opts.root == Root::None {
             return false;
         }
         if opts.root != Root::None {

@@ -131,6 +131,36 @@ impl<'o> ScriptFrames<'o> {
         self.text(pid, kernel, false, ip, print.bits() | ONE_LINE, out);
     }
 
+    /// Append the data symbol of sample `s`'s `addr` as perf's `print_sample_addr` prints it after
+    /// the address: ` <sym>[+0x<off>]` when `print.sym`, ` (<dso>)` when `print.dso`. perf looks
+    /// the address up in the sample's space first and then in the space the address belongs to
+    /// (`thread__find_map_fb`), so a kernel sample's fault on a user address finds the user map.
+    pub(crate) fn write_addr(&mut self, r: &Record<'_>, s: &Sample<'_>, print: FramePrint, out: &mut Vec<u8>) {
+        let Some(addr) = s.addr() else { return };
+        let kernel_sample = r.header.cpumode() == CpuMode::Kernel;
+        self.write_data_addr(s.pid().unwrap_or(u32::MAX), kernel_sample, addr, print, out);
+    }
+
+    /// Append what [`ScriptFrames::write_addr`] appends for address `addr` of process `pid`, in
+    /// a sample of the kernel (`kernel_sample`) or of user space.
+    pub(crate) fn write_data_addr(
+        &mut self,
+        pid: u32,
+        kernel_sample: bool,
+        addr: u64,
+        print: FramePrint,
+        out: &mut Vec<u8>,
+    ) {
+        // perf's `machine__kernel_start`: the kernel map's start once its symbols load, else
+        // 2^63 (an old recording's kernel MMAP may start at 0).
+        let kernel_start = self.folder.machine.kernel_image().map_or(1 << 63, |k| k.start.max(1 << 63));
+        let found_in_own_space = self.folder.machine.find_map(pid, addr, kernel_sample).is_some();
+        let kernel = if found_in_own_space { kernel_sample } else { addr >= kernel_start };
+        let print = FramePrint { ip: false, srcline: false, unknown_as_addr: false, ..print };
+        self.folder.enter_process(pid);
+        self.text(pid, kernel, false, addr, print.bits() | ONE_LINE, out);
+    }
+
     /// Append sample `s`'s callchain lines (leaf first, at most `max_stack` callchain entries
     /// and as many unwound user frames): perf prints these after a newline in place of the ip.
     /// False when the sample has no callchain.
