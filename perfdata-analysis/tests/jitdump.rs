@@ -59,6 +59,7 @@ fn fold(data: &str, opts: &FoldedOptions, root: &Path, cache: bool, ignore_jitdu
             buildid_dir: Some(dir().join(if cache { "buildid" } else { "no-buildid-cache" })),
             kallsyms: Some(dir().join("no-kallsyms")),
             ignore_jitdump,
+            ..Default::default()
         },
         ..opts.clone()
     };

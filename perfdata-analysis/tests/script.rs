@@ -65,6 +65,7 @@ fn script_in(
         buildid_dir: Some(td.join("folded/no-buildid-cache")),
         kallsyms: Some(kallsyms.to_path_buf()),
         ignore_jitdump: true,
+        ..Default::default()
     };
     let f = PerfFile::open(td.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut out = Vec::new();

@@ -230,7 +230,7 @@ pub struct GraphArgs {
 }
 
 /// The ids of [`FoldArgs`]: a dataset's stacks are folded already.
-const FOLD_ARGS: [&str; 27] = [
+const FOLD_ARGS: [&str; 28] = [
     "compat",
     "weight",
     "pid",
@@ -257,6 +257,7 @@ const FOLD_ARGS: [&str; 27] = [
     "buildid_dir",
     "symfs",
     "kallsyms",
+    "symbols",
     "no_jitdump",
 ];
 

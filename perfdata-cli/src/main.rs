@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
+mod archive;
 mod damage;
 mod diff;
 mod docs;
@@ -195,6 +196,9 @@ enum Cmd {
     /// Print the Markdown command reference (the generated part of docs/cli.md) on stdout.
     #[command(hide = true)]
     HelpMarkdown,
+    /// Collect the binaries, kallsyms and perf maps the recording's frames are named from into
+    /// one compressed file (default FILE.symbols), to read anywhere with --symbols.
+    Archive(archive::ArchiveArgs),
 }
 
 /// How a command names its input in titles and progress: `stdin` for `-`.
@@ -279,6 +283,7 @@ fn main() -> ExitCode {
         Cmd::Completions { shell } => docs::completions(Cli::command(), shell),
         Cmd::Man { output } => docs::man(Cli::command(), output.as_deref()),
         Cmd::HelpMarkdown => docs::help_markdown(Cli::command()),
+        Cmd::Archive(a) => archive::run(&a),
     };
     progress::finish();
     // `perfdata dump … | head`: the reader went away; that is not an error of ours.

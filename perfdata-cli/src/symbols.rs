@@ -1,10 +1,10 @@
 //! Where every command that names frames looks for symbols: perf's options of the same names.
 
 use clap::Args;
-use perfdata_analysis::symbolize::SymbolizeOptions;
+use perfdata_analysis::symbolize::{archive, SymbolizeOptions};
 use std::path::PathBuf;
 
-/// `--symfs`, `--kallsyms` and `--buildid-dir`, as perf has them.
+/// `--symfs`, `--kallsyms` and `--buildid-dir`, as perf has them, and `--symbols`.
 #[derive(Args, Clone, Default)]
 pub struct SymbolArgs {
     /// perf's build-id cache (default $PERF_BUILDID_DIR, else ~/.debug).
@@ -19,16 +19,32 @@ pub struct SymbolArgs {
     /// -o -`), the same release (perf uses the running kernel's symbols for any kernel).
     #[arg(long, value_name = "FILE")]
     pub kallsyms: Option<PathBuf>,
+    /// Symbols from this archive (`perfdata archive`), unpacked into
+    /// $XDG_CACHE_HOME/perfdata/archives: for a build id it holds, its files come first, then the
+    /// usual places (docs/archive.md).
+    #[arg(long, value_name = "ARCHIVE")]
+    pub symbols: Option<PathBuf>,
 }
 
 impl SymbolArgs {
     /// The symbolizer's options these flags say; `ignore_jitdump` is each command's own choice.
+    /// An archive that cannot be unpacked (`--symbols`) ends the program with status 1 and the
+    /// reason: every caller would have to stop there.
     pub fn options(&self, ignore_jitdump: bool) -> SymbolizeOptions {
+        let archive = self.symbols.as_deref().map(|a| match archive::unpack(a) {
+            Ok(dir) => dir,
+            Err(e) => {
+                eprintln!("perfdata: --symbols: {e}");
+                std::process::exit(1);
+            }
+        });
         SymbolizeOptions {
             symfs: self.symfs.clone(),
             buildid_dir: self.buildid_dir.clone(),
             kallsyms: self.kallsyms.clone(),
             ignore_jitdump,
+            archive,
+            read_log: None,
         }
     }
 }

@@ -169,6 +169,7 @@ pub fn fold_options(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Fold> {
             buildid_dir: path(kw, "buildid_dir")?,
             kallsyms: path(kw, "kallsyms")?,
             ignore_jitdump: !opt::<bool>(kw, "jitdump")?.unwrap_or(true),
+            ..SymbolizeOptions::default()
         },
     };
     let options = request.options().map_err(PyValueError::new_err)?;

@@ -145,6 +145,7 @@ pub fn options(kw: Option<&Bound<'_, PyDict>>) -> PyResult<ScriptOptions> {
             kallsyms: path(kw, "kallsyms")?,
             buildid_dir: path(kw, "buildid_dir")?,
             ignore_jitdump: !flag(kw, "jitdump", false)?,
+            ..SymbolizeOptions::default()
         },
     })
 }

@@ -54,6 +54,14 @@ pub enum Error {
         /// Every path tried, in perf's order.
         tried: Arc<[PathBuf]>,
     },
+    /// A symbol archive was given (`--symbols`) but holds nothing for the DSO's build id, and
+    /// no file was found at the usual places either.
+    NotInArchive {
+        /// The DSO's name as recorded.
+        dso: Arc<str>,
+        /// The build id the recording names for it.
+        build_id: Arc<[u8]>,
+    },
     /// A file was found, but its build id is not the one the recording names for the DSO (the
     /// binary was rebuilt or updated after the recording).
     BuildIdMismatch {
@@ -185,6 +193,9 @@ impl fmt::Display for Error {
                     f.write_str(")")?;
                 }
                 Ok(())
+            }
+            Error::NotInArchive { dso, build_id } => {
+                write!(f, "not in the archive (no file for {dso} with build id {})", hex(build_id))
             }
             Error::BuildIdMismatch { path, expected, found } => {
                 write!(f, "{} has build id {}, the recording expects {}", path.display(), hex(found), hex(expected))

@@ -18,6 +18,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
 
+pub mod archive;
 pub mod binary;
 mod demangle;
 pub mod elf;
@@ -323,6 +324,13 @@ pub struct SymbolizeOptions {
     /// Leave `jit-PID.dump` files alone: JIT code keeps the names perf gives it without
     /// `perf inject --jit` (see [`jit`]).
     pub ignore_jitdump: bool,
+    /// An unpacked symbol archive ([`archive::unpack`], `--symbols`): for a build id it holds,
+    /// its files come first (before `.gnu_debuglink` targets, the build-id cache and the recorded
+    /// paths; after `--kallsyms` for the kernel); its perf maps before `/tmp/perf-PID.map`.
+    pub archive: Option<PathBuf>,
+    /// Where to note every file the symbolizer reads for names and unwinding (what
+    /// `perfdata archive` collects).
+    pub read_log: Option<archive::ReadLog>,
 }
 
 /// A resolved frame.
@@ -417,6 +425,8 @@ pub struct Symbolizer {
     host: Host,
     /// Lookups without a name, by dso: how many, and why ([`Symbolizer::unnamed`]).
     unnamed: HashMap<Rc<str>, (u64, Error), ahash::RandomState>,
+    /// Build ids by DSO name from the symbol archive's index ([`archive::read_dso_index`]).
+    archive_dsos: HashMap<String, Vec<u8>>,
 }
 
 /// The running kernel's release, build id and symbols, as files (tests point them elsewhere).
@@ -505,6 +515,7 @@ impl Symbolizer {
     /// A symbolizer; `build_ids` maps file names to build ids (the BUILD_ID feature).
     pub fn new(opts: SymbolizeOptions, build_ids: HashMap<String, Vec<u8>>) -> Symbolizer {
         let kernel_build_id = build_ids.get("[kernel.kallsyms]").cloned();
+        let opts_archive_dsos = opts.archive.as_deref().map(archive::read_dso_index).unwrap_or_default();
         Symbolizer {
             opts,
             build_ids,
@@ -524,6 +535,7 @@ impl Symbolizer {
             kernel_release: None,
             host: Host::default(),
             unnamed: HashMap::default(),
+            archive_dsos: opts_archive_dsos,
         }
     }
 
@@ -557,8 +569,12 @@ impl Symbolizer {
     }
 
     /// The build id perf expects for `map`'s file: from the MMAP2 record, else the BUILD_ID feature.
+    /// For a DSO the recording has none for, the symbol archive's index names it.
     fn expected_build_id(&self, map: &Map) -> Option<Vec<u8>> {
-        map.build_id.clone().or_else(|| self.build_ids.get(map.filename.as_str()).cloned())
+        map.build_id
+            .clone()
+            .or_else(|| self.build_ids.get(map.filename.as_str()).cloned())
+            .or_else(|| self.archive_dsos.get(map.filename.as_str()).cloned())
     }
 
     /// `.build-id/xx/yyy…/NAME` in the build-id cache.
@@ -566,6 +582,43 @@ impl Symbolizer {
         let b = hex(build_id);
         let (head, tail) = (b.get(..2)?, b.get(2..)?);
         Some(self.buildid_dir()?.join(".build-id").join(head).join(tail).join(name))
+    }
+
+    /// `.build-id/xx/yyy…/NAME` in the symbol archive, if one was given.
+    fn archive_file(&self, build_id: &[u8], name: &str) -> Option<PathBuf> {
+        let b = hex(build_id);
+        let (head, tail) = (b.get(..2)?, b.get(2..)?);
+        Some(self.opts.archive.as_ref()?.join(".build-id").join(head).join(tail).join(name))
+    }
+
+    /// The archive's directory for a DSO without build id ([`archive::by_path`]).
+    fn archive_by_path(&self, dso: &str) -> Option<PathBuf> {
+        Some(self.opts.archive.as_ref()?.join(archive::by_path(dso)?))
+    }
+
+    /// Note a file read, for `perfdata archive`.
+    fn note_read(&self, kind: archive::UsedKind, path: &Path, build_id: Option<&[u8]>, dso: Option<&str>) {
+        if let Some(log) = &self.opts.read_log {
+            log.push(archive::UsedFile {
+                kind,
+                path: path.to_path_buf(),
+                build_id: build_id.map(<[u8]>::to_vec),
+                dso: dso.map(str::to_string),
+            });
+        }
+    }
+
+    /// Why no file of `dso` was used: [`Error::NotInArchive`] when an archive was given, it has
+    /// nothing for the build id and nothing else was found, else `miss`'s cause.
+    fn miss_cause(&self, miss: Miss, dso: &str, tried: Vec<PathBuf>, expected: Option<&[u8]>) -> Error {
+        let cause = miss.cause(dso, tried);
+        let in_archive = |b: &[u8]| self.archive_file(b, "").is_some_and(|d| d.is_dir());
+        match (&cause, expected) {
+            (Error::NotFound { .. }, Some(b)) if self.opts.archive.is_some() && !in_archive(b) => {
+                Error::NotInArchive { dso: dso.into(), build_id: b.into() }
+            }
+            _ => cause,
+        }
     }
 
     /// The file perf reads `map`'s bytes from (its dso "data" file, used by the unwinder for
@@ -599,7 +652,10 @@ impl Symbolizer {
         let mut candidates = Vec::new();
         if let Some(bid) = &expected {
             let name = if map.filename == "[vdso]" { "vdso" } else { "elf" };
+            candidates.extend(self.archive_file(bid, name));
             candidates.extend(self.buildid_cache_file(bid, name));
+        } else if let Some(dir) = self.archive_by_path(&map.filename) {
+            candidates.push(dir.join("elf"));
         }
         if !map.filename.starts_with('[') && !map.filename.starts_with("//") {
             candidates.push(self.under_symfs(&map.filename));
@@ -618,7 +674,11 @@ impl Symbolizer {
                 Err(e) => miss.error(e),
             }
         }
-        let found = found.ok_or_else(|| miss.cause(&map.filename, candidates));
+        if let Some(b) = &found {
+            let kind = if map.filename == "[vdso]" { archive::UsedKind::Vdso } else { archive::UsedKind::Elf };
+            self.note_read(kind, b.path(), b.symbols.build_id.as_deref().or(expected.as_deref()), Some(&map.filename));
+        }
+        let found = found.ok_or_else(|| self.miss_cause(miss, &map.filename, candidates, expected.as_deref()));
         self.runtimes.insert(map.filename.clone(), found.clone());
         found
     }
@@ -648,15 +708,34 @@ impl Symbolizer {
                 .map(|t| (kallsyms::KernelSyms::parse(t), p.to_path_buf()))
                 .map_err(|e| Error::KallsymsUnreadable { path: Arc::from(p), source: Arc::new(e) })
         };
+        let loaded = self.load_kallsyms_file(read);
+        if let Ok((_, p)) = &loaded {
+            self.note_read(archive::UsedKind::Kallsyms, p, self.kernel_build_id.as_deref(), None);
+        }
+        loaded
+    }
+
+    /// [`Symbolizer::load_kernel`]'s search, reading with `read`.
+    fn load_kallsyms_file(
+        &self,
+        read: impl Fn(&Path) -> Result<(kallsyms::KernelSyms, PathBuf)>,
+    ) -> Result<(kallsyms::KernelSyms, PathBuf)> {
         if let Some(p) = &self.opts.kallsyms {
             return read(p);
         }
         let bid = self.kernel_build_id.as_deref().map(hex);
+        let archived = match (&bid, &self.opts.archive) {
+            (Some(b), Some(dir)) => Some(dir.join("[kernel.kallsyms]").join(b).join("kallsyms")),
+            _ => None,
+        };
+        if let Some(Ok(k)) = archived.as_deref().filter(|p| p.is_file()).map(&read) {
+            return Ok(k);
+        }
         let cached = match (&bid, self.buildid_dir()) {
             (Some(b), Some(dir)) => Some(dir.join("[kernel.kallsyms]").join(b).join("kallsyms")),
             _ => None,
         };
-        if let Some(Ok(k)) = cached.as_deref().map(read) {
+        if let Some(Ok(k)) = cached.as_deref().map(&read) {
             return Ok(k);
         }
         match self.running_kallsyms(bid.as_deref()) {
@@ -697,9 +776,16 @@ impl Symbolizer {
     fn load_elf(&mut self, map: &Map) -> Source {
         let path = map.filename.as_str();
         if path.starts_with("/tmp/perf-") && path.ends_with(".map") {
-            let file = self.under_symfs(path);
+            let archived = self.opts.archive.as_ref().and_then(|a| {
+                let f = a.join(archive::PERF_MAPS).join(Path::new(path).file_name()?);
+                f.is_file().then_some(f)
+            });
+            let file = archived.unwrap_or_else(|| self.under_symfs(path));
             return match std::fs::read_to_string(&file) {
-                Ok(t) => Source::Absolute(perfmap::parse(&t)),
+                Ok(t) => {
+                    self.note_read(archive::UsedKind::PerfMap, &file, None, Some(path));
+                    Source::Absolute(perfmap::parse(&t))
+                }
                 Err(e) => Source::None(Error::PerfMapMissing { path: Arc::from(file.as_path()), source: Arc::new(e) }),
             };
         }
@@ -710,8 +796,19 @@ impl Symbolizer {
         // perf's order (`binary_type_symtab`): DEBUGLINK, BUILD_ID_CACHE (+ its debug file),
         // FEDORA_DEBUGINFO, UBUNTU_DEBUGINFO, BUILDID_DEBUGINFO, then the file itself; each one
         // with a build id other than the expected one is rejected (`symsrc__init`).
-        let mut candidates: Vec<PathBuf> =
-            debuglink_paths(&direct, own.as_ref().and_then(|b| b.symbols.debuglink.as_deref()));
+        // The archive's files: a separate debug file first, as perf takes `.gnu_debuglink`'s
+        // before the build-id cache's `elf`.
+        let mut candidates: Vec<PathBuf> = Vec::new();
+        if let Some(b) = expected.as_deref() {
+            candidates.extend(self.archive_file(b, "debug"));
+            candidates.extend(self.archive_file(b, "elf"));
+            if path == "[vdso]" {
+                candidates.extend(self.archive_file(b, "vdso"));
+            }
+        } else if let Some(dir) = self.archive_by_path(path) {
+            candidates.extend([dir.join("debug"), dir.join("elf")]);
+        }
+        candidates.extend(debuglink_paths(&direct, own.as_ref().and_then(|b| b.symbols.debuglink.as_deref())));
         if let Some(b) = expected.as_deref() {
             let vdso = if path == "[vdso]" { self.buildid_cache_file(b, "vdso") } else { None };
             candidates.extend(self.buildid_cache_file(b, "elf"));
@@ -762,7 +859,7 @@ impl Symbolizer {
                         Err(e) => miss.error(e),
                     }
                     candidates.push(direct);
-                    return Source::None(miss.cause(path, candidates));
+                    return Source::None(self.miss_cause(miss, path, candidates, expected.as_deref()));
                 }
             },
         };
@@ -775,10 +872,28 @@ impl Symbolizer {
             let runtime: Vec<Rc<Binary>> =
                 candidates.iter().filter_map(|c| self.binary(c).filter(|e| ok(e))).chain(chosen.1).collect();
             if let Some(r) = runtime.iter().find(|e| !e.symbols.plt.is_empty()) {
+                self.note_read(
+                    archive::UsedKind::Elf,
+                    r.path(),
+                    r.symbols.build_id.as_deref().or(expected.as_deref()),
+                    Some(path),
+                );
                 let mut t = chosen.0.symbols.table.clone();
                 t.insert_sized(r.symbols.plt.clone());
                 with_plt = Some(t);
             }
+        }
+        let kind = if path == "[vdso]" {
+            archive::UsedKind::Vdso
+        } else if chosen.0.section(".text").is_some() {
+            archive::UsedKind::Elf
+        } else {
+            archive::UsedKind::Debug
+        };
+        self.note_read(kind, chosen.0.path(), chosen.0.symbols.build_id.as_deref().or(expected.as_deref()), Some(path));
+        if self.opts.read_log.is_some() {
+            // Script's symbol offsets read the runtime image even where nothing unwinds: note it.
+            let _ = self.try_runtime_binary(map);
         }
         let empty = chosen.0.symbols.table.is_empty();
         let why = empty.then(|| Error::NoSymbols { path: Arc::from(chosen.0.path()) });
@@ -998,6 +1113,8 @@ impl Symbolizer {
         let (bid, long) = (dso.build_id.clone(), dso.long_name.clone());
         let mut candidates = Vec::new();
         if let Some(b) = &bid {
+            candidates.extend(self.archive_file(b, "elf"));
+            candidates.extend(self.archive_file(b, "debug"));
             candidates.extend(self.buildid_cache_file(b, "elf"));
             candidates.extend(self.buildid_cache_file(b, "debug"));
         }
@@ -1025,6 +1142,10 @@ impl Symbolizer {
             let file_bid = object::Object::build_id(&file).ok().flatten();
             let bid_ok = bid.is_none() || file_bid == bid.as_deref();
             if bid_ok && object::Object::symbol_table(&file).is_some() {
+                let has_text = object::Object::section_by_name(&file, ".text")
+                    .is_some_and(|t| object::ObjectSection::file_range(&t).is_some());
+                let kind = if has_text { archive::UsedKind::Elf } else { archive::UsedKind::Debug };
+                self.note_read(kind, c, file_bid.or(bid.as_deref()), None);
                 found = Some(data);
                 break;
             }
@@ -1038,7 +1159,8 @@ impl Symbolizer {
             }
         }
         if found.is_none() {
-            self.kernel.module_causes.insert(name.to_string(), miss.cause(name, candidates));
+            let cause = self.miss_cause(miss, name, candidates, bid.as_deref());
+            self.kernel.module_causes.insert(name.to_string(), cause);
         }
         if let Some(dso) = self.kernel.modules.get_mut(name) {
             dso.loaded = true;
