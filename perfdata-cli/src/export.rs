@@ -39,7 +39,7 @@ pub enum Format {
     /// period, or in frequency mode its mean); mapping 1 (pprof's `File:`) is the profiled
     /// program.
     Pprof,
-    /// Perfetto's protobuf trace (binary; open it at https://ui.perfetto.dev): a track per CPU
+    /// Perfetto's protobuf trace (binary; Perfetto UI, ui.perfetto.dev, opens it): a track per CPU
     /// and per thread with the scheduler's slices (from sched_switch, as chrome-trace), and the
     /// samples as perf samples with interned callstacks, each frame named as `perfdata folded`
     /// names it. Times are the recording's perf clock in ns. Not written to a terminal.
