@@ -1780,8 +1780,10 @@ pub fn flamegraph_diff(
 ///     side), ``significant``, ``baseline_runs`` and ``new_runs`` (each run's share).
 ///
 /// Example:
-///     >>> d = perfdata.diff(["a1.data", "a2.data"], ["b1.data", "b2.data"])
-///     >>> d[d.significant & (d.low > 2)]  # grew by more than 2 points, beyond the noise
+///     >>> d = perfdata.diff(["perf.data", "perf.data"], ["perf.data", "perf.data"])
+///     >>> float(d.delta.abs().max()), bool(d.significant.any())  # the same runs: no change
+///     (0.0, False)
+///     >>> grew = d[d.significant & (d.low > 2)]  # more than 2 points beyond the noise
 #[pyfunction]
 #[pyo3(signature = (baseline, new, *, sort = None, confidence = 0.95, **options))]
 pub fn diff<'py>(

@@ -62,7 +62,7 @@ def sched():
         ("folded_text", FOLD + ["progress"]),
         ("flamegraph", FOLD + GRAPH + ["progress"]),
         ("script", SCRIPT),
-        ("report", FOLD + ["sort", "children", "progress"]),
+        ("report", FOLD + ["sort", "children", "call_graph", "progress"]),
     ],
 )
 def test_an_unknown_keyword_names_the_call_and_the_accepted_ones(fp, method, accepted):
