@@ -11,6 +11,7 @@
 //! | `report` (feature `symbolize`) | overhead per comm, shared object, symbol | `perf report --no-children --sort comm,dso,sym` |
 //! | [`sched`] | scheduler map, latency, time history | `perf sched map/latency/timehist` |
 //! | [`latency`] | block I/O, wakeup and off-CPU latency, histograms | bcc `biolatency`/`runqlat`, perf-tools `iolatency` |
+//! | [`stats`] | records by type, samples by event | `perf report --stats` |
 //! | [`export`] | other tools' formats | pprof, speedscope, Chrome trace, Parquet |
 //! | `query` (feature `dataset`) | a dataset's folded stacks selected by a SQL `WHERE` predicate | DuckDB over the dataset |
 //! | [`options`] | the options as the CLI and Python state them (`--time`, fold knobs) | perf's option syntax |
@@ -55,6 +56,7 @@ pub mod sched;
 pub mod script;
 #[cfg(feature = "symbolize")]
 mod stacks;
+pub mod stats;
 
 pub use error::{Error, Result};
 #[cfg(feature = "flamegraph")]

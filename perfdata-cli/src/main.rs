@@ -3,7 +3,6 @@
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use perfdata_analysis::script::TpState;
 use perfdata_core::{json, Order, PerfFile, RecordKind};
-use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
@@ -487,76 +486,11 @@ fn dump(path: &str, as_json: bool, order: OrderArg, symbolize: Option<&folded::F
 
 fn stats(path: &str, as_json: bool) -> CliResult {
     let f = open(path)?;
-    let mut by_type: BTreeMap<u32, u64> = BTreeMap::new();
-    // Samples and the event's name, by event index (a pipe's events come as its records do).
-    let (mut by_index, mut unmatched): (Vec<(u64, Option<String>)>, u64) = (Vec::new(), 0);
-    let (mut lost, mut lost_samples, mut errors) = (0u64, 0u64, Vec::new());
-    // COMPRESSED records are counted too, as perf does.
-    let opts = perfdata_core::ReadOptions { order: Order::File, include_compressed: true, ..Default::default() };
-    let mut recs = f.records_with(opts)?;
-    while let Some(rec) = recs.next_record() {
-        match rec {
-            Ok(r) => {
-                *by_type.entry(r.header.type_).or_default() += 1;
-                match &r.kind {
-                    RecordKind::Sample(s) => match r.event {
-                        // Group-read samples count once per member, as in `perf report --stats`;
-                        // by event index here, named once at the end.
-                        Some(ev) => perfdata_core::sample::sample_events(s, ev, r.events, |e| {
-                            if by_index.len() <= e.index {
-                                by_index.resize(e.index + 1, (0, None));
-                            }
-                            if let Some((n, name)) = by_index.get_mut(e.index) {
-                                *n += 1;
-                                name.get_or_insert_with(|| e.display_name());
-                            }
-                        }),
-                        None => unmatched += 1,
-                    },
-                    RecordKind::Lost(l) => lost += l.lost,
-                    RecordKind::LostSamples(l) => lost_samples += l.lost,
-                    _ => {}
-                }
-            }
-            Err(e) => errors.push(e.to_string()),
-        }
-    }
-    let mut by_event: BTreeMap<String, u64> = BTreeMap::new();
-    for (n, name) in by_index {
-        if let Some(name) = name {
-            *by_event.entry(name).or_default() += n;
-        }
-    }
-    if unmatched > 0 {
-        *by_event.entry("?".into()).or_default() += unmatched;
-    }
-    let mut diags: Vec<String> = f.diagnostics().to_vec();
-    diags.extend(recs.diagnostics());
-    diags.extend(errors);
-    diags.dedup();
-    let total: u64 = by_type.values().sum();
+    let st = perfdata_analysis::stats::Stats::of(&f)?;
     if as_json {
-        let types: serde_json::Map<String, serde_json::Value> = by_type
-            .iter()
-            .map(|(t, n)| (perfdata_core::record::record_type::display_name(*t).into_owned(), (*n).into()))
-            .collect();
-        let v = serde_json::json!({"records": total, "types": types, "samples_by_event": by_event, "lost": lost, "lost_samples": lost_samples, "diagnostics": diags});
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        println!("{}", serde_json::to_string_pretty(&st.json())?);
     } else {
-        println!("{:>20}: {}", "TOTAL records", total);
-        for (t, n) in &by_type {
-            println!("{:>20}: {}", perfdata_core::record::record_type::display_name(*t), n);
-        }
-        println!();
-        for (e, n) in &by_event {
-            println!("{:>20}: {} samples", e, n);
-        }
-        if lost > 0 || lost_samples > 0 {
-            println!("lost events: {lost}, lost samples: {lost_samples}");
-        }
-        for d in &diags {
-            println!("diagnostic: {d}");
-        }
+        print!("{}", st.text());
     }
     Ok(ExitCode::SUCCESS)
 }
