@@ -45,6 +45,7 @@ impl SymbolArgs {
             ignore_jitdump,
             archive,
             read_log: None,
+            files: None,
         }
     }
 }

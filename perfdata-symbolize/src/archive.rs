@@ -15,6 +15,7 @@ use std::io::{Read, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use crate::files::MemFiles;
 use perfdata_core::names::hex;
 
 /// The directory of perf-map copies in an archive.
@@ -40,7 +41,11 @@ pub fn by_path(dso: &str) -> Option<PathBuf> {
 /// Read the [`DSO_INDEX`] of the unpacked archive `dir`: build ids by DSO name (empty when there
 /// is none; lines that do not parse are left out).
 pub fn read_dso_index(dir: &Path) -> std::collections::HashMap<String, Vec<u8>> {
-    let text = std::fs::read_to_string(dir.join(DSO_INDEX)).unwrap_or_default();
+    parse_dso_index(&std::fs::read_to_string(dir.join(DSO_INDEX)).unwrap_or_default())
+}
+
+/// The build ids by DSO name of a [`DSO_INDEX`]'s text.
+pub fn parse_dso_index(text: &str) -> std::collections::HashMap<String, Vec<u8>> {
     text.lines()
         .filter_map(|l| {
             let (bid, dso) = l.split_once(' ')?;
@@ -350,43 +355,47 @@ fn safe_relative(path: &Path) -> Result<PathBuf, &'static str> {
     Ok(out)
 }
 
-fn extract(archive: &Path, dest: &Path) -> Result<(), ArchiveError> {
-    let name = archive.display();
-    let damaged = |e| ArchiveError::io(format!("{name} is not a readable symbol archive (truncated or damaged?)"), e);
-    let file = std::fs::File::open(archive).map_err(|e| ArchiveError::io(format!("cannot read {name}"), e))?;
-    let dec = zstd::Decoder::new(file).map_err(damaged)?;
+/// The archive `name` could not be read.
+fn damaged(name: &str, e: std::io::Error) -> ArchiveError {
+    ArchiveError::io(format!("{name} is not a readable symbol archive (truncated or damaged?)"), e)
+}
+
+/// One entry of an archive being read: a directory, or a file to read to its end.
+enum Entry<'e> {
+    Dir,
+    File(&'e mut dyn Read),
+}
+
+/// Read the archive `reader` (zstd-compressed tar) named `name`, handing each entry's safe
+/// relative path to `put`; refuses what [`unpack_in`] refuses, and more than `max_bytes` in all.
+fn each_entry(
+    reader: impl Read,
+    name: &str,
+    max_bytes: u64,
+    mut put: impl FnMut(&Path, Entry<'_>) -> Result<(), ArchiveError>,
+) -> Result<(), ArchiveError> {
+    let damaged = |e| damaged(name, e);
+    let dec = zstd::Decoder::new(reader).map_err(damaged)?;
     let mut tar = tar::Archive::new(dec);
-    std::fs::create_dir_all(dest).map_err(|e| ArchiveError::io(format!("cannot create {}", dest.display()), e))?;
     let mut any = false;
     let (mut entries, mut bytes) = (0u64, 0u64);
     for entry in tar.entries().map_err(damaged)? {
         let mut entry = entry.map_err(damaged)?;
         entries = entries.saturating_add(1);
         bytes = bytes.saturating_add(entry.size());
-        if entries > MAX_ENTRIES || bytes > MAX_UNPACKED {
+        if entries > MAX_ENTRIES || bytes > max_bytes {
             return Err(ArchiveError::refused(format!(
-                "{name} unpacks to more than {MAX_ENTRIES} entries or {} GB: refused",
-                MAX_UNPACKED >> 30
+                "{name} unpacks to more than {MAX_ENTRIES} entries or {} MB: refused",
+                max_bytes >> 20
             )));
         }
         let raw = entry.path_bytes().into_owned();
         let shown = String::from_utf8_lossy(&raw).into_owned();
         let rel = safe_relative(Path::new(&*shown))
             .map_err(|why| ArchiveError::refused(format!("{name}: entry {shown:?} refused: {why}")))?;
-        let target = dest.join(&rel);
-        let create = |d: &Path| {
-            std::fs::create_dir_all(d).map_err(|e| ArchiveError::io(format!("cannot create {}", d.display()), e))
-        };
         match entry.header().entry_type() {
-            tar::EntryType::Directory => create(&target)?,
-            tar::EntryType::Regular | tar::EntryType::Continuous => {
-                if let Some(parent) = target.parent() {
-                    create(parent)?;
-                }
-                let out_err = |e| ArchiveError::io(format!("cannot write {}", target.display()), e);
-                let mut out = std::fs::File::create(&target).map_err(out_err)?;
-                std::io::copy(&mut entry, &mut out).map_err(damaged)?;
-            }
+            tar::EntryType::Directory => put(&rel, Entry::Dir)?,
+            tar::EntryType::Regular | tar::EntryType::Continuous => put(&rel, Entry::File(&mut entry))?,
             other => {
                 return Err(ArchiveError::refused(format!(
                     "{name}: entry {shown:?} refused: only files and directories are unpacked, not {other:?}"
@@ -399,6 +408,52 @@ fn extract(archive: &Path, dest: &Path) -> Result<(), ArchiveError> {
         return Err(ArchiveError::refused(format!("{name} holds no entries")));
     }
     Ok(())
+}
+
+fn extract(archive: &Path, dest: &Path) -> Result<(), ArchiveError> {
+    let name = archive.display().to_string();
+    let file = std::fs::File::open(archive).map_err(|e| ArchiveError::io(format!("cannot read {name}"), e))?;
+    let create = |d: &Path| {
+        std::fs::create_dir_all(d).map_err(|e| ArchiveError::io(format!("cannot create {}", d.display()), e))
+    };
+    create(dest)?;
+    each_entry(file, &name, MAX_UNPACKED, |rel, entry| {
+        let target = dest.join(rel);
+        match entry {
+            Entry::Dir => create(&target),
+            Entry::File(data) => {
+                if let Some(parent) = target.parent() {
+                    create(parent)?;
+                }
+                let out_err = |e| ArchiveError::io(format!("cannot write {}", target.display()), e);
+                let mut out = std::fs::File::create(&target).map_err(out_err)?;
+                // A failed copy is the archive's (a truncated zstd stream) more often than the disk's.
+                std::io::copy(data, &mut out).map_err(|e| damaged(&name, e))?;
+                Ok(())
+            }
+        }
+    })
+}
+
+/// Cap on what [`unpack_to_memory`] holds: a browser tab's memory, not a disk.
+const MAX_IN_MEMORY: u64 = 2 << 30;
+
+/// Unpack the archive `bytes` (named `name` in messages) into memory, its files under `root`,
+/// for a symbolizer without a file system: give the result as
+/// [`SymbolizeOptions::files`](crate::SymbolizeOptions::files) and `root` as
+/// [`SymbolizeOptions::archive`](crate::SymbolizeOptions::archive). Refuses what [`unpack_in`]
+/// refuses.
+pub fn unpack_to_memory(bytes: &[u8], name: &str, root: &Path) -> Result<MemFiles, ArchiveError> {
+    let mut files = MemFiles::new();
+    each_entry(bytes, name, MAX_IN_MEMORY, |rel, entry| {
+        if let Entry::File(data) = entry {
+            let mut buf = Vec::new();
+            data.read_to_end(&mut buf).map_err(|e| damaged(name, e))?;
+            files.insert(root.join(rel), buf);
+        }
+        Ok(())
+    })?;
+    Ok(files)
 }
 
 #[cfg(test)]

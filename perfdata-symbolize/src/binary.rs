@@ -10,10 +10,12 @@ use super::elf::ElfSymbols;
 use crate::Error;
 use std::sync::Arc;
 
-/// The bytes of a binary: mapped, or (for an empty or unmappable file) owned.
+/// The bytes of a binary: mapped, owned (for an empty or unmappable file), or shared with the
+/// in-memory files that hold them.
 pub(crate) enum Bytes {
     Mapped(memmap2::Mmap),
     Owned(Vec<u8>),
+    Shared(Arc<[u8]>),
 }
 
 /// The bytes of a file read whole (a kallsyms file) at `path`: a regular file with bytes is
@@ -37,6 +39,7 @@ impl Bytes {
         match self {
             Bytes::Mapped(m) => m,
             Bytes::Owned(v) => v,
+            Bytes::Shared(v) => v,
         }
     }
 }
@@ -149,7 +152,7 @@ impl Binary {
         Binary::from_bytes(path, Bytes::Owned(data)).ok()
     }
 
-    fn from_bytes(path: PathBuf, bytes: Bytes) -> Result<Binary, Error> {
+    pub(crate) fn from_bytes(path: PathBuf, bytes: Bytes) -> Result<Binary, Error> {
         let data = bytes.as_slice();
         let not_elf = |source| Error::NotElf { path: Arc::from(path.as_path()), source };
         let file = object::File::parse(data).map_err(|e| not_elf(Some(e)))?;

@@ -97,6 +97,8 @@ fn dirname(path: &str) -> &str {
 #[derive(Debug)]
 pub struct JitInjector {
     symfs: Option<PathBuf>,
+    /// Files held in memory ([`SymbolizeOptions::files`]).
+    files: Option<Arc<crate::files::MemFiles>>,
     enabled: bool,
     /// Why perf would refuse a dump with `CLOCK_MONOTONIC` timestamps for this recording.
     clock_refusal: Option<String>,
@@ -121,6 +123,7 @@ impl JitInjector {
             .map(|e| format!("event {} was not recorded with -k mono (CLOCK_MONOTONIC)", e.display_name()));
         JitInjector {
             symfs: opts.symfs.clone(),
+            files: opts.files.clone(),
             enabled: !opts.ignore_jitdump,
             clock_refusal,
             time_conv: None,
@@ -207,7 +210,7 @@ impl JitInjector {
             Some(root) => root.join(marker.trim_start_matches('/')),
             None => PathBuf::from(marker),
         };
-        let bytes = match std::fs::read(&path) {
+        let bytes = match crate::files::Fs(self.files.as_deref()).read(&path) {
             Ok(b) => b,
             Err(e) => {
                 self.diagnose(format!("jitdump {}: {e}; its JIT code is not named", path.display()));
@@ -215,7 +218,7 @@ impl JitInjector {
                 return false;
             }
         };
-        match self.queue_maps(&bytes, &path, dirname(marker), marker_time) {
+        match self.queue_maps(bytes.as_slice(), &path, dirname(marker), marker_time) {
             Ok(()) => {
                 self.injected.insert(marker_pid);
                 true

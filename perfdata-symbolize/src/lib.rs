@@ -23,6 +23,7 @@ pub mod binary;
 mod demangle;
 pub mod elf;
 mod error;
+pub mod files;
 pub mod inline;
 pub mod jit;
 pub mod kallsyms;
@@ -39,7 +40,7 @@ pub use error::{Error, Result, Unnamed};
 pub use inline::InlineFrame;
 pub use srcline::SrcLine;
 
-use binary::try_file_bytes;
+use files::{Fs, MemFiles};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -331,6 +332,9 @@ pub struct SymbolizeOptions {
     /// Where to note every file the symbolizer reads for names and unwinding (what
     /// `perfdata archive` collects).
     pub read_log: Option<archive::ReadLog>,
+    /// Files held in memory to read instead of the file system (a browser page's, see
+    /// [`files`]): with them, nothing is read from the machine this runs on.
+    pub files: Option<Arc<MemFiles>>,
 }
 
 /// A resolved frame.
@@ -515,7 +519,13 @@ impl Symbolizer {
     /// A symbolizer; `build_ids` maps file names to build ids (the BUILD_ID feature).
     pub fn new(opts: SymbolizeOptions, build_ids: HashMap<String, Vec<u8>>) -> Symbolizer {
         let kernel_build_id = build_ids.get("[kernel.kallsyms]").cloned();
-        let opts_archive_dsos = opts.archive.as_deref().map(archive::read_dso_index).unwrap_or_default();
+        let opts_archive_dsos = match (opts.archive.as_deref(), opts.files.as_deref()) {
+            (Some(dir), Some(files)) => archive::parse_dso_index(
+                &Fs(Some(files)).read_to_string(&dir.join(archive::DSO_INDEX)).unwrap_or_default(),
+            ),
+            (Some(dir), None) => archive::read_dso_index(dir),
+            (None, _) => Default::default(),
+        };
         Symbolizer {
             opts,
             build_ids,
@@ -563,9 +573,14 @@ impl Symbolizer {
         if let Some(b) = self.binaries.get(path) {
             return b.clone();
         }
-        let b = Binary::try_open(path).map(Rc::new);
+        let b = self.fs().binary(path).map(Rc::new);
         self.binaries.insert(path.to_path_buf(), b.clone());
         b
+    }
+
+    /// Where files are read: the held ones, else the file system.
+    fn fs(&self) -> Fs<'_> {
+        Fs(self.opts.files.as_deref())
     }
 
     /// The build id perf expects for `map`'s file: from the MMAP2 record, else the BUILD_ID feature.
@@ -612,7 +627,7 @@ impl Symbolizer {
     /// nothing for the build id and nothing else was found, else `miss`'s cause.
     fn miss_cause(&self, miss: Miss, dso: &str, tried: Vec<PathBuf>, expected: Option<&[u8]>) -> Error {
         let cause = miss.cause(dso, tried);
-        let in_archive = |b: &[u8]| self.archive_file(b, "").is_some_and(|d| d.is_dir());
+        let in_archive = |b: &[u8]| self.archive_file(b, "").is_some_and(|d| self.fs().is_dir(&d));
         match (&cause, expected) {
             (Error::NotFound { .. }, Some(b)) if self.opts.archive.is_some() && !in_archive(b) => {
                 Error::NotInArchive { dso: dso.into(), build_id: b.into() }
@@ -704,7 +719,8 @@ impl Symbolizer {
     /// copy for the recorded kernel, else the running kernel's when it is the recorded one.
     fn load_kernel(&self) -> Result<(kallsyms::KernelSyms, PathBuf)> {
         let read = |p: &Path| {
-            try_file_bytes(p)
+            self.fs()
+                .read(p)
                 .map(|t| (kallsyms::KernelSyms::parse(t), p.to_path_buf()))
                 .map_err(|e| Error::KallsymsUnreadable { path: Arc::from(p), source: Arc::new(e) })
         };
@@ -728,7 +744,7 @@ impl Symbolizer {
             (Some(b), Some(dir)) => Some(dir.join("[kernel.kallsyms]").join(b).join("kallsyms")),
             _ => None,
         };
-        if let Some(Ok(k)) = archived.as_deref().filter(|p| p.is_file()).map(&read) {
+        if let Some(Ok(k)) = archived.as_deref().filter(|p| self.fs().is_file(p)).map(&read) {
             return Ok(k);
         }
         let cached = match (&bid, self.buildid_dir()) {
@@ -754,14 +770,17 @@ impl Symbolizer {
         match bid {
             Some(bid) => {
                 let notes =
-                    std::fs::read(&self.host.notes).map_err(|_| "the running kernel's build id is unreadable")?;
-                let running = running_kernel_build_id(&notes).ok_or("the running kernel's build id is unreadable")?;
+                    self.fs().read(&self.host.notes).map_err(|_| "the running kernel's build id is unreadable")?;
+                let running =
+                    running_kernel_build_id(notes.as_slice()).ok_or("the running kernel's build id is unreadable")?;
                 if hex(&running) != bid {
                     return Err("the running kernel is another build (build id)");
                 }
             }
             None => {
-                let running = std::fs::read_to_string(&self.host.release)
+                let running = self
+                    .fs()
+                    .read_to_string(&self.host.release)
                     .map_err(|_| "the running kernel's release is unreadable")?;
                 match self.kernel_release.as_deref() {
                     None | Some("") => return Err("the recording names neither the kernel's build id nor its release"),
@@ -778,10 +797,10 @@ impl Symbolizer {
         if path.starts_with("/tmp/perf-") && path.ends_with(".map") {
             let archived = self.opts.archive.as_ref().and_then(|a| {
                 let f = a.join(archive::PERF_MAPS).join(Path::new(path).file_name()?);
-                f.is_file().then_some(f)
+                self.fs().is_file(&f).then_some(f)
             });
             let file = archived.unwrap_or_else(|| self.under_symfs(path));
-            return match std::fs::read_to_string(&file) {
+            return match self.fs().read_to_string(&file) {
                 Ok(t) => {
                     self.note_read(archive::UsedKind::PerfMap, &file, None, Some(path));
                     Source::Absolute(perfmap::parse(&t))
@@ -1125,14 +1144,14 @@ impl Symbolizer {
         let mut found = None;
         let mut miss = Miss::default();
         for c in &candidates {
-            let data = match std::fs::read(c) {
+            let data = match self.fs().read(c) {
                 Ok(data) => data,
                 Err(e) => {
                     miss.error(Error::unreadable(c, e));
                     continue;
                 }
             };
-            let file = match object::File::parse(&*data) {
+            let file = match object::File::parse(data.as_slice()) {
                 Ok(file) => file,
                 Err(e) => {
                     miss.error(Error::NotElf { path: Arc::from(c.as_path()), source: Some(e) });
@@ -1165,7 +1184,7 @@ impl Symbolizer {
         if let Some(dso) = self.kernel.modules.get_mut(name) {
             dso.loaded = true;
             if let Some(data) = found {
-                dso.add_file(&data);
+                dso.add_file(data.as_slice());
             }
         }
         self.kernel.generation = self.kernel.generation.wrapping_add(1);
