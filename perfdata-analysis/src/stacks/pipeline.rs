@@ -1,5 +1,6 @@
-//! The two threads: [`read_items`] reads and filters the records into batches, [`drive`] applies
-//! the thread and map changes and folds the samples, handing each stack to a [`Sink`].
+//! The two threads: [`read_items`] reads and filters the records into batches, [`drive_with`]
+//! applies the thread and map changes and folds the samples, handing each stack to a [`Sink`]
+//! (in WebAssembly, which has no threads, both on one).
 
 use perfdata_core::attr::EventType;
 use perfdata_core::file::PerfFile;
@@ -95,13 +96,7 @@ impl<'o> SampleFilter<'o> {
 /// files ([`JitInjector`]); returns the injector's diagnostics.
 /// `spent`: batches the folding thread is done with, emptied, to fill again (their buffers are
 /// already grown and paged in).
-fn read_items(
-    file: &PerfFile,
-    opts: &FoldedOptions,
-    tx: &std::sync::mpsc::SyncSender<Result<Batch>>,
-    spent: &std::sync::mpsc::Receiver<Batch>,
-    raw_keys: bool,
-) -> Vec<String> {
+fn read_items(file: &PerfFile, opts: &FoldedOptions, tx: &mut dyn Handoff, raw_keys: bool) -> Vec<String> {
     // A sample's raw key has fewer words than its record: the distinct ones fit in the file's size.
     let mut raw = raw_keys.then(|| RawKeys::new(file.bytes().len() / 4));
     // `--call-graph dwarf`: the user stack is unwound here, where the record's stack dump is at
@@ -212,11 +207,11 @@ fn read_items(
             batch.items.push(Item::Sample(item));
         }
         let full = batch.items.len().max(batch.numbered.seq.len()) >= max_items || batch.ips.len() >= BATCH_IPS;
-        if full && hand_over(&mut raw, &mut batch, &mut out, tx, spent, max_items).is_err() {
+        if full && hand_over(&mut raw, &mut batch, &mut out, tx, max_items).is_err() {
             return jit.diagnostics().to_vec();
         }
     }
-    let _ = hand_over(&mut raw, &mut batch, &mut out, tx, spent, max_items);
+    let _ = hand_over(&mut raw, &mut batch, &mut out, tx, max_items);
     jit.diagnostics().to_vec()
 }
 
@@ -228,12 +223,11 @@ fn hand_over(
     raw: &mut Option<RawKeys>,
     batch: &mut Batch,
     out: &mut Batch,
-    tx: &std::sync::mpsc::SyncSender<Result<Batch>>,
-    spent: &std::sync::mpsc::Receiver<Batch>,
+    tx: &mut dyn Handoff,
     max_items: usize,
 ) -> std::result::Result<(), ()> {
     let raw_keys = raw.is_some();
-    let next = || spent.try_recv().unwrap_or_else(|_| Batch::with_capacity(max_items, raw_keys));
+    let mut next = || tx.spent().unwrap_or_else(|| Batch::with_capacity(max_items, raw_keys));
     let full = match raw {
         Some(k) => {
             if k.take(batch, out).is_none() {
@@ -250,6 +244,11 @@ fn hand_over(
 /// Fold the samples of `file` into weighed stacks (what [`crate::folded::folded`] returns).
 /// Records are read and decoded on a second thread while this one resolves and counts the stacks.
 pub(crate) fn fold_all(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedStacks> {
+    fold_all_with(file, opts, READER_THREAD)
+}
+
+/// [`fold_all`], reading on a second thread or not.
+fn fold_all_with(file: &PerfFile, opts: &FoldedOptions, reader_thread: bool) -> Result<FoldedStacks> {
     /// [`fold_all`]'s [`Sink`]: the stacks' weights.
     struct Stacks(StackTable);
     impl Sink<'_> for Stacks {
@@ -260,7 +259,7 @@ pub(crate) fn fold_all(file: &PerfFile, opts: &FoldedOptions) -> Result<FoldedSt
     }
     let mut f = Folder::new(file, opts);
     let mut table = Stacks(StackTable::default());
-    let diagnostics = drive(file, opts, &mut f, &mut table)?;
+    let diagnostics = drive_with(file, opts, &mut f, &mut table, reader_thread)?;
     Ok(table.0.into_folded(&f.labels, diagnostics, f.sym.unnamed_summary(), true))
 }
 
@@ -353,16 +352,16 @@ pub(crate) fn fold_sites(
     }
     let mut f = Folder::new(file, opts);
     f.sites = Some(SiteStack { sites, stack: Vec::new(), comm: std::rc::Rc::from("") });
-    let mut diagnostics = drive(file, opts, &mut f, &mut Known(sink))?;
+    let mut diagnostics = drive_with(file, opts, &mut f, &mut Known(sink), READER_THREAD)?;
     diagnostics.extend(f.sym.unnamed_summary());
     let Folder { sym, machine, labels, frames, .. } = f;
     Ok((diagnostics, Leftovers { _sym: sym, _machine: machine, _labels: labels, _frames: frames }))
 }
 
-/// How many items ahead [`drive`] shows its sink the samples ([`Sink::ahead`]).
+/// How many items ahead [`drive_with`] shows its sink the samples ([`Sink::ahead`]).
 const SINK_AHEAD: usize = 16;
 
-/// What [`drive`] does with the samples.
+/// What [`drive_with`] does with the samples.
 trait Sink<'o> {
     /// Whether the reader makes raw keys ([`RawKeys`]).
     fn raw_keys(&self) -> bool {
@@ -383,19 +382,134 @@ trait Sink<'o> {
     fn each(&mut self, f: &mut Folder<'o>, item: &SampleItem, weight: u64, stack: &[u32]);
 }
 
+/// How [`read_items`] hands its batches on: to the folding thread, or straight to the folding
+/// on its own thread ([`Inline`]).
+trait Handoff {
+    /// A batch (or the error that ends the reading); `Err` when the folding has stopped.
+    fn send(&mut self, batch: Result<Batch>) -> std::result::Result<(), ()>;
+    /// A folded batch to fill again, if one came back.
+    fn spent(&mut self) -> Option<Batch>;
+}
+
+/// [`Handoff`] to the folding thread, through bounded channels.
+struct Channels {
+    tx: std::sync::mpsc::SyncSender<Result<Batch>>,
+    spent: std::sync::mpsc::Receiver<Batch>,
+}
+
+impl Handoff for Channels {
+    fn send(&mut self, batch: Result<Batch>) -> std::result::Result<(), ()> {
+        self.tx.send(batch).map_err(|_| ())
+    }
+    fn spent(&mut self) -> Option<Batch> {
+        self.spent.try_recv().ok()
+    }
+}
+
+/// [`Handoff`] on one thread (WebAssembly in a browser has no threads): each batch is folded as
+/// it is handed over.
+struct Inline<'c, 'o> {
+    fold: &'c mut Consumer<'c, 'o>,
+    spare: Option<Batch>,
+    error: Option<Error>,
+}
+
+impl Handoff for Inline<'_, '_> {
+    fn send(&mut self, batch: Result<Batch>) -> std::result::Result<(), ()> {
+        match batch {
+            Ok(mut b) => {
+                self.fold.batch(&mut b);
+                b.clear();
+                self.spare = Some(b);
+                Ok(())
+            }
+            Err(e) => {
+                self.error = Some(e);
+                Err(())
+            }
+        }
+    }
+    fn spent(&mut self) -> Option<Batch> {
+        self.spare.take()
+    }
+}
+
+/// The folding of batches: applies the thread and map changes to `f` and folds each sample
+/// `sink` does not know, handing it the stack of each it keeps.
+struct Consumer<'c, 'o> {
+    f: &'c mut Folder<'o>,
+    sink: &'c mut dyn Sink<'o>,
+    raw_keys: bool,
+    /// perf script has printed a sample.
+    printed: bool,
+    stack: Vec<u32>,
+    /// With raw keys: the first sample of each number so far, their frames in `ips`.
+    firsts: Vec<SampleItem>,
+    ips: Vec<u64>,
+}
+
+impl Consumer<'_, '_> {
+    fn batch(&mut self, batch: &mut Batch) {
+        let Consumer { f, sink, printed, stack, firsts, ips, .. } = self;
+        if self.raw_keys {
+            for s in &batch.fresh {
+                debug_assert_eq!(s.key as usize, firsts.len(), "numbers come in order");
+                firsts.push(s.moved(&batch.ips, ips));
+            }
+            let n = &mut batch.numbered;
+            let (mut weights, mut machine) = (n.weights.iter(), n.machine.iter_mut());
+            let numbers = &n.numbers;
+            let number = |i: Option<&u32>| i.and_then(|&i| numbers.get(i as usize)).copied();
+            for (i, at) in n.seq.iter().enumerate() {
+                if let Some(k) = number(n.seq.get(i + SINK_AHEAD)).filter(|&k| k != MACHINE) {
+                    sink.ahead(k);
+                }
+                let Some(key) = number(Some(at)) else { continue };
+                if key == MACHINE {
+                    if let Some(e) = machine.next() {
+                        f.machine_event(std::mem::replace(e, MachineEvent::Exit { tid: 0 }));
+                    }
+                } else if let (Some(s), Some(&weight)) = (firsts.get(key as usize), weights.next()) {
+                    fold(*sink, f, ips, s, weight, printed, stack);
+                }
+            }
+        } else {
+            for item in &mut batch.items {
+                match item {
+                    Item::Machine(e) => f.machine_event(std::mem::replace(e, MachineEvent::Exit { tid: 0 })),
+                    Item::Sample(s) => fold(*sink, f, &batch.ips, s, s.weight, printed, stack),
+                }
+            }
+        }
+    }
+}
+
+/// Whether [`drive_with`] reads on a second thread: everywhere but in WebAssembly.
+const READER_THREAD: bool = !cfg!(target_arch = "wasm32");
+
 /// The folding half of [`folded`] and [`fold_sites`]: reads the records on a second thread
-/// ([`read_items`]), applies the thread and map changes to `f` and folds each sample `sink`
-/// does not know, handing it the stack of each it keeps.
-fn drive<'o>(
+/// ([`read_items`]; with `reader_thread` false, and in WebAssembly, on this one), applies the
+/// thread and map changes to `f` and folds each sample `sink` does not know, handing it the stack
+/// of each it keeps.
+fn drive_with<'o>(
     file: &PerfFile,
     opts: &'o FoldedOptions,
     f: &mut Folder<'o>,
     sink: &mut dyn Sink<'o>,
+    reader_thread: bool,
 ) -> Result<Vec<String>> {
-    // perf script has printed a sample.
-    let mut printed = false;
-    let mut stack: Vec<u32> = Vec::new();
     let raw_keys = sink.raw_keys();
+    if !reader_thread {
+        f.preload_kernel(file);
+        let mut fold =
+            Consumer { f, sink, raw_keys, printed: false, stack: Vec::new(), firsts: Vec::new(), ips: Vec::new() };
+        let mut inline = Inline { fold: &mut fold, spare: None, error: None };
+        let diagnostics = read_items(file, opts, &mut inline, raw_keys);
+        return match inline.error {
+            Some(e) => Err(e),
+            None => Ok(diagnostics),
+        };
+    }
     // A reader that makes raw keys has about as much to do as this thread: it reads on while the
     // kernel's symbols load here rather than wait with two batches ready. The kernel's symbols
     // take 12-15 ms, about 8 batches of reading on the pprof bench file: with room for 8 the
@@ -403,46 +517,16 @@ fn drive<'o>(
     let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Batch>>(if raw_keys { 16 } else { 2 });
     let (spent_tx, spent_rx) = std::sync::mpsc::sync_channel::<Batch>(2);
     let diagnostics = std::thread::scope(|scope| -> Result<Vec<String>> {
-        let reader = scope.spawn(move || read_items(file, opts, &tx, &spent_rx, raw_keys));
+        let reader = scope.spawn(move || read_items(file, opts, &mut Channels { tx, spent: spent_rx }, raw_keys));
         // While the reader fills its first batch: the kernel's symbols.
         f.preload_kernel(file);
+        let mut fold =
+            Consumer { f, sink, raw_keys, printed: false, stack: Vec::new(), firsts: Vec::new(), ips: Vec::new() };
         // `rx` goes with the closure, also on an error: the reader then stops at its next batch.
-        // With raw keys: the first sample of each number so far, their frames in `ips`.
-        let mut firsts: Vec<SampleItem> = Vec::new();
-        let mut ips: Vec<u64> = Vec::new();
         let folded = (|| -> Result<()> {
             for batch in rx {
                 let mut batch = batch?;
-                if raw_keys {
-                    for s in &batch.fresh {
-                        debug_assert_eq!(s.key as usize, firsts.len(), "numbers come in order");
-                        firsts.push(s.moved(&batch.ips, &mut ips));
-                    }
-                    let n = &mut batch.numbered;
-                    let (mut weights, mut machine) = (n.weights.iter(), n.machine.iter_mut());
-                    let numbers = &n.numbers;
-                    let number = |i: Option<&u32>| i.and_then(|&i| numbers.get(i as usize)).copied();
-                    for (i, at) in n.seq.iter().enumerate() {
-                        if let Some(k) = number(n.seq.get(i + SINK_AHEAD)).filter(|&k| k != MACHINE) {
-                            sink.ahead(k);
-                        }
-                        let Some(key) = number(Some(at)) else { continue };
-                        if key == MACHINE {
-                            if let Some(e) = machine.next() {
-                                f.machine_event(std::mem::replace(e, MachineEvent::Exit { tid: 0 }));
-                            }
-                        } else if let (Some(s), Some(&weight)) = (firsts.get(key as usize), weights.next()) {
-                            fold(sink, f, &ips, s, weight, &mut printed, &mut stack);
-                        }
-                    }
-                } else {
-                    for item in &mut batch.items {
-                        match item {
-                            Item::Machine(e) => f.machine_event(std::mem::replace(e, MachineEvent::Exit { tid: 0 })),
-                            Item::Sample(s) => fold(sink, f, &batch.ips, s, s.weight, &mut printed, &mut stack),
-                        }
-                    }
-                }
+                fold.batch(&mut batch);
                 batch.clear();
                 // Back to the reader, unless it has enough (or has finished).
                 let _ = spent_tx.try_send(batch);
@@ -458,7 +542,7 @@ fn drive<'o>(
     Ok(diagnostics)
 }
 
-/// [`drive`]'s step for one sample (`s`, or with raw keys the first of its number; its frames
+/// [`drive_with`]'s step for one sample (`s`, or with raw keys the first of its number; its frames
 /// in `ips`) of weight `weight`: fold it unless `sink` knows it.
 fn fold<'o>(
     sink: &mut dyn Sink<'o>,
@@ -476,5 +560,51 @@ fn fold<'o>(
         sink.each(f, s, weight, stack);
     } else {
         sink.dropped();
+    }
+}
+
+#[cfg(test)]
+mod one_thread {
+    use super::*;
+    use crate::options::Compat;
+
+    /// The single-threaded folding (WebAssembly's) gives the two-thread folding's stacks, with
+    /// raw keys and without, frame-pointer and DWARF callchains alike.
+    #[test]
+    fn folding_on_one_thread_equals_folding_on_two() {
+        let td = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata");
+        /// Stacks by weight, the reader making raw keys (as pprof's and report's sinks have it).
+        struct RawStacks(StackTable);
+        impl Sink<'_> for RawStacks {
+            fn raw_keys(&self) -> bool {
+                true
+            }
+            fn each(&mut self, _: &mut Folder<'_>, _: &SampleItem, weight: u64, stack: &[u32]) {
+                let i = self.0.id(stack);
+                self.0.add(i, weight);
+            }
+        }
+        for name in ["fp.data", "dwarf.data", "cxx-dwarf.data"] {
+            let file = PerfFile::open(td.join(name)).unwrap();
+            for compat in [Compat::StackcollapsePl, Compat::PerfScriptPy] {
+                let mut opts = FoldedOptions::compat(compat);
+                opts.symbolize.symfs = Some(td.join("folded/root"));
+                let two = fold_all_with(&file, &opts, true).unwrap().to_folded_string();
+                let one = fold_all_with(&file, &opts, false).unwrap().to_folded_string();
+                assert!(two.lines().count() > 5, "{name}");
+                assert_eq!(one, two, "{name} {compat:?}");
+                for reader_thread in [true, false] {
+                    let mut f = Folder::new(&file, &opts);
+                    let mut raw = RawStacks(StackTable::default());
+                    let d = drive_with(&file, &opts, &mut f, &mut raw, reader_thread).unwrap();
+                    let folded = raw.0.into_folded(&f.labels, d, f.sym.unnamed_summary(), true);
+                    assert_eq!(
+                        folded.to_folded_string(),
+                        two,
+                        "{name} {compat:?} raw keys, reader thread {reader_thread}"
+                    );
+                }
+            }
+        }
     }
 }
