@@ -40,6 +40,9 @@ fn main() {
 
 /// The `libiberty.a` to link, or why there is none.
 fn find_libiberty() -> Result<PathBuf, String> {
+    if env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("wasm32") {
+        return Err("a wasm32 build has no libiberty".into());
+    }
     let compiler = cc::Build::new().cargo_metadata(false).cargo_warnings(false).get_compiler();
     let lib = match env::var_os("PERFDATA_LIBIBERTY") {
         Some(v) if v == "none" => return Err("PERFDATA_LIBIBERTY=none".into()),

@@ -51,3 +51,8 @@ fn perfdata_symbolize() {
 fn perfdata_analysis() {
     check("perfdata_analysis", "perfdata-analysis");
 }
+
+#[test]
+fn perfdata_wasm() {
+    check("perfdata_wasm", "perfdata-wasm");
+}

@@ -1,0 +1,95 @@
+// The reader, off the page's thread: a module worker that holds one Recording (perfdata-wasm)
+// and answers the page's requests. Files are read slice by slice (FileReaderSync over
+// Blob.slice) into one buffer in the WebAssembly memory, so a large recording is never held
+// twice in full.
+import init, { Loader, last_panic } from "./pkg/perfdata_wasm.js";
+
+const ready = init();
+let wasm = null;
+const CHUNK = 8 << 20;
+let recording = null;
+
+/// The bytes of `file`, in slices, reporting progress as `what`.
+function readAll(file, what, push) {
+  const reader = new FileReaderSync();
+  for (let at = 0; at < file.size; at += CHUNK) {
+    push(new Uint8Array(reader.readAsArrayBuffer(file.slice(at, at + CHUNK))));
+    self.postMessage({ kind: "progress", what, done: Math.min(at + CHUNK, file.size), total: file.size });
+  }
+}
+
+function open(file) {
+  const loader = new Loader(file.size);
+  // Each piece straight into the loader's buffer in the module's memory (one copy).
+  readAll(file, file.name, (piece) => {
+    new Uint8Array(wasm.memory.buffer, loader.next_at(), piece.length).set(piece);
+    loader.advance(piece.length);
+  });
+  if (recording) recording.free();
+  recording = null;
+  recording = loader.finish();
+  return { header: recording.header(), stats: JSON.parse(recording.stats()) };
+}
+
+/// A file handed over to name frames: ELF (by its magic), a symbol archive (zstd's magic),
+/// else kallsyms text.
+function addSymbolFile(file) {
+  const bytes = new Uint8Array(new FileReaderSync().readAsArrayBuffer(file));
+  const magic = Array.from(bytes.subarray(0, 4));
+  if (magic.join() === [0x7f, 0x45, 0x4c, 0x46].join()) {
+    return `${file.name}: ELF, placed at ${recording.add_binary(file.name, bytes).trim().split("\n").join(", ")}`;
+  }
+  if (magic.join() === [0x28, 0xb5, 0x2f, 0xfd].join()) {
+    return `${file.name}: symbol archive, ${recording.add_archive(bytes)} files`;
+  }
+  recording.add_kallsyms(bytes);
+  return `${file.name}: kernel symbols (kallsyms)`;
+}
+
+const views = {
+  flamegraph: (a) => recording.flamegraph(a.title || "", a.compat || ""),
+  folded: (a) => recording.folded(a.compat || ""),
+  sched_latency: (a) => recording.sched_latency(a.compat || ""),
+  sched_map: () => recording.sched_map(),
+  sched_timeline: (a) => recording.sched_timeline(a.width || 1200),
+  block_latency: () => JSON.parse(recording.block_latency()),
+  block_heatmap: () => recording.block_heatmap(),
+  wakeup_heatmap: () => recording.wakeup_heatmap(),
+};
+
+self.onmessage = async (event) => {
+  const { id, op, file, files, args } = event.data;
+  try {
+    wasm = await ready;
+    let result;
+    if (op === "open") {
+      result = open(file);
+    } else if (!recording) {
+      throw new Error("no recording is open");
+    } else if (op === "symbols") {
+      // One line a file; a file that cannot be used says why and the others still count.
+      result = files.map((f) => {
+        try {
+          return addSymbolFile(f);
+        } catch (e) {
+          return `${f.name}: ${e && e.message ? e.message : e}`;
+        }
+      });
+    } else if (views[op]) {
+      const start = performance.now();
+      result = { value: views[op](args || {}), ms: Math.round(performance.now() - start) };
+    } else {
+      throw new Error(`unknown request ${op}`);
+    }
+    self.postMessage({ kind: "done", id, result });
+  } catch (e) {
+    // A RuntimeError is the module aborting on a panic (a bug of ours): say its message; the
+    // module is unusable after it, so the page starts a new worker.
+    if (e instanceof WebAssembly.RuntimeError) {
+      const why = last_panic() || e.message;
+      self.postMessage({ kind: "done", id, fatal: true, error: `internal error: ${why} (please report it)` });
+    } else {
+      self.postMessage({ kind: "done", id, error: String(e && e.message ? e.message : e) });
+    }
+  }
+};
