@@ -11,7 +11,7 @@ use crate::event::Event;
 use perfdata_analysis::flamegraph::{self, FlameGraphOptions};
 use perfdata_analysis::folded::{folded, FoldedOptions, FoldedStacks, Root};
 use perfdata_analysis::options::{FoldRequest, TimeRanges};
-use perfdata_analysis::symbolize::SymbolizeOptions;
+use perfdata_analysis::symbolize::{archive, SymbolizeOptions};
 use perfdata_core::PerfFile;
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -19,7 +19,7 @@ use pyo3::types::{PyDict, PyString};
 use std::path::PathBuf;
 
 /// The keyword arguments that say how stacks are folded.
-pub const FOLD_KEYS: [&str; 23] = [
+pub const FOLD_KEYS: [&str; 24] = [
     "compat",
     "weight",
     "root",
@@ -42,6 +42,7 @@ pub const FOLD_KEYS: [&str; 23] = [
     "symfs",
     "buildid_dir",
     "kallsyms",
+    "symbols",
     "jitdump",
 ];
 
@@ -84,7 +85,7 @@ fn flag(kw: Option<&Bound<'_, PyDict>>, key: &str) -> PyResult<bool> {
     Ok(opt::<bool>(kw, key)?.unwrap_or(false))
 }
 
-fn path(kw: Option<&Bound<'_, PyDict>>, key: &str) -> PyResult<Option<PathBuf>> {
+pub fn path(kw: Option<&Bound<'_, PyDict>>, key: &str) -> PyResult<Option<PathBuf>> {
     match get(kw, key)? {
         Some(v) if !v.is_none() => match v.extract::<PathBuf>() {
             Ok(p) => Ok(Some(p)),
@@ -92,6 +93,14 @@ fn path(kw: Option<&Bound<'_, PyDict>>, key: &str) -> PyResult<Option<PathBuf>> 
         },
         _ => Ok(None),
     }
+}
+
+/// `symbols=`: a symbol archive (`perfdata archive`), unpacked into the user's cache as the
+/// CLI's `--symbols` does; its directory for [`SymbolizeOptions::archive`].
+pub fn symbol_archive(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Option<PathBuf>> {
+    path(kw, "symbols")?
+        .map(|a| archive::unpack(&a).map_err(|e| PyValueError::new_err(format!("symbols: {e}"))))
+        .transpose()
 }
 
 /// Reject keyword arguments that are neither folding nor `also` options: a TypeError listing the
@@ -168,6 +177,7 @@ pub fn fold_options(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Fold> {
             symfs: path(kw, "symfs")?,
             buildid_dir: path(kw, "buildid_dir")?,
             kallsyms: path(kw, "kallsyms")?,
+            archive: symbol_archive(kw)?,
             ignore_jitdump: !opt::<bool>(kw, "jitdump")?.unwrap_or(true),
             ..SymbolizeOptions::default()
         },

@@ -1306,6 +1306,8 @@ impl PerfData {
     ///     buildid_dir: perf's build-id cache (default ``$PERF_BUILDID_DIR``, else ``~/.debug``).
     ///     kallsyms: kernel symbols from this file (default: ``/proc/kallsyms`` when the recording's
     ///         kernel is the running one).
+    ///     symbols: a symbol archive made by ``perfdata archive`` on the recording machine: for a
+    ///         build id it holds, its files come first (the CLI's ``--symbols``).
     ///     jitdump: name JIT code from the ``jit-PID.dump`` file a JIT agent wrote (V8's
     ///         ``--perf-prof``, perf's JVMTI agent; recorded with ``-k mono``), read at the path of
     ///         its MMAP record (under ``symfs``), as after ``perf inject --jit`` (default True);
@@ -1330,8 +1332,8 @@ impl PerfData {
         text_signature = "($self, *, compat='stackcollapse-pl', weight=None, root='comm', kernel=False, jit=False, \
                           inline=True, annotate_inline=False, srcline=False, plain_unwind=False, max_stack=None, \
                           addrs=False, event=None, all_events=False, tidy=None, tidy_java=None, pid=None, tid=None, \
-                          comm=None, time=None, symfs=None, buildid_dir=None, kallsyms=None, jitdump=True, \
-                          progress=False)"
+                          comm=None, time=None, symfs=None, buildid_dir=None, kallsyms=None, symbols=None, \
+                          jitdump=True, progress=False)"
     )]
     fn folded<'py>(&self, py: Python<'py>, options: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {
         let done = (|| -> PyResult<Bound<'py, PyDict>> {
@@ -1418,6 +1420,7 @@ impl PerfData {
     ///     symfs: look for every binary under this root (perf's ``--symfs``).
     ///     kallsyms: kernel symbols from this file (default: the build-id cache, else
     ///         ``/proc/kallsyms`` when the recording's kernel is the running one).
+    ///     symbols: a symbol archive made by ``perfdata archive`` (the CLI's ``--symbols``).
     ///     buildid_dir: perf's build-id cache (default ``$PERF_BUILDID_DIR``, else ``~/.debug``).
     ///     jitdump: name JIT code from the ``jit-PID.dump`` files the recording mmapped, as after
     ///         ``perf inject --jit`` (default False: as ``perf script`` names it, from
@@ -1443,7 +1446,7 @@ impl PerfData {
     #[pyo3(text_signature = "($self, *, fields=None, ns=False, hide_call_graph=False, max_stack=127, inline=True, \
                           show_task_events=False, show_mmap_events=False, show_switch_events=False, time=None, \
                           cpu=None, pid=None, tid=None, comms=None, symfs=None, kallsyms=None, buildid_dir=None, \
-                          jitdump=False)")]
+                          symbols=None, jitdump=False)")]
     fn script(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<crate::script::ScriptIterator> {
         let opts = crate::script::options(options).map_err(|e| in_call(py, "PerfData.script()", e))?;
         crate::script::lines(py, self.file()?, self.shared.clone(), self.damage.clone(), opts)
@@ -1471,7 +1474,7 @@ impl PerfData {
     #[pyo3(text_signature = "($self, path, *, fields=None, ns=False, hide_call_graph=False, max_stack=127, \
                           inline=True, show_task_events=False, show_mmap_events=False, show_switch_events=False, \
                           time=None, cpu=None, pid=None, tid=None, comms=None, symfs=None, kallsyms=None, \
-                          buildid_dir=None, jitdump=False)")]
+                          buildid_dir=None, symbols=None, jitdump=False)")]
     fn write_script<'py>(
         &self,
         py: Python<'py>,

@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 /// The keyword arguments of `script()` and `write_script()`.
-const SCRIPT_KEYS: [&str; 17] = [
+const SCRIPT_KEYS: [&str; 18] = [
     "fields",
     "ns",
     "hide_call_graph",
@@ -42,6 +42,7 @@ const SCRIPT_KEYS: [&str; 17] = [
     "symfs",
     "kallsyms",
     "buildid_dir",
+    "symbols",
     "jitdump",
 ];
 
@@ -144,6 +145,7 @@ pub fn options(kw: Option<&Bound<'_, PyDict>>) -> PyResult<ScriptOptions> {
             symfs: path(kw, "symfs")?,
             kallsyms: path(kw, "kallsyms")?,
             buildid_dir: path(kw, "buildid_dir")?,
+            archive: crate::flamegraph::symbol_archive(kw)?,
             ignore_jitdump: !flag(kw, "jitdump", false)?,
             ..SymbolizeOptions::default()
         },

@@ -58,7 +58,7 @@ def test_example_runs(name, obj, tmp_path, monkeypatch):
 README_FOLDED_OPTIONS = [
     "compat", "weight", "root", "kernel", "jit", "addrs", "inline", "annotate_inline", "srcline",
     "plain_unwind", "event", "all_events", "tidy", "tidy_java", "pid", "tid", "comm", "time", "symfs",
-    "buildid_dir", "kallsyms",
+    "buildid_dir", "kallsyms", "symbols",
 ]  # fmt: skip
 README_PROGRESS = ["folded", "flamegraph", "report", "to_arrow", "to_pandas", "to_polars"]
 

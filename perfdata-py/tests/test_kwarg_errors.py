@@ -13,13 +13,13 @@ TESTDATA = perfout.TESTDATA
 FOLD = [
     "compat", "weight", "root", "kernel", "jit", "inline", "annotate_inline", "srcline",
     "plain_unwind", "max_stack", "addrs", "event", "all_events", "tidy", "tidy_java", "pid",
-    "tid", "comm", "time", "symfs", "buildid_dir", "kallsyms", "jitdump",
+    "tid", "comm", "time", "symfs", "buildid_dir", "kallsyms", "symbols", "jitdump",
 ]  # fmt: skip
 GRAPH = ["title", "subtitle", "colors", "inverted", "width"]
 SCRIPT = [
     "fields", "ns", "hide_call_graph", "max_stack", "inline", "show_task_events",
     "show_mmap_events", "show_switch_events", "time", "cpu", "pid", "tid", "comms", "symfs",
-    "kallsyms", "buildid_dir", "jitdump",
+    "kallsyms", "buildid_dir", "symbols", "jitdump",
 ]  # fmt: skip
 
 

@@ -90,6 +90,8 @@ class _FoldOptions(TypedDict, total=False):
     symfs: Optional[_Path]
     buildid_dir: Optional[_Path]
     kallsyms: Optional[_Path]
+    symbols: Optional[_Path]
+    """A symbol archive made by ``perfdata archive`` on the recording machine."""
     jitdump: bool
     progress: bool
     """Show the progress of reading the file on stderr (tqdm when installed)."""
@@ -126,6 +128,7 @@ class _ScriptOptions(TypedDict, total=False):
     symfs: Optional[_Path]
     kallsyms: Optional[_Path]
     buildid_dir: Optional[_Path]
+    symbols: Optional[_Path]
     jitdump: bool
 
 class _ScriptSummary(TypedDict):
