@@ -97,6 +97,8 @@ pub enum Error {
     },
     /// A stack's weights add up past 2⁶⁴ − 1.
     Overflow(String),
+    /// objdump ran but gave nothing to annotate; the text says what was run on what.
+    Disassembly(String),
 }
 
 /// The crate's result.
@@ -152,6 +154,7 @@ impl fmt::Display for Error {
                 second.1
             ),
             Error::Overflow(stack) => write!(f, "the weights of stack {stack:?} add up past 2^64-1"),
+            Error::Disassembly(what) => f.write_str(what),
         }
     }
 }

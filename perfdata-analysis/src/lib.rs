@@ -8,6 +8,7 @@
 //! | `folded` (feature `symbolize`) | folded stacks, symbolized and unwound | `stackcollapse-perf.pl`, `perf script report stackcollapse` |
 //! | `flamegraph` (feature `flamegraph`) | flame graph and differential SVGs | `flamegraph.pl`, `difffolded.pl` |
 //! | [`script`] | `perf script`'s default lines | `perf script` |
+//! | `annotate` (feature `symbolize`) | each instruction of a symbol with its share of the samples, objdump's text | `perf annotate --stdio` |
 //! | `report` (feature `symbolize`) | overhead per comm, shared object, symbol | `perf report --no-children --sort comm,dso,sym` |
 //! | [`sched`] | scheduler map, latency, time history | `perf sched map/latency/timehist` |
 //! | [`latency`] | block I/O, wakeup and off-CPU latency, histograms | bcc `biolatency`/`runqlat`, perf-tools `iolatency` |
@@ -33,6 +34,8 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
 
+#[cfg(feature = "symbolize")]
+pub mod annotate;
 #[cfg(feature = "symbolize")]
 mod arena;
 /// `perf diff`: a baseline's report beside other recordings', entries paired by their keys.

@@ -6,6 +6,7 @@ use perfdata_core::{json, Order, PerfFile, RecordKind};
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
+mod annotate;
 mod archive;
 mod damage;
 mod diff;
@@ -136,6 +137,18 @@ enum Cmd {
     /// its callees (Children) and each row's call graph when the samples have callchains; one
     /// table per event.
     Report(report::ReportArgs),
+    /// perf annotate's `--stdio` text: every instruction of a symbol (each symbol with samples
+    /// without one, hottest first) with its share of the symbol's samples, disassembled and
+    /// with source lines by objdump run as perf 6.1 runs it.
+    ///
+    ///   perfdata annotate perf.data leaf
+    ///   perfdata annotate -i perf.data --percent-type global-period
+    ///
+    /// Exit status 1 when the named symbol has no samples or cannot be annotated (its binary not
+    /// found, a kernel symbol: perf needs a vmlinux), objdump cannot be run, or no symbol could
+    /// be annotated; without a symbol, the ones that cannot be are said on stderr and skipped.
+    #[command(verbatim_doc_comment)]
+    Annotate(annotate::AnnotateArgs),
     /// perf diff's table: a baseline recording's report beside one or more new ones', entries
     /// paired by shared object and symbol name (--sort), with the change of each (-c).
     Diff(diff::DiffArgs),
@@ -272,6 +285,7 @@ fn main() -> ExitCode {
         Cmd::Sched { cmd } => sched::run(&cmd),
         Cmd::Export(a) => export::run(&a),
         Cmd::Report(a) => report::run(&a),
+        Cmd::Annotate(a) => annotate::run(&a),
         Cmd::Diff(a) => diff::run(&a),
         Cmd::WakeupLatency(a) => latency::wakeup_latency(&a),
         Cmd::Offcpu(a) => offcpu::run(&a),

@@ -246,6 +246,19 @@ impl<'o> StackFolder<'o> {
         f
     }
 
+    /// The file perf disassembles for user address `ip` of process `pid` (its map's binary, as
+    /// [`perfdata_symbolize::Symbolizer::try_runtime_binary`] finds it, or why none) and `ip`
+    /// relative to the map (`map__map_ip`); `None` when no map holds `ip`.
+    pub(crate) fn binary_at(
+        &mut self,
+        pid: u32,
+        ip: u64,
+    ) -> Option<(perfdata_symbolize::Result<std::rc::Rc<perfdata_symbolize::binary::Binary>>, u64)> {
+        let map = self.folder.machine.find_map(pid, ip, false)?;
+        let off = map.map_ip(ip);
+        Some((self.folder.sym.try_runtime_binary(map), off))
+    }
+
     /// The address perf prints for an unresolved `ip` of process `pid`: relative to its map
     /// (`map__map_ip`) for user addresses in a map, else as it is.
     pub fn map_ip(&self, pid: u32, kernel: bool, ip: u64) -> u64 {

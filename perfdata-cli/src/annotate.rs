@@ -1,0 +1,103 @@
+//! `perfdata annotate`: perf annotate's `--stdio` text, objdump run as perf 6.1 runs it.
+
+use clap::Args;
+use perfdata_analysis::annotate::{annotate, annotation_text, AnnotateOptions, PercentType};
+use perfdata_analysis::options::{FoldRequest, TimeRanges};
+use perfdata_analysis::Error;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// perf annotate's options, same names and meanings.
+#[derive(Args)]
+pub struct AnnotateArgs {
+    /// perf.data file, or - for stdin.
+    #[arg(default_value = "perf.data")]
+    file: String,
+    /// The symbol to annotate; without it, every symbol with samples, hottest first.
+    symbol: Option<String>,
+    /// What the percentages are of: local-period (the symbol's event count, the default),
+    /// global-period (the event's), local-hits (the symbol's samples), global-hits (perf 6.1
+    /// shows 0.00 for every instruction there, and so does perfdata).
+    #[arg(long, value_name = "TYPE", default_value = "local-period")]
+    percent_type: String,
+    /// Each instruction's number of samples instead of its percentage (perf annotate -n).
+    #[arg(short = 'n', long = "show-nr-samples")]
+    show_nr_samples: bool,
+    /// The objdump to run (default: objdump on PATH).
+    #[arg(long, value_name = "PATH", default_value = "objdump")]
+    objdump: PathBuf,
+    /// Prepended to the source files' paths objdump reads source lines from (with
+    /// --prefix-strip; perf's and objdump's --prefix).
+    #[arg(long, value_name = "DIR")]
+    prefix: Option<String>,
+    /// Leading directories taken off the source files' paths before --prefix.
+    #[arg(long, value_name = "N")]
+    prefix_strip: Option<u32>,
+    /// Only samples in these time ranges, perf's `--time`: `START,END` in seconds, several
+    /// separated by spaces, or slices of the recording (`10%/2`).
+    #[arg(long, value_name = "START,END")]
+    time: Option<String>,
+    #[command(flatten)]
+    symbols: crate::symbols::SymbolArgs,
+    /// Write here instead of stdout.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Text output, as `perf annotate --stdio` (the only kind; accepted for perf's habit).
+    #[arg(long)]
+    stdio: bool,
+}
+
+/// `perfdata annotate`.
+pub fn run(a: &AnnotateArgs) -> crate::CliResult {
+    let percent_type = PercentType::parse(&a.percent_type).ok_or_else(|| {
+        format!(
+            "--percent-type: unknown type `{}' (local-period, global-period, local-hits, global-hits)",
+            a.percent_type
+        )
+    })?;
+    let (path, _spool) = crate::spooled(&a.file)?;
+    let f = crate::open(&path)?;
+    let request = FoldRequest {
+        time: a.time.as_deref().map(str::parse::<TimeRanges>).transpose()?,
+        symbolize: a.symbols.options(true),
+        ..FoldRequest::default()
+    };
+    let opts = AnnotateOptions {
+        symbol: a.symbol.clone(),
+        fold: request.options()?,
+        percent_type,
+        objdump: a.objdump.clone(),
+        prefix: a.prefix.clone(),
+        prefix_strip: a.prefix_strip,
+    };
+    let done = annotate(&f, &opts)?;
+    if let (Some(name), true) = (&a.symbol, done.is_empty()) {
+        return Err(format!("no samples in a symbol named {name}").into());
+    }
+    let mut out: Box<dyn Write> = match &a.output {
+        Some(p) => Box::new(BufWriter::new(std::fs::File::create(p)?)),
+        None => Box::new(BufWriter::new(std::io::stdout().lock())),
+    };
+    let mut printed = 0usize;
+    for ann in done {
+        match ann {
+            Ok(ann) => {
+                out.write_all(annotation_text(&ann, a.show_nr_samples).as_bytes())?;
+                printed += 1;
+            }
+            // Without objdump nothing can be annotated.
+            Err(e @ Error::Io { .. }) => return Err(format!("cannot run objdump: {e}").into()),
+            Err(e) if a.symbol.is_some() => return Err(e.into()),
+            Err(e) => {
+                out.flush()?;
+                eprintln!("perfdata: {e}");
+            }
+        }
+    }
+    out.flush()?;
+    if printed == 0 {
+        return Err("no symbol could be annotated (see above)".into());
+    }
+    Ok(ExitCode::SUCCESS)
+}
