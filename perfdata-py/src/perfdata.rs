@@ -1027,6 +1027,96 @@ impl PerfData {
         self.damage.after(py, done)
     }
 
+    /// ``perf annotate --stdio`` as a pandas DataFrame: every instruction of a symbol (of every
+    /// symbol with samples when none is named, hottest first) with its share of the samples,
+    /// disassembled by objdump run as perf 6.1 runs it (binutils' ``objdump`` on ``PATH``); the
+    /// percentages are perf's for each address (needs pandas and pyarrow).
+    ///
+    /// Args:
+    ///     symbol: the function to annotate (perf's ``SYMBOL``); None: every one with samples.
+    ///     percent_type: what the percentages are of, perf's ``--percent-type``:
+    ///         ``"local-period"`` (default), ``"global-period"``, ``"local-hits"``,
+    ///         ``"global-hits"``.
+    ///     **options: ``folded()``'s symbol options (``symfs``, ``kallsyms``, ``buildid_dir``,
+    ///         ``symbols``…) and ``time``.
+    ///
+    /// Returns:
+    ///     pandas.DataFrame: one row per instruction: ``event``, ``dso``, ``symbol``, ``address``
+    ///     (objdump's), ``instruction`` (objdump's text), ``samples``, ``period``, ``percent``,
+    ///     ``source_file`` and ``source_line`` (the last source line objdump named before it;
+    ///     None without line information). A symbol that cannot be annotated (its binary not
+    ///     found, a kernel symbol) is left out and said in ``diagnostics``; a named one is a
+    ///     ValueError.
+    ///
+    /// Example:
+    ///     >>> a = perfdata.open("perf.data").annotate()
+    ///     >>> list(a.columns)[:5]
+    ///     ['event', 'dso', 'symbol', 'address', 'instruction']
+    #[pyo3(signature = (symbol=None, *, percent_type="local-period", **options))]
+    fn annotate<'py>(
+        &self,
+        py: Python<'py>,
+        symbol: Option<String>,
+        percent_type: &str,
+        options: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let done = (|| -> PyResult<Bound<'py, PyAny>> {
+            use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray, UInt32Array, UInt64Array};
+            use perfdata_analysis::annotate::{annotate, AnnotateOptions, PercentType};
+            require(py, &["pandas", "pyarrow"])?;
+            let call = "PerfData.annotate()";
+            let opts = (|| {
+                flame::check_keys(options, &["symbol", "percent_type"])?;
+                let percent_type = PercentType::parse(percent_type).ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "percent_type: unknown type {percent_type:?} (local-period, global-period, local-hits, \
+                         global-hits)"
+                    ))
+                })?;
+                let fold = flame::fold_options(options)?.options;
+                Ok(AnnotateOptions { symbol: symbol.clone(), fold, percent_type, ..AnnotateOptions::default() })
+            })()
+            .map_err(|e| in_call(py, call, e))?;
+            let file = self.file()?;
+            let done = py.detach(|| annotate(&file, &opts)).map_err(|e| error::analysis_to_py(py, e, file.path()))?;
+            let mut annotations = Vec::new();
+            for a in done {
+                match a {
+                    Ok(a) => annotations.push(a),
+                    Err(e) if symbol.is_some() => return Err(in_call(py, call, PyValueError::new_err(e.to_string()))),
+                    Err(e) => self.shared.note(std::iter::once(e.to_string())),
+                }
+            }
+            if let (Some(name), true) = (&symbol, annotations.is_empty()) {
+                return Err(in_call(py, call, PyValueError::new_err(format!("{name}: no samples of this symbol"))));
+            }
+            let rows: Vec<(
+                &perfdata_analysis::annotate::Annotation,
+                &perfdata_analysis::annotate::AnnotatedLine,
+                u64,
+            )> =
+                annotations.iter().flat_map(|a| a.lines.iter().filter_map(move |l| Some((a, l, l.address?)))).collect();
+            let strs = |v: Vec<Option<String>>| -> ArrayRef { Arc::new(StringArray::from(v)) };
+            let cols: Vec<(&str, ArrayRef)> = vec![
+                ("event", strs(rows.iter().map(|r| Some(r.0.symbol.event_name.clone())).collect())),
+                ("dso", strs(rows.iter().map(|r| Some(r.0.symbol.dso.clone())).collect())),
+                ("symbol", strs(rows.iter().map(|r| Some(r.0.symbol.symbol.clone())).collect())),
+                ("address", Arc::new(UInt64Array::from_iter_values(rows.iter().map(|r| r.2)))),
+                ("instruction", strs(rows.iter().map(|r| Some(r.1.text.trim().to_string())).collect())),
+                ("samples", Arc::new(UInt64Array::from_iter_values(rows.iter().map(|r| r.1.samples)))),
+                ("period", Arc::new(UInt64Array::from_iter_values(rows.iter().map(|r| r.1.period)))),
+                ("percent", Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.1.percent)))),
+                ("source_file", strs(rows.iter().map(|r| r.1.source_file.clone()).collect())),
+                ("source_line", Arc::new(UInt32Array::from(rows.iter().map(|r| r.1.source_line).collect::<Vec<_>>()))),
+            ];
+            let batch = RecordBatch::try_from_iter(cols)
+                .map_err(|e| PyRuntimeError::new_err(format!("building Arrow columns: {e}")))?;
+            let t = Bound::new(py, ArrowTable::new("annotate", batch.schema(), vec![batch]))?;
+            t.call_method0("to_pandas")
+        })();
+        self.damage.after(py, done)
+    }
+
     /// Write the recording in another tool's format.
     ///
     /// Args:

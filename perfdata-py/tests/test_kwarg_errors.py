@@ -63,6 +63,7 @@ def sched():
         ("flamegraph", FOLD + GRAPH + ["progress"]),
         ("script", SCRIPT),
         ("report", FOLD + ["sort", "children", "call_graph", "progress"]),
+        ("annotate", FOLD + ["symbol", "percent_type"]),
     ],
 )
 def test_an_unknown_keyword_names_the_call_and_the_accepted_ones(fp, method, accepted):

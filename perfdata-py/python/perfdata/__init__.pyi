@@ -791,6 +791,16 @@ class PerfData:
         children=True), samples, period and the columns of the sort keys (comm, pid, cpu, dso,
         kernel, symbol); sort: perf's --sort keys (default comm,dso,sym); call_graph ("caller",
         "callee" or a -g string): a call_graph column of each row's path tree (nested dicts)."""
+    def annotate(
+        self,
+        symbol: Optional[str] = None,
+        *,
+        percent_type: Literal["local-period", "global-period", "local-hits", "global-hits"] = "local-period",
+        **options: Unpack[_FoldOptions],
+    ) -> Any:
+        """perf annotate --stdio as a pandas.DataFrame, one row per instruction: event, dso,
+        symbol, address, instruction (objdump's text), samples, period, percent, source_file,
+        source_line; every symbol with samples when none is named."""
     def folded(self, **options: Unpack[_FoldOptions]) -> Dict[str, int]:
         """Folded stacks (stack → weight) as stackcollapse-perf.pl or perf script report
         stackcollapse print them (compat names that tool, not a perf version)."""
