@@ -154,7 +154,7 @@ $("symbols").addEventListener("change", async (e) => {
   try {
     const lines = await ask("symbols", { files: [...e.target.files] });
     $("symbols-log").textContent += lines.join("\n") + "\n";
-    for (const n of ["flamegraph"]) shown.delete(n);
+    shown.delete("flamegraph"); // the one view that names frames
     show(document.querySelector("nav button.on").dataset.view);
   } catch (err) {
     status(err.message, true);

@@ -19,7 +19,9 @@ function readAll(file, what, push) {
 }
 
 function open(file) {
-  const loader = new Loader(file.size);
+  // The module's sizes are 32-bit: a larger file would be announced wrapped.
+  if (file.size >= 2 ** 32) throw new Error(`${file.size} bytes: more than this page's 4 GB memory can hold`);
+  const loader = new Loader(file.size); // throws when the file cannot fit in the module's memory
   // Each piece straight into the loader's buffer in the module's memory (one copy).
   readAll(file, file.name, (piece) => {
     new Uint8Array(wasm.memory.buffer, loader.next_at(), piece.length).set(piece);
@@ -48,9 +50,7 @@ function addSymbolFile(file) {
 
 const views = {
   flamegraph: (a) => recording.flamegraph(a.title || "", a.compat || ""),
-  folded: (a) => recording.folded(a.compat || ""),
   sched_latency: (a) => recording.sched_latency(a.compat || ""),
-  sched_map: () => recording.sched_map(),
   sched_timeline: (a) => recording.sched_timeline(a.width || 1200),
   block_latency: () => JSON.parse(recording.block_latency()),
   block_heatmap: () => recording.block_heatmap(),

@@ -94,7 +94,9 @@ type Result<T> = std::result::Result<T, Failure>;
 #[wasm_bindgen]
 pub struct Recording {
     file: PerfFile<'static>,
-    files: MemFiles,
+    /// Shared with each analysis's symbolizer; copied only when a file is added while one
+    /// holds it.
+    files: Arc<MemFiles>,
     kallsyms: bool,
     archive: bool,
     /// The file names of the recording's DSOs (BUILD_ID feature and mmap records), found on the
@@ -114,10 +116,18 @@ pub struct Loader {
 
 #[wasm_bindgen]
 impl Loader {
-    /// A loader for a file of `size` bytes (zeroed until filled).
+    /// A loader for a file of `size` bytes (zeroed until filled); an error when the module's
+    /// memory (4 GB at most in wasm32) cannot hold it.
     #[wasm_bindgen(constructor)]
-    pub fn new(size: usize) -> Loader {
-        Loader { bytes: vec![0; size], filled: 0 }
+    pub fn new(size: usize) -> Result<Loader> {
+        let mut bytes = Vec::new();
+        bytes.try_reserve_exact(size).map_err(|_| {
+            Failure(format!(
+                "a file of {size} bytes does not fit in this page's memory (4 GB at most, less what is in use)"
+            ))
+        })?;
+        bytes.resize(size, 0);
+        Ok(Loader { bytes, filled: 0 })
     }
 
     /// Append the next piece; more bytes than announced are an error.
@@ -173,12 +183,12 @@ impl Recording {
     #[wasm_bindgen(constructor)]
     pub fn new(bytes: Vec<u8>) -> Result<Recording> {
         let file = PerfFile::from_vec(bytes).map_err(fail)?;
-        Ok(Recording { file, files: MemFiles::new(), kallsyms: false, archive: false, dsos: None })
+        Ok(Recording { file, files: Arc::default(), kallsyms: false, archive: false, dsos: None })
     }
 
     /// The kernel's symbols, as `/proc/kallsyms` text (used as `--kallsyms` is).
     pub fn add_kallsyms(&mut self, text: Vec<u8>) {
-        self.files.insert(KALLSYMS, text);
+        Arc::make_mut(&mut self.files).insert(KALLSYMS, text);
         self.kallsyms = true;
     }
 
@@ -208,7 +218,7 @@ impl Recording {
         }
         let bytes: Arc<[u8]> = bytes.into();
         for p in &paths {
-            self.files.insert(p.clone(), bytes.clone());
+            Arc::make_mut(&mut self.files).insert(p.clone(), bytes.clone());
         }
         Ok(paths.iter().map(|p| format!("{}\n", p.display())).collect())
     }
@@ -218,7 +228,7 @@ impl Recording {
     pub fn add_archive(&mut self, bytes: &[u8]) -> Result<usize> {
         let files = archive::unpack_to_memory(bytes, "the symbol archive", Path::new(ARCHIVE)).map_err(fail)?;
         let n = files.len();
-        self.files.extend(files);
+        Arc::make_mut(&mut self.files).extend(files);
         self.archive = true;
         Ok(n)
     }
@@ -342,7 +352,7 @@ impl Recording {
             buildid_dir: Some(BUILDID_DIR.into()),
             kallsyms: self.kallsyms.then(|| KALLSYMS.into()),
             archive: self.archive.then(|| ARCHIVE.into()),
-            files: Some(Arc::new(self.files.clone())),
+            files: Some(self.files.clone()),
             ..Default::default()
         };
         Ok(FoldedOptions { symbolize, ..base })

@@ -84,6 +84,16 @@ fn a_file_that_is_not_elf_or_not_mapped_is_refused_with_a_reason() {
     let mut rec = open("fp.data");
     let e = rec.add_binary("notes.txt", b"hello".to_vec()).err().unwrap();
     assert!(e.0.contains("not an ELF file"), "{e}");
+    // An ELF file without a build id (its GNU note's name overwritten) that fp.data maps under
+    // no such name cannot be placed.
+    let mut spin = std::fs::read(testdata().join("bin/spin")).unwrap();
+    let note = b"\x04\x00\x00\x00\x14\x00\x00\x00\x03\x00\x00\x00GNU\x00";
+    let at = spin.windows(note.len()).position(|w| w == note).unwrap();
+    spin[at + 12..at + 15].copy_from_slice(b"XYZ");
+    let e = rec.add_binary("other", spin.clone()).err().unwrap();
+    assert!(e.0.contains("no build id, and the recording maps no file of that name"), "{e}");
+    // Under the name fp.data maps, it goes to the recorded path.
+    assert_eq!(rec.add_binary("spin", spin).unwrap(), "/work/main/testdata/bin/spin\n");
     assert!(Recording::new(b"PERFILE2 but short".to_vec()).is_err());
 }
 
@@ -140,21 +150,22 @@ fn block_latency_and_heat_map() {
 #[test]
 fn the_loader_takes_pieces_and_refuses_a_short_or_long_file() {
     let bytes = std::fs::read(testdata().join("fp.data")).unwrap();
-    let mut l = Loader::new(bytes.len());
+    let mut l = Loader::new(bytes.len()).unwrap();
     for c in bytes.chunks(4096) {
         l.push(c).unwrap();
     }
     assert_eq!(l.received(), bytes.len());
     let rec = l.finish().unwrap();
     assert_eq!(rec.folded("").unwrap(), open("fp.data").folded("").unwrap());
-    let mut short = Loader::new(bytes.len());
+    let mut short = Loader::new(bytes.len()).unwrap();
     short.push(&bytes[..100]).unwrap();
     assert!(short.finish().is_err());
-    let mut long = Loader::new(10);
+    assert!(Loader::new(usize::MAX).is_err(), "an impossible size is an error, not an abort");
+    let mut long = Loader::new(10).unwrap();
     assert!(long.push(&bytes[..11]).is_err());
     assert!(long.advance(11).is_err());
     // Written in place, as the page does.
-    let mut l = Loader::new(bytes.len());
+    let mut l = Loader::new(bytes.len()).unwrap();
     for c in bytes.chunks(5000) {
         let at = l.next_at() as *mut u8;
         // SAFETY: next_at points at the loader's buffer with room for the rest of the file.
