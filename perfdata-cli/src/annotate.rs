@@ -4,9 +4,7 @@ use clap::Args;
 use perfdata_analysis::annotate::{annotate, annotation_text, AnnotateOptions, PercentType};
 use perfdata_analysis::options::{FoldRequest, TimeRanges};
 use perfdata_analysis::Error;
-use std::io::{BufWriter, Write};
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 /// perf annotate's options, same names and meanings.
 #[derive(Args)]
@@ -75,29 +73,27 @@ pub fn run(a: &AnnotateArgs) -> crate::CliResult {
     if let (Some(name), true) = (&a.symbol, done.is_empty()) {
         return Err(format!("no samples in a symbol named {name}").into());
     }
-    let mut out: Box<dyn Write> = match &a.output {
-        Some(p) => Box::new(BufWriter::new(std::fs::File::create(p)?)),
-        None => Box::new(BufWriter::new(std::io::stdout().lock())),
-    };
+    let mut out = crate::out::Out::new(a.output.as_ref())?;
     let mut printed = 0usize;
     for ann in done {
         match ann {
             Ok(ann) => {
-                out.write_all(annotation_text(&ann, a.show_nr_samples).as_bytes())?;
+                out.put(&annotation_text(&ann, a.show_nr_samples));
                 printed += 1;
             }
             // Without objdump nothing can be annotated.
             Err(e @ Error::Io { .. }) => return Err(format!("cannot run objdump: {e}").into()),
             Err(e) if a.symbol.is_some() => return Err(e.into()),
             Err(e) => {
-                out.flush()?;
+                // What was annotated before it comes first on a terminal.
+                out.flush();
                 eprintln!("perfdata: {e}");
             }
         }
     }
-    out.flush()?;
+    let status = out.finish(&[])?;
     if printed == 0 {
         return Err("no symbol could be annotated (see above)".into());
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(status)
 }

@@ -33,6 +33,16 @@ impl Out {
         }
     }
 
+    /// Flush what is buffered (before a message on stderr); an error is kept for
+    /// [`Out::finish`].
+    pub fn flush(&mut self) {
+        if self.err.is_none() {
+            if let Err(e) = self.w.flush() {
+                self.err = Some(e);
+            }
+        }
+    }
+
     /// One JSON value and a newline.
     pub fn json(&mut self, v: &serde_json::Value) {
         let mut s = v.to_string();
