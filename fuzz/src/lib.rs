@@ -814,8 +814,12 @@ fn sched_all(f: &PerfFile<'_>) {
     }
     let _ = map::sched_map_text(f, &map::MapOptions::default());
     let _ = map::sched_map_text(f, &map::MapOptions { compact: true, cpus: Some(vec![1]), nr_cpus: Some(3) });
-    if let Ok(t) = timeline::sched_timeline(f, &timeline::TimelineOptions { width: 100, ..Default::default() }) {
-        let _ = t.svg();
+    for rows in [timeline::Rows::Cpu, timeline::Rows::Task] {
+        if let Ok(t) =
+            timeline::sched_timeline(f, &timeline::TimelineOptions { width: 100, rows, ..Default::default() })
+        {
+            let _ = t.svg();
+        }
     }
     let _ = wakeup::wakeup_latency(f, &wakeup::WakeupOptions::default());
     let _ = block::block_latency(f, &block::BlockOptions::default());

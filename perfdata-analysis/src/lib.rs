@@ -60,6 +60,7 @@ pub mod script;
 #[cfg(feature = "symbolize")]
 mod stacks;
 pub mod stats;
+mod ticks;
 
 pub use error::{Error, Result};
 #[cfg(feature = "flamegraph")]

@@ -294,3 +294,122 @@ fn fuzz(bytes: &[u8]) {
         let _ = perfdata_analysis::sched::timeline::sched_timeline(&f, &Default::default());
     }
 }
+
+/// Per thread, the sums of a timehist text's "sch delay" and "run time" columns in ns (each
+/// value is truncated to a microsecond), and the number of lines summed.
+fn timehist_sums(text: &str) -> std::collections::HashMap<u32, (u64, u64, u64)> {
+    let mut sums = std::collections::HashMap::new();
+    for line in text.lines().skip(3) {
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        if cols.len() < 6 || line.contains("<idle>") {
+            continue;
+        }
+        let task = cols[2..cols.len() - 3].join(" ");
+        let Some((_, id)) = task.rsplit_once('[') else { continue };
+        let tid: u32 = id.trim_end_matches(']').split('/').next().unwrap().parse().unwrap();
+        let ns = |ms: &str| (ms.parse::<f64>().unwrap() * 1e6).round() as u64;
+        let e: &mut (u64, u64, u64) = sums.entry(tid).or_default();
+        e.0 += ns(cols[cols.len() - 2]);
+        e.1 += ns(cols[cols.len() - 1]);
+        e.2 += 1;
+    }
+    sums
+}
+
+#[test]
+fn timeline_task_lanes_sum_as_timehist() {
+    use perfdata_analysis::sched::timeline::{sched_timeline, Item, Rows, TimelineOptions};
+    for f in FILES {
+        let file = PerfFile::open(testdata(f)).unwrap();
+        // A nanosecond per pixel: every run and wait drawn.
+        let opts = TimelineOptions { rows: Rows::Task, tasks: 0, width: u32::MAX, ..Default::default() };
+        let tl = sched_timeline(&file, &opts).unwrap();
+        assert_eq!(tl.small_waits, 0);
+        // Run time per task equals perf 6.1's timehist run time column summed. Waits equal the
+        // modern timehist's scheduling delay (a preempted task waits too) summed, but for a wait
+        // whose run has not ended when the recording does (timehist prints a line per run), and
+        // for the few tasks woken before the first switch (time 0: their wait is cut there).
+        let perf = timehist_sums(&expected(&format!("{f}.sched-timehist")));
+        let modern = sched_timehist_text(&file, &TimehistOptions::default()).unwrap().0;
+        let modern = timehist_sums(&modern);
+        let ran: Vec<u32> = perf.iter().filter(|(_, s)| s.1 > 0).map(|(&t, _)| t).collect();
+        let mut cut = 0;
+        for tid in &ran {
+            let lane = tl.lanes.iter().find(|l| l.key == *tid).unwrap_or_else(|| panic!("{f}: no lane for {tid}"));
+            let (_, run, lines) = perf[tid];
+            let diff = lane.run_ns.abs_diff(run);
+            assert!(diff < lines * 1000, "{f}: {}: ran {} ns, perf {run} ns", lane.label, lane.run_ns);
+            let waits: Vec<_> = tl.waits.iter().filter(|w| w.tid == *tid).collect();
+            assert_eq!(lane.wait_ns, waits.iter().map(|w| w.end_ns - w.start_ns).sum::<u64>());
+            let ended = |w: &&&perfdata_analysis::sched::timeline::Wait| {
+                tl.items.iter().any(|it| matches!(it, Item::Run(s) if s.tid == *tid && s.start_ns == w.end_ns))
+            };
+            let waited: u64 = waits.iter().filter(ended).map(|w| w.end_ns - w.start_ns).sum();
+            if waits.iter().any(|w| w.start_ns == tl.start_ns) {
+                cut += 1;
+                continue;
+            }
+            let (delay, _, lines) = modern[tid];
+            assert!(
+                waited.abs_diff(delay) < lines * 1000,
+                "{f}: {}: waited {waited} ns, timehist {delay} ns",
+                lane.label
+            );
+        }
+        assert!(cut <= 2, "{f}: {cut} tasks waited before the first switch");
+        // Lanes by thread id; every run and wait in its task's lane.
+        assert!(tl.lanes.windows(2).all(|w| w[0].key < w[1].key));
+        assert!(tl.lanes.len() >= ran.len() && tl.hidden_tasks == (0, 0));
+        let keys: std::collections::HashSet<u32> = tl.lanes.iter().map(|l| l.key).collect();
+        assert!(tl.items.iter().all(|it| keys.contains(&it.lane(Rows::Task))));
+        assert!(tl.items.iter().all(|it| match it {
+            Item::Run(s) => s.tid == it.lane(Rows::Task),
+            Item::Mixed { top, .. } => top.iter().all(|t| t.0.starts_with("CPU ")),
+        }));
+        assert!(tl.waits.iter().all(|w| keys.contains(&w.tid)));
+        // The colours are the CPUs, with the lanes' time on each.
+        assert!(tl.colours.iter().all(|c| c.0.starts_with("CPU ")));
+        let on_cpus: u64 = tl.colours.iter().map(|c| c.1).sum();
+        assert_eq!(on_cpus, tl.lanes.iter().map(|l| l.run_ns).sum::<u64>(), "{f}");
+        // At most N tasks: the N longest running or waiting; the others counted.
+        let three = sched_timeline(&file, &TimelineOptions { tasks: 3, ..opts.clone() }).unwrap();
+        let mut busiest: Vec<(u64, u32)> = tl.lanes.iter().map(|l| (l.run_ns + l.wait_ns, l.key)).collect();
+        busiest.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut want: Vec<u32> = busiest[..3].iter().map(|b| b.1).collect();
+        want.sort_unstable();
+        assert_eq!(three.lanes.iter().map(|l| l.key).collect::<Vec<_>>(), want, "{f}");
+        let rest: Vec<u64> =
+            busiest[3..].iter().map(|b| tl.lanes.iter().find(|l| l.key == b.1).unwrap().run_ns).collect();
+        let ran = rest.iter().filter(|&&ns| ns > 0).count() as u64;
+        assert_eq!(three.hidden_tasks, (ran, rest.iter().sum()), "{f}: tasks left out, and their run time");
+    }
+}
+
+#[test]
+fn timeline_cpu_lanes_and_window() {
+    use perfdata_analysis::sched::timeline::{sched_timeline, Rows, TimelineOptions};
+    use perfdata_analysis::TimeRange;
+    let file = PerfFile::open(testdata("sched-mix.data")).unwrap();
+    let tl = sched_timeline(&file, &TimelineOptions::default()).unwrap();
+    assert_eq!(tl.lanes.iter().map(|l| l.label.as_str()).collect::<Vec<_>>(), ["CPU 0", "CPU 1"]);
+    // The colours are the comms, longest first, and share the lanes' time on a CPU.
+    assert_eq!(tl.colours[0].0, "sh");
+    assert!(tl.colours.windows(2).all(|w| w[0].1 >= w[1].1));
+    let by_comm: u64 = tl.colours.iter().map(|c| c.1).sum();
+    assert_eq!(by_comm, tl.lanes.iter().map(|l| l.run_ns).sum::<u64>());
+    // Time 0 is the first switch: perf script's first sched_switch line.
+    let script = expected("sched-mix.data.script");
+    let first = script.lines().find(|l| l.contains("sched:sched_switch")).unwrap();
+    let t = first.split_whitespace().find(|w| w.ends_with(':') && w.contains('.')).unwrap();
+    assert_eq!(format!("{}.{:06}:", tl.start_ns / 1_000_000_000, tl.start_ns % 1_000_000_000 / 1000), t);
+    // A window: everything inside it.
+    let (a, b) = (tl.start_ns + 20_000_000, tl.start_ns + 30_000_000);
+    let w =
+        sched_timeline(&file, &TimelineOptions { time: Some(TimeRange { start: a, end: b }), ..Default::default() })
+            .unwrap();
+    assert!(w.start_ns >= a && w.end_ns <= b);
+    assert!(w.items.iter().all(|it| matches!(it, perfdata_analysis::sched::timeline::Item::Run(s) if s.start_ns >= a && s.end_ns <= b)
+        || matches!(it, perfdata_analysis::sched::timeline::Item::Mixed { start_ns, end_ns, .. } if *start_ns >= a && *end_ns <= b)));
+    assert!(w.waits.iter().all(|x| x.start_ns >= a && x.end_ns <= b));
+    assert_eq!(w.rows, Rows::Cpu);
+}

@@ -6,6 +6,7 @@ use perfdata_analysis::options::TimeRange;
 use perfdata_analysis::sched::latency::{parse_sort, sched_latency, GroupBy, LatencyOptions, DEFAULT_SORT};
 use perfdata_analysis::sched::map::{sched_map_each, MapOptions, MapRow};
 use perfdata_analysis::sched::timehist::{sched_timehist_each, Row, SummaryMode, TimehistOptions, TimehistText};
+use perfdata_analysis::sched::timeline::{Rows, TimelineOptions};
 use perfdata_analysis::sched::Compat;
 use serde_json::json;
 use std::path::PathBuf;
@@ -133,9 +134,16 @@ pub struct TimelineArgs {
     /// Only START,END (seconds, perf's --time syntax).
     #[arg(long)]
     time: Option<TimeRange>,
-    /// Width of the picture in pixels.
+    /// Width of the picture in pixels (it scales to the window; runs shorter than a pixel of this
+    /// width are merged).
     #[arg(long, default_value_t = 1600)]
     width: u32,
+    /// A lane per CPU (coloured by task) or per task (perf timechart's view, coloured by CPU).
+    #[arg(long, default_value = "cpu", value_name = "cpu|task")]
+    rows: Rows,
+    /// With --rows task: the tasks longest running or waiting to run, at most this many (0: all).
+    #[arg(long, default_value_t = 40, value_name = "N")]
+    tasks: usize,
 }
 
 /// A CPU list option (one value, perf's list syntax).
@@ -155,7 +163,11 @@ pub fn run(cmd: &SchedCmd) -> CliResult {
         SchedCmd::Latency(a) => latency(a),
         SchedCmd::Map(a) => map(a),
         SchedCmd::Timehist(a) => timehist(a),
-        SchedCmd::Timeline(a) => crate::timeline::run(&a.file, a.output.as_ref(), a.time, a.width),
+        SchedCmd::Timeline(a) => crate::timeline::run(
+            &a.file,
+            a.output.as_ref(),
+            TimelineOptions { time: a.time, width: a.width, rows: a.rows, tasks: a.tasks, title: String::new() },
+        ),
         SchedCmd::WakeupLatency(a) => crate::latency::wakeup_latency(a),
     }
 }

@@ -107,19 +107,47 @@ fn missing_events_are_named() {
     assert!(err.contains("no sched:sched_switch event") && err.contains("perf sched record"), "{err}");
 }
 
+/// The texts of `<text …>LABEL</text>` elements whose opening tag contains `attr`.
+fn texts<'a>(svg: &'a str, attr: &str) -> Vec<&'a str> {
+    svg.split("<text ")
+        .skip(1)
+        .filter(|t| t.split('>').next().is_some_and(|tag| tag.contains(attr)))
+        .filter_map(|t| t.split_once('>').map(|(_, rest)| rest.split('<').next().unwrap_or("")))
+        .collect()
+}
+
 #[test]
 fn timeline_svg() {
     let dir = std::env::temp_dir().join(format!("perfdata-timeline-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let svg = dir.join("sched.svg");
-    let (code, _, err) = perfdata(
-        &["sched", "timeline", testdata("sched-mix.data").to_str().unwrap(), "-o", svg.to_str().unwrap()],
-        None,
-    );
+    let mix = testdata("sched-mix.data");
+    let (code, _, err) = perfdata(&["sched", "timeline", mix.to_str().unwrap(), "-o", svg.to_str().unwrap()], None);
     assert_eq!(code, 0, "{err}");
     let s = std::fs::read_to_string(&svg).unwrap();
     assert!(s.starts_with("<?xml") && s.trim_end().ends_with("</svg>"));
-    assert!(s.contains(">CPU 0<") && s.contains(">CPU 1<"));
+    // As wide as the window; a lane per CPU; tooltips on runs and waits.
+    assert!(s.contains(r#"width="100%""#) && s.contains("viewBox="));
+    assert_eq!(texts(&s, r#"class="lane""#), ["CPU 0", "CPU 1"]);
     assert!(s.contains("gzip[18688] on CPU") && s.contains("waited"));
+    // Time from the first switch (perf script's first sched_switch, 37551.455637 s, 111.5 ms
+    // before the last) in round steps with a unit: 0, 10 ms, …, 110 ms.
+    assert!(s.contains("t = 0 at 37551.455637 s, 111.5 ms long"), "{}", &s[..1500]);
+    let ticks = texts(&s, r#"text-anchor="middle">"#.trim_end_matches('>'));
+    let want: Vec<String> = (0..=11).map(|i| if i == 0 { "0".into() } else { format!("{} ms", 10 * i) }).collect();
+    assert_eq!(ticks.iter().skip(1).copied().collect::<Vec<_>>(), want, "the title, then the ticks");
+    // A lane per task: the five longest running or waiting, by thread id, the rest counted.
+    let (code, out, err) =
+        perfdata(&["sched", "timeline", mix.to_str().unwrap(), "--rows", "task", "--tasks", "5"], None);
+    assert_eq!(code, 0, "{err}");
+    let lanes = texts(&out, r#"class="lane""#);
+    assert_eq!(lanes.len(), 5, "{lanes:?}");
+    assert!(lanes.contains(&"sh[18669]") && lanes.contains(&"spin[18674]"), "{lanes:?}");
+    assert!(out.contains("5 tasks, those longest running or waiting (63 more tasks ran"), "{}", &out[..1500]);
+    // Runs coloured by CPU, with the CPUs in the legend; waits in the task's lane.
+    assert!(out.contains(">CPU 0 ") && out.contains(">CPU 1 "));
+    let (code, _, err) = perfdata(&["sched", "timeline", mix.to_str().unwrap(), "--rows", "tasks"], None);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cpu or task"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

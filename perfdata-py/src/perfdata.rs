@@ -11,6 +11,7 @@ use crate::header::Header;
 use crate::iter::{EventFilter, RecordIterator, RecordsCell, Shared, Yield};
 use crate::kwargs::in_call;
 use crate::source;
+use perfdata_analysis::sched::timeline::TimelineOptions;
 use perfdata_core::{Order, PerfFile};
 use pyo3::exceptions::{PyImportError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -724,36 +725,46 @@ impl PerfData {
         self.damage.after(py, self.noted(done))
     }
 
-    /// The scheduler timeline picture: one lane per CPU coloured by task (idle blank), run-queue
-    /// waits (wakeup or preemption to switch-in) in red under the lane, tooltips, search
-    /// (Ctrl-F) and zoom (wheel, click). Runs narrower than a pixel are merged, so the SVG stays
-    /// small on any recording.
+    /// The scheduler timeline picture: one lane per CPU coloured by task (idle blank), or one
+    /// per task coloured by CPU; run-queue waits (wakeup or preemption to switch-in) in red under
+    /// the lane; time relative to the first switch in round steps; tooltips, search (Ctrl-F) and
+    /// zoom (wheel, click, drag to pan; the axis follows). It is as wide as the cell. Runs
+    /// narrower than a pixel are merged, so the SVG stays small on any recording.
     ///
     /// Args:
-    ///     width: pixels of the time axis.
+    ///     width: pixels of the time axis (the merging's resolution; the picture scales).
     ///     time: perf's ``"START,END"`` in seconds, or a ``(start_ns, end_ns)`` tuple.
     ///     title: the title.
+    ///     rows: ``"cpu"`` (a lane per CPU) or ``"task"`` (a lane per task, perf timechart's
+    ///         view).
+    ///     tasks: with ``rows="task"``, the tasks longest running or waiting, at most this many
+    ///         (0: all).
     ///
     /// Returns:
     ///     SchedTimeline: shows inline in Jupyter; ``save(path)``.
     ///
     /// Example:
     ///     >>> tl = perfdata.open("sched.data").sched_timeline(width=800)
-    ///     >>> tl.switches, tl.svg.count(">CPU ")
+    ///     >>> tl.switches, tl.svg.count('class="lane"')
     ///     (117, 2)
-    #[pyo3(signature = (*, width = 1600, time = None, title = None))]
+    #[pyo3(signature = (*, width = 1600, time = None, title = None, rows = "cpu", tasks = 40))]
     fn sched_timeline(
         &self,
         py: Python<'_>,
         width: u32,
         time: Option<&Bound<'_, PyAny>>,
         title: Option<String>,
+        rows: &str,
+        tasks: usize,
     ) -> PyResult<crate::sched::SchedTimeline> {
         let done = (|| -> PyResult<crate::sched::SchedTimeline> {
             let title = title.unwrap_or_else(|| {
                 format!("Scheduler timeline{}", self.path.as_deref().map(|p| format!(": {p}")).unwrap_or_default())
             });
-            crate::sched::timeline(py, &*self.file()?, &self.shared, width, crate::kwargs::time_value(time)?, title)
+            let rows = rows.parse().map_err(pyo3::exceptions::PyValueError::new_err)?;
+            let time = crate::kwargs::time_value(time)?;
+            let opts = TimelineOptions { time, width, title, rows, tasks };
+            crate::sched::timeline(py, &*self.file()?, &self.shared, &opts)
         })();
         self.damage.after(py, done)
     }

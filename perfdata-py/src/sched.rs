@@ -6,7 +6,6 @@ use crate::kwargs::time_value;
 use arrow_array::{
     ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray, UInt32Array, UInt64Array,
 };
-use perfdata_analysis::options::TimeRange;
 use perfdata_analysis::sched::latency::{sched_latency, GroupBy, LatencyOptions, SortKey, DEFAULT_SORT};
 use perfdata_analysis::sched::map::{sched_map_each, MapOptions};
 use perfdata_analysis::sched::timehist::{sched_timehist_each, Row, SummaryMode, TimehistOptions, TimehistText};
@@ -807,12 +806,9 @@ pub fn timeline(
     py: Python<'_>,
     file: &PerfFile<'_>,
     shared: &crate::iter::Shared,
-    width: u32,
-    time: Option<TimeRange>,
-    title: String,
+    opts: &TimelineOptions,
 ) -> PyResult<SchedTimeline> {
-    let opts = TimelineOptions { time, width, title };
-    let tl = py.detach(|| sched_timeline(file, &opts)).map_err(|e| to_py(py, e, file))?;
+    let tl = py.detach(|| sched_timeline(file, opts)).map_err(|e| to_py(py, e, file))?;
     shared.note(tl.diagnostics.iter().cloned());
     Ok(SchedTimeline { svg: tl.svg(), switches: tl.switches })
 }

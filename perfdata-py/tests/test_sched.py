@@ -4,6 +4,8 @@ errors."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import perfdata
@@ -111,6 +113,19 @@ def test_timeline() -> None:
     assert tl.switches == 319
     assert tl.svg.startswith("<?xml") and ">mix<" in tl.svg
     assert "<iframe" in tl._repr_html_()
+    assert re.findall(r'<text class="lane"[^>]*>([^<]*)<', tl.svg) == ["CPU 0", "CPU 1"]
+    # A lane per task, by thread id: the five longest running or waiting to run, as timehist's
+    # run time and scheduling delay add up (the timeline also counts a last wait whose run has
+    # not ended, which has no timehist row: not the case for these five).
+    f = perfdata.open(TESTDATA / "sched-mix.data")
+    tasks = f.sched_timeline(rows="task", tasks=5)
+    lanes = re.findall(r'<text class="lane"[^>]*>([^<]*)<', tasks.svg)
+    th = f.sched_timehist().to_pandas()
+    th = th[~th.idle]
+    busiest = (th.run_ns + th.delay_ns).groupby(th.tid).sum().sort_values(ascending=False, kind="stable")
+    assert [int(lane.rsplit("[", 1)[1].rstrip("]")) for lane in lanes] == sorted(busiest.index[:5])
+    with pytest.raises(ValueError, match="cpu or task"):
+        perfdata.open(TESTDATA / "sched-mix.data").sched_timeline(rows="tasks")
 
 
 def test_block_latency() -> None:

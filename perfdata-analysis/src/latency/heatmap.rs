@@ -17,6 +17,7 @@
 //! # Ok::<(), String>(())
 //! ```
 
+use crate::ticks::{nice_floor, nice_step};
 use std::fmt::Write as _;
 
 /// One `trace2heatmap.pl` input line: `completion_time_us latency_us`, both truncated from ns
@@ -136,38 +137,6 @@ pub struct Heatmap {
     pub max_seen_ns: u64,
     /// The 99.9th percentile latency (nearest rank), ns.
     pub p999_ns: u64,
-}
-
-/// 1, 2 or 5 × 10^k, the smallest at or above `v`.
-fn nice_step(v: u64) -> u64 {
-    let mut p: u64 = 1;
-    loop {
-        for m in [1u64, 2, 5] {
-            let s = p.saturating_mul(m);
-            if s >= v || s == u64::MAX {
-                return s;
-            }
-        }
-        p = p.saturating_mul(10);
-    }
-}
-
-/// 1, 2 or 5 × 10^k, the largest at or below `v` (1 for 0).
-fn nice_floor(v: u64) -> u64 {
-    let mut best = 1;
-    let mut p: u64 = 1;
-    loop {
-        for m in [1u64, 2, 5] {
-            match p.checked_mul(m) {
-                Some(s) if s <= v => best = s,
-                _ => return best,
-            }
-        }
-        match p.checked_mul(10) {
-            Some(q) => p = q,
-            None => return best,
-        }
-    }
 }
 
 /// `a * b / c` without overflow (`c` > 0), saturating at `u64::MAX`.

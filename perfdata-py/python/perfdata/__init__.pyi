@@ -714,8 +714,10 @@ class PerfData:
         width: int = 1600,
         time: Union[None, str, Tuple[Optional[int], Optional[int]]] = None,
         title: Optional[str] = None,
+        rows: Literal["cpu", "task"] = "cpu",
+        tasks: int = 40,
     ) -> SchedTimeline:
-        """The scheduler timeline picture (inline in Jupyter)."""
+        """The scheduler timeline picture (inline in Jupyter): a lane per CPU or per task."""
     def block_latency(
         self,
         *,
