@@ -65,11 +65,14 @@ function table(rows, head) {
   return t;
 }
 
-/// An SVG with its own script (the flame graph's search and zoom) runs in a frame of its own.
+/// An SVG with its own script (the flame graph's search and zoom) runs in a frame of its own;
+/// without a height, the frame takes the picture's proportions (the timeline scales to its width).
 function svgFrame(svg, height) {
   const f = document.createElement("iframe");
   f.src = URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" }));
-  f.style.height = height;
+  const box = /viewBox="0 0 (\d+) (\d+)"/.exec(svg.slice(0, 2000));
+  if (height) f.style.height = height;
+  else if (box) f.style.aspectRatio = `${box[1]} / ${box[2]}`;
   return f;
 }
 
@@ -123,9 +126,8 @@ async function show(name) {
       v.replaceChildren(svgFrame(r.value, "80vh"), note(r.ms));
     } else if (name === "sched") {
       const lat = await ask("sched_latency", { args: { compat: $("sched-compat").value } });
-      const tl = await ask("sched_timeline", { args: { width: Math.max(800, v.clientWidth - 40) } });
-      const pic = Object.assign(document.createElement("div"), { className: "scroll", innerHTML: tl.value });
-      v.replaceChildren(pic, Object.assign(document.createElement("pre"), { textContent: lat.value }), note(lat.ms + tl.ms));
+      const tl = await ask("sched_timeline", { args: { width: Math.max(800, v.clientWidth - 40), rows: $("sched-rows").value } });
+      v.replaceChildren(svgFrame(tl.value), Object.assign(document.createElement("pre"), { textContent: lat.value }), note(lat.ms + tl.ms));
     } else if (name === "block") {
       const lat = await ask("block_latency");
       const map = await ask("block_heatmap");
@@ -161,7 +163,7 @@ $("symbols").addEventListener("change", async (e) => {
   }
 });
 for (const b of document.querySelectorAll("nav button")) b.addEventListener("click", () => show(b.dataset.view));
-for (const [sel, view] of [["compat", "flamegraph"], ["sched-compat", "sched"]]) {
+for (const [sel, view] of [["compat", "flamegraph"], ["sched-compat", "sched"], ["sched-rows", "sched"]]) {
   $(sel).addEventListener("change", () => { shown.delete(view); show(view); });
 }
 document.addEventListener("dragover", (e) => e.preventDefault());

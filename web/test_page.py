@@ -132,8 +132,38 @@ def test_scheduler_view_prints_perfs_latency_table(page):
     wait(page, lambda d: "TOTAL:" in section.text)
     table = section.find_element(By.TAG_NAME, "pre").get_attribute("textContent")
     assert table == (TESTDATA / "sched.data.sched-latency").read_text()
-    assert section.find_elements(By.CSS_SELECTOR, "svg rect")
     shot(page, "sched")
+    # The timeline, in its frame (its script runs): a lane per CPU, the axis from 0 in round steps
+    # with a unit, redrawn finer when the wheel zooms in.
+    page.switch_to.frame(section.find_element(By.TAG_NAME, "iframe"))
+    wait(page, lambda d: d.find_elements(By.CSS_SELECTOR, "text.lane"))
+    lanes = "return [...document.querySelectorAll('text.lane')].map(t => t.firstChild.nodeValue)"
+    assert page.execute_script(lanes) == ["CPU 0", "CPU 1"]
+    ticks = [t.text for t in page.find_elements(By.CSS_SELECTOR, "#axis text")]
+    assert ticks[0] == "0" and all(t.endswith(" ms") for t in ticks[1:]), ticks
+    step = float(ticks[2].split()[0]) - float(ticks[1].split()[0])
+    page.execute_script("""
+        var f = document.getElementById('frame'), r = f.getBoundingClientRect();
+        for (var i = 0; i < 12; i++)
+          f.dispatchEvent(new WheelEvent('wheel', {deltaY: -100, clientX: r.left + r.width / 2,
+                                                   clientY: r.top + 20, bubbles: true, cancelable: true}));""")
+    zoomed = [t.text for t in page.find_elements(By.CSS_SELECTOR, "#axis text")]
+    assert "zoom" in page.find_element(By.ID, "zoomnote").text
+    unit = zoomed[1].split()[1]
+    zstep = (float(zoomed[2].split()[0]) - float(zoomed[1].split()[0])) * (1000 if unit == "µs" else 1)
+    assert 0 < zstep < step and zoomed[0] != "0", (ticks, zoomed)
+    page.switch_to.default_content()
+    # A lane per task: the CLI's lanes.
+    page.find_element(By.CSS_SELECTOR, '#sched-rows option[value="task"]').click()
+    wait(page, lambda d: "TOTAL:" in section.text and "computing" not in section.text)
+    page.switch_to.frame(section.find_element(By.TAG_NAME, "iframe"))
+    wait(page, lambda d: d.find_elements(By.CSS_SELECTOR, "text.lane"))
+    lanes = page.execute_script(lanes)
+    page.switch_to.default_content()
+    svg = cli("sched", "timeline", "--rows", "task", TESTDATA / "sched.data").stdout
+    want = re.findall(r'<text class="lane"[^>]*>([^<]*)<', svg)
+    assert lanes == want and len(want) > 2, (lanes, want)
+    page.find_element(By.CSS_SELECTOR, '#sched-rows option[value="cpu"]').click()
     # The modern rules by default: perfdata sched latency's table.
     page.find_element(By.CSS_SELECTOR, '#sched-compat option[value=""]').click()
     wait(page, lambda d: "TOTAL:" in section.text and "computing" not in section.text)

@@ -51,7 +51,7 @@ function addSymbolFile(file) {
 const views = {
   flamegraph: (a) => recording.flamegraph(a.title || "", a.compat || ""),
   sched_latency: (a) => recording.sched_latency(a.compat || ""),
-  sched_timeline: (a) => recording.sched_timeline(a.width || 1200),
+  sched_timeline: (a) => recording.sched_timeline(a.width || 1200, a.rows || "cpu", a.tasks ?? 40),
   block_latency: () => JSON.parse(recording.block_latency()),
   block_heatmap: () => recording.block_heatmap(),
   wakeup_heatmap: () => recording.wakeup_heatmap(),

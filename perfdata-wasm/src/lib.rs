@@ -275,9 +275,17 @@ impl Recording {
         Ok(sched_map_text(&self.file, &MapOptions::default()).map_err(fail)?.0)
     }
 
-    /// The scheduler timeline SVG, `width` pixels wide.
-    pub fn sched_timeline(&self, width: u32) -> Result<String> {
-        let opts = TimelineOptions { width, title: "Scheduler timeline".into(), ..Default::default() };
+    /// The scheduler timeline SVG, `width` pixels wide; `rows` is `cpu` (a lane per CPU) or
+    /// `task` (a lane per task, the `tasks` longest running or waiting; 0: all).
+    pub fn sched_timeline(&self, width: u32, rows: &str, tasks: u32) -> Result<String> {
+        let rows = rows.parse().map_err(fail)?;
+        let opts = TimelineOptions {
+            width,
+            rows,
+            tasks: tasks as usize,
+            title: "Scheduler timeline".into(),
+            ..Default::default()
+        };
         Ok(sched_timeline(&self.file, &opts).map_err(fail)?.svg())
     }
 

@@ -110,8 +110,12 @@ fn sched_views_equal_perfs() {
     assert_eq!(rec.sched_latency("perf-6.1").unwrap(), read("sched.data.sched-latency"));
     assert_ne!(rec.sched_latency("").unwrap(), read("sched.data.sched-latency"), "modern rules by default");
     assert_eq!(rec.sched_map().unwrap(), read("sched.data.sched-map"));
-    let svg = rec.sched_timeline(1200).unwrap();
+    let svg = rec.sched_timeline(1200, "cpu", 0).unwrap();
     assert!(svg.contains("<svg") && svg.contains("Scheduler timeline"));
+    assert_eq!(svg.matches(r#"<text class="lane""#).count(), 2, "a lane per CPU");
+    let svg = rec.sched_timeline(1200, "task", 3).unwrap();
+    assert_eq!(svg.matches(r#"<text class="lane""#).count(), 3, "a lane per task, three of them");
+    assert!(rec.sched_timeline(1200, "tasks", 3).is_err());
 }
 
 #[test]
