@@ -316,7 +316,11 @@ pub fn unpack_in(archive: &Path, root: &Path) -> Result<PathBuf, ArchiveError> {
         return Ok(dir);
     }
     std::fs::create_dir_all(root).map_err(|e| ArchiveError::io(format!("cannot create {}", root.display()), e))?;
-    let tmp = root.join(format!("{hash:016x}.tmp-{}", std::process::id()));
+    // Unique to this call: two threads may unpack the same archive at once (a dataset export
+    // of recordings that share their binaries).
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = root.join(format!("{hash:016x}.tmp-{}-{call}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     let result = extract(archive, &tmp);
     if let Err(e) = result {
@@ -329,7 +333,7 @@ pub fn unpack_in(archive: &Path, root: &Path) -> Result<PathBuf, ArchiveError> {
         return Err(ArchiveError::io(format!("cannot write {}", tmp.display()), e));
     }
     if std::fs::rename(&tmp, &dir).is_err() {
-        // Another process unpacked it meanwhile: use theirs.
+        // Another process or thread unpacked it meanwhile: use theirs.
         let _ = std::fs::remove_dir_all(&tmp);
         if !dir.join(COMPLETE).is_file() {
             return Err(ArchiveError::refused(format!("cannot move the unpacked {name} to {}", dir.display())));
@@ -481,5 +485,32 @@ mod tests {
         let p = UsedFile { build_id: None, dso: Some("/usr/lib/x.so".into()), ..f.clone() };
         assert_eq!(p.archive_name().unwrap(), ".by-path/usr/lib/x.so/elf");
         assert_eq!(UsedFile { dso: Some("/a/../b".into()), ..p }.archive_name(), None);
+    }
+
+    #[test]
+    fn threads_unpacking_one_archive_all_get_it() {
+        let dir = std::env::temp_dir().join(format!("perfdata-unpack-race-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let bin = dir.join("bin");
+        std::fs::write(&bin, vec![7u8; 1 << 20]).unwrap();
+        let f = UsedFile { kind: UsedKind::Elf, path: bin, build_id: Some(vec![0xab; 20]), dso: Some("/x".into()) };
+        let archive = dir.join("a.symbols");
+        write(&archive, &[f]).unwrap();
+        for round in 0..5 {
+            let root = dir.join(format!("cache{round}"));
+            let dirs: Vec<_> = std::thread::scope(|s| {
+                let hs: Vec<_> = (0..8).map(|_| s.spawn(|| unpack_in(&archive, &root))).collect();
+                hs.into_iter().map(|h| h.join().unwrap()).collect()
+            });
+            for d in &dirs {
+                let d = d.as_ref().unwrap_or_else(|e| panic!("round {round}: {e}"));
+                assert_eq!(d, dirs[0].as_ref().unwrap());
+                assert!(d.join(COMPLETE).is_file());
+            }
+            // Nothing half-done is left beside the unpacked directory.
+            assert_eq!(std::fs::read_dir(&root).unwrap().count(), 1);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
