@@ -5,6 +5,7 @@
 //! every recording has its `recordings` row and the damaged ones their `errors` rows; exporting
 //! again appends nothing.
 
+mod common;
 #[path = "../examples/make-fleet.rs"]
 #[allow(dead_code)]
 mod make_fleet;
@@ -433,5 +434,100 @@ fn directory_recordings_in_a_dataset() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("1 recordings exported, 0 skipped"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `perfdata ARGS` on a machine whose cache and home are `dir`'s, without perf's build-id cache.
+fn isolated(args: &[&str], dir: &Path) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_perfdata"))
+        .args(args)
+        .env("HOME", dir.join("home"))
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .env_remove("PERF_BUILDID_DIR")
+        .output()
+        .unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (out.status.code().unwrap_or(-1), text(out.stdout), text(out.stderr))
+}
+
+#[test]
+fn a_recordings_archive_beside_it_names_its_dataset_stacks() {
+    // Recorded "there": fp.data and dwarf.data with their archives (the fixtures' symbols).
+    let dir = scratch("symbols");
+    let (there, empty) = (dir.join("there"), dir.join("empty"));
+    for d in [&there, &empty, &dir.join("home")] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let sym = common::symbol_args(&testdata().join("folded/root"));
+    for name in ["fp.data", "dwarf.data"] {
+        std::fs::copy(testdata().join(name), there.join(name)).unwrap();
+        let (data, out) = (there.join(name), there.join(format!("{name}.symbols")));
+        let mut args = vec!["archive", data.to_str().unwrap(), "-o", out.to_str().unwrap()];
+        args.extend(sym.iter().map(String::as_str));
+        let (code, _, err) = isolated(&args, &dir);
+        assert_eq!(code, 0, "{err}");
+    }
+    // Exported "here", with no binaries, build-id cache or kallsyms.
+    let nothing = ["--symfs", empty.to_str().unwrap(), "--buildid-dir", empty.to_str().unwrap()];
+    let ds = dir.join("ds");
+    let mut args = vec!["export", "--format", "parquet", there.to_str().unwrap(), "-o", ds.to_str().unwrap()];
+    args.extend(nothing);
+    let (code, _, err) = isolated(&args, &dir);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("2 recordings exported"), "the archives are not recordings: {err}");
+    for name in ["fp.data", "dwarf.data"] {
+        // The dataset's stacks are those `folded --symbols` names with the archive, and perf's.
+        let data = there.join(name);
+        let filter = format!("file = '{}'", data.display());
+        let (code, stacks, err) =
+            isolated(&["flamegraph", "--from-dataset", ds.to_str().unwrap(), "--where", &filter, "--folded"], &dir);
+        assert_eq!(code, 0, "{err}");
+        let archive = there.join(format!("{name}.symbols"));
+        let mut args = vec!["folded", data.to_str().unwrap(), "--symbols", archive.to_str().unwrap()];
+        args.extend(nothing);
+        let (code, want, err) = isolated(&args, &dir);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(parse_folded(&stacks), parse_folded(&want), "{name}");
+        let perf = std::fs::read_to_string(testdata().join(format!("{name}.folded-stackcollapse-pl"))).unwrap();
+        assert_eq!(parse_folded(&stacks), parse_folded(&perf), "{name}: perf's names");
+        // The archive is in the dataset, under the recording's partition and hash.
+        let hash = perfdata_analysis::export::dataset::content_hash(&data).unwrap();
+        let copies: Vec<PathBuf> =
+            files(&ds.join("symbols")).into_iter().filter(|p| p.ends_with(format!("part-{hash}.symbols"))).collect();
+        assert_eq!(copies.len(), 1, "{name}: {copies:?}");
+        assert_eq!(std::fs::read(&copies[0]).unwrap(), std::fs::read(&archive).unwrap(), "{name}");
+        let partition = copies[0].parent().unwrap().parent().unwrap().file_name().unwrap().to_str().unwrap();
+        assert!(partition.starts_with("host="), "{copies:?}");
+    }
+    // Without the archives, the same export leaves the user frames unnamed.
+    for name in ["fp.data", "dwarf.data"] {
+        std::fs::remove_file(there.join(format!("{name}.symbols"))).unwrap();
+    }
+    let bare = dir.join("bare");
+    let mut args = vec!["export", "--format", "parquet", there.to_str().unwrap(), "-o", bare.to_str().unwrap()];
+    args.extend(nothing);
+    let (code, _, err) = isolated(&args, &dir);
+    assert_eq!(code, 0, "{err}");
+    let (_, with, _) = isolated(&["flamegraph", "--from-dataset", ds.to_str().unwrap(), "--folded"], &dir);
+    let (_, without, _) = isolated(&["flamegraph", "--from-dataset", bare.to_str().unwrap(), "--folded"], &dir);
+    assert_ne!(parse_folded(&with), parse_folded(&without));
+    assert!(!bare.join("symbols").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_damaged_archive_beside_a_recording_is_its_problem() {
+    let dir = scratch("bad-symbols");
+    let there = dir.join("there");
+    std::fs::create_dir_all(&there).unwrap();
+    std::fs::create_dir_all(dir.join("home")).unwrap();
+    std::fs::copy(testdata().join("fp.data"), there.join("fp.data")).unwrap();
+    std::fs::write(there.join("fp.data.symbols"), b"not an archive").unwrap();
+    let ds = dir.join("ds");
+    let (code, _, err) =
+        isolated(&["export", "--format", "parquet", there.to_str().unwrap(), "-o", ds.to_str().unwrap()], &dir);
+    assert_eq!(code, 3, "damaged, exported all the same: {err}");
+    assert_eq!(err.matches("fp.data.symbols").count(), 1, "said once: {err}");
+    assert!(err.contains("1 recordings exported"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

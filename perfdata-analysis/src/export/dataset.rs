@@ -11,6 +11,14 @@
 //! | `stacks/host=H/date=D/part-HASH.parquet` | the recording's folded stacks: `comm`, `frames` (`list<string>`, root first, as a flame graph draws them), `weight` (`period` or `samples`: the schema's `perfdata.weight` metadata), `file`; queried by [`crate::query`] |
 //! | `recordings/part-HASH.parquet` | one row: the file, its hash, host, date and header fields, rows per table, `status` (`ok`, `damaged`: read up to a problem, `failed`: nothing could be read) |
 //! | `errors/part-HASH.parquet` | the problems met reading the recording (`stage`, `message`), when there were any |
+//! | `symbols/host=H/date=D/part-HASH.symbols` | a copy of the recording's symbol archive, when one lay beside it (below) |
+//!
+//! **Symbols.** A recording exported away from the machine that made it is named from the
+//! `perfdata archive` made for it there, `FILE.symbols` beside `FILE` (the archive command's
+//! default name): its stacks are folded with that archive first (as `--symbols` does, unless the
+//! options already name an archive for every recording), and the archive is copied into the
+//! dataset, so that its addresses can be named again anywhere. An archive that cannot be read is
+//! one of the recording's problems; the stacks are then named without it.
 //!
 //! `H` is the recording's HOSTNAME feature (`unknown` without one) and `D` the UTC date of the
 //! time perf prints as "captured on": the file's modification time, which `perf record` sets when
@@ -120,7 +128,8 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
 /// The recordings among `inputs`: files as given, directory-format recordings (`perf record
 /// --threads`: see [`is_recording_dir`]) as one recording each, other directories walked (sorted)
 /// for files named `*.data`, `perf.data*` or starting with perf's magic `PERFILE2` and for
-/// directory-format recordings.
+/// directory-format recordings (not `perf.data.symbols` or `perf.data.tar.bz2`, which lie beside
+/// them).
 pub fn collect_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     let mut out = Vec::new();
     for p in inputs {
@@ -160,7 +169,10 @@ fn has_magic(p: &Path) -> bool {
 
 fn looks_like_recording(p: &Path) -> bool {
     let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    name.ends_with(".data") || name.starts_with("perf.data") || has_magic(p)
+    // Not what sits beside a recording: its symbol archive (`perf.data.symbols`), perf
+    // archive's tarball (`perf.data.tar.bz2`).
+    let beside = name.ends_with(".symbols") || name.contains(".tar");
+    name.ends_with(".data") || (name.starts_with("perf.data") && !beside) || has_magic(p)
 }
 
 /// Whether `dir` is a directory-format recording (`perf record --threads`): a `data` file with
@@ -291,9 +303,21 @@ fn export_one(
     let host = partition_value(info.hostname.as_deref().unwrap_or("unknown"));
     let date = info.captured_on.map_or_else(|| "unknown".to_string(), utc_date);
     let stage = staging.join(format!("{hash}-{}", std::process::id()));
-    let result = write_tables(&perf, &name, &stage, o);
+    let beside = symbols_beside(file);
+    let mut problems = Vec::new();
+    let unpacked = match (&beside, &o.stacks) {
+        (Some(a), Some(fo)) if fo.symbolize.archive.is_none() => match crate::symbolize::archive::unpack(a) {
+            Ok(dir) => Some(dir),
+            Err(e) => {
+                problems.push(format!("symbols: {e}"));
+                None
+            }
+        },
+        _ => None,
+    };
+    let result = write_tables(&perf, &name, &stage, o, unpacked);
     let (written, mut errors) = match result {
-        Ok(w) => w,
+        Ok((w, e)) => (w, problems.into_iter().chain(e).collect::<Vec<_>>()),
         Err(e) => {
             let _ = std::fs::remove_dir_all(&stage);
             return fail(file, hash, dataset, "read", e.to_string());
@@ -309,6 +333,19 @@ fn export_one(
         tables.push(WrittenTable { name: t.name, path, rows: t.rows });
     }
     let _ = std::fs::remove_dir(&stage);
+    if let Some(a) = &beside {
+        let dir = dataset.join("symbols").join(format!("host={host}")).join(format!("date={date}"));
+        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+        let to = dir.join(format!("part-{hash}.symbols"));
+        let tmp = dir.join(format!(".part-{hash}.symbols.{}", std::process::id()));
+        match std::fs::copy(a, &tmp).and_then(|_| std::fs::rename(&tmp, &to)) {
+            Ok(()) => {}
+            Err(e) => {
+                let _ = std::fs::remove_file(&tmp);
+                errors.push(format!("symbols: cannot copy {} into the dataset: {e}", a.display()));
+            }
+        }
+    }
     // The tables' passes meet the same problem each: keep its first mention.
     let mut seen = HashSet::new();
     errors.retain(|e| !e.is_empty() && seen.insert(e.clone()));
@@ -335,12 +372,22 @@ fn fail(file: &Path, hash: String, dataset: &Path, stage: &str, message: String)
     Ok(e)
 }
 
-/// Every table of `perf` (and its stacks) into `stage`; the diagnostics.
+/// The symbol archive made for `file` (`FILE.symbols`), if one lies beside it.
+fn symbols_beside(file: &Path) -> Option<PathBuf> {
+    let mut name = file.as_os_str().to_os_string();
+    name.push(".symbols");
+    let path = PathBuf::from(name);
+    path.is_file().then_some(path)
+}
+
+/// Every table of `perf` (and its stacks, named with the unpacked archive `symbols` when given)
+/// into `stage`; the diagnostics.
 fn write_tables(
     perf: &PerfFile<'_>,
     name: &str,
     stage: &Path,
     o: &DatasetOptions,
+    symbols: Option<PathBuf>,
 ) -> Result<(Vec<WrittenTable>, Vec<String>), Error> {
     let mut po = o.parquet.clone();
     po.constants = vec![("file".to_string(), name.to_string())];
@@ -349,6 +396,9 @@ fn write_tables(
     if let Some(fo) = &o.stacks {
         let mut fo = fo.clone();
         fo.root = Root::Comm;
+        if symbols.is_some() {
+            fo.symbolize.archive = symbols;
+        }
         match fold_all(perf, &fo) {
             Ok(stacks) => {
                 diagnostics.extend(stacks.diagnostics.iter().map(|d| format!("stacks: {d}")));
