@@ -16,6 +16,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::files::MemFiles;
+use crate::reduce::Keep;
 use perfdata_core::names::hex;
 
 /// The directory of perf-map copies in an archive.
@@ -182,8 +183,10 @@ pub struct ArchiveStats {
     pub entries: usize,
     /// ELF files among them.
     pub binaries: usize,
-    /// Bytes of the files before compression.
+    /// Bytes of the files read.
     pub input_bytes: u64,
+    /// Bytes stored before compression: the files, ELF files reduced as [`write_reduced`] says.
+    pub stored_bytes: u64,
     /// Bytes of the archive written.
     pub output_bytes: u64,
     /// Files that could not be keyed (no build id), by path.
@@ -198,8 +201,15 @@ const LEVEL: i32 = 9;
 
 /// Write `files` (as [`ReadLog::files`] gives them) into a zstd-compressed tar at `out`, each
 /// under its [`UsedFile::archive_name`] (the first file of a name wins), with fixed modes and
-/// times so the same inputs give the same archive.
+/// times so the same inputs give the same archive. ELF files are stored whole.
 pub fn write(out: &Path, files: &[UsedFile]) -> Result<ArchiveStats, ArchiveError> {
+    write_reduced(out, files, None)
+}
+
+/// [`write()`], ELF files reduced to what `keep` says ([`crate::reduce`]) when given: their code
+/// and data are left out, their symbols, unwind tables, section and program headers kept. A file
+/// that cannot be reduced is stored whole.
+pub fn write_reduced(out: &Path, files: &[UsedFile], keep: Option<Keep>) -> Result<ArchiveStats, ArchiveError> {
     let err = |e| ArchiveError::io(format!("cannot write {}", out.display()), e);
     let file = std::fs::File::create(out).map_err(err)?;
     let enc = zstd::Encoder::new(std::io::BufWriter::new(file), LEVEL).map_err(err)?;
@@ -227,11 +237,22 @@ pub fn write(out: &Path, files: &[UsedFile]) -> Result<ArchiveStats, ArchiveErro
             let len = text.len() as u64;
             header.set_size(len);
             tar.append_data(&mut header, &name, text.as_slice()).map_err(err)?;
+            stats.stored_bytes = stats.stored_bytes.saturating_add(len);
             len
+        } else if let Some(keep) = keep {
+            let mut whole = Vec::new();
+            src.read_to_end(&mut whole).map_err(read_err)?;
+            let small = crate::reduce::reduce(&whole, keep);
+            let stored = small.as_deref().unwrap_or(&whole);
+            header.set_size(stored.len() as u64);
+            tar.append_data(&mut header, &name, stored).map_err(err)?;
+            stats.stored_bytes = stats.stored_bytes.saturating_add(stored.len() as u64);
+            whole.len() as u64
         } else {
             let len = src.metadata().map_err(read_err)?.len();
             header.set_size(len);
             tar.append_data(&mut header, &name, (&mut src).take(len)).map_err(err)?;
+            stats.stored_bytes = stats.stored_bytes.saturating_add(len);
             len
         };
         stats.entries = stats.entries.saturating_add(1);

@@ -31,6 +31,7 @@ pub mod kmod;
 pub mod perfmap;
 pub mod rbtree;
 pub mod recorded;
+pub mod reduce;
 pub mod srcline;
 pub mod unwind;
 
