@@ -72,6 +72,8 @@ struct SectionInfo {
     address: u64,
     /// File range of the contents; `None` for `SHT_NOBITS` (and compressed sections).
     range: Option<(u64, u64)>,
+    /// `sh_offset` (also of a `SHT_NOBITS` section).
+    sh_offset: u64,
 }
 
 /// ELF machine numbers the unwinder knows (`e_machine`).
@@ -166,9 +168,20 @@ impl Binary {
                 Segment { offset, file_size, vaddr: s.address(), mem_size: s.size() }
             })
             .collect();
+        let sh_offset = |i: object::SectionIndex| -> u64 {
+            use object::read::elf::SectionHeader;
+            match &file {
+                object::File::Elf64(f) => f.elf_section_table().section(i).map_or(0, |h| h.sh_offset(f.endian())),
+                object::File::Elf32(f) => {
+                    f.elf_section_table().section(i).map_or(0, |h| u64::from(h.sh_offset(f.endian())))
+                }
+                _ => 0,
+            }
+        };
         let sections = file
             .sections()
             .map(|s| SectionInfo {
+                sh_offset: sh_offset(s.index()),
                 name: s.name().unwrap_or("").to_string(),
                 address: s.address(),
                 range: s
@@ -203,6 +216,12 @@ impl Binary {
         let (off, len) = s.range?;
         let data = self.data().get(usize::try_from(off).ok()?..usize::try_from(off.checked_add(len)?).ok()?)?;
         Some(SectionData { address: s.address, data })
+    }
+
+    /// perf's `dso->text_offset`: `.text`'s `sh_addr` less its `sh_offset` (what `map__rip_2objdump`
+    /// adds to an address of a user module), 0 without `.text`.
+    pub fn text_offset(&self) -> u64 {
+        self.sections.iter().find(|s| s.name == ".text").map_or(0, |s| s.address.wrapping_sub(s.sh_offset))
     }
 
     /// `sh_addr` of section `name`, whether or not its contents are in the file.
