@@ -53,6 +53,8 @@ fi
 # variants, whole (perfdata-cli/tests/report_graph.rs compares them byte for byte, less perf's
 # closing random tip): F.report-g-NAME for the arguments listed in report-g.args (NAME fp-*: fp.data
 # only; without the comm key perf labels dwarf.data's merged inline entries by another symbol).
+# The srcline lines need the extracts' DWARF (folded/root's reduced libc, ld.so and spin debug
+# files hold every unit fp.data and dwarf.data sample), not this machine's.
 while read -r name args; do
 	for f in fp.data dwarf.data; do
 		case $name/$f in fp-*/dwarf.data) continue ;; esac

@@ -286,12 +286,14 @@ fn event_report(
     diagnostics: &mut Vec<(usize, String)>,
     i: usize,
 ) -> Result<(Vec<Entry>, u64)> {
+    only_diff_keys(&opts.sort)?;
     let ropts = ReportOptions {
         sort: opts.sort.clone(),
         children: false,
         fold: opts.fold.clone(),
         event: Some(event),
         call_graph: None,
+        ..ReportOptions::default()
     };
     let done = report(file, &ropts)?;
     diagnostics.extend(done.diagnostics.into_iter().map(|d| (i, d)));
@@ -462,6 +464,8 @@ fn output_cmp(opts: &DiffOptions, a: &DiffRow, b: &DiffRow) -> Ordering {
                 let s = |r: &DiffRow| if r.resolved { r.symbol.clone() } else { None };
                 names(&s(a), &s(b))
             }
+            // Refused before any report (`only_diff_keys`).
+            SortKey::Srcline | SortKey::Parent => Ordering::Equal,
         });
     }
     o
@@ -529,6 +533,7 @@ fn event_text(o: &mut String, d: &Diff, ev: &DiffEvent, separator: Option<&str>)
             SortKey::Dso => r.dso.as_deref().filter(|d| *d != "[unknown]").map_or(0, str::len),
             SortKey::Sym if r.resolved => r.symbol.as_deref().map_or(0, str::len) + 4,
             SortKey::Sym => 22,
+            SortKey::Srcline | SortKey::Parent => 0,
         });
         let mut width = values.max().unwrap_or(0).max(key_header(*k).len());
         match k {
@@ -602,6 +607,14 @@ fn event_text(o: &mut String, d: &Diff, ev: &DiffEvent, separator: Option<&str>)
     }
 }
 
+/// The keys `diff` and `runs` match rows by: not `srcline` or `parent`.
+pub(crate) fn only_diff_keys(sort: &[SortKey]) -> Result<()> {
+    match sort.iter().find(|k| matches!(k, SortKey::Srcline | SortKey::Parent)) {
+        Some(k) => Err(crate::Error::Options(format!("--sort: no {} key here", k.header()))),
+        None => Ok(()),
+    }
+}
+
 /// A key's header as perf's sort entry has it (the thread's right-aligned in its 15 columns).
 fn key_header(k: SortKey) -> &'static str {
     match k {
@@ -633,6 +646,7 @@ fn key_cell(r: &DiffRow, k: SortKey, comm_w: usize, width: usize) -> String {
             let mark = if r.kernel == Some(true) { "[k]" } else { "[.]" };
             format!("{mark} {}", r.symbol.as_deref().unwrap_or(""))
         }
+        SortKey::Srcline | SortKey::Parent => String::new(),
     }
 }
 

@@ -252,12 +252,14 @@ pub fn compare<'d>(baseline: &[&PerfFile<'d>], new: &[&PerfFile<'d>], opts: &Com
         let (index, _) = event_index(file, Some(&event)).ok_or_else(|| {
             crate::Error::Missing(format!("recording {}: no event '{event}' (the first baseline's)", i + 1))
         })?;
+        crate::diff::only_diff_keys(&opts.sort)?;
         let ropts = ReportOptions {
             sort: opts.sort.clone(),
             children: false,
             fold: opts.fold.clone(),
             event: Some(index),
             call_graph: None,
+            ..ReportOptions::default()
         };
         let done = report(file, &ropts)?;
         diagnostics.extend(done.diagnostics.into_iter().map(|d| (i, d)));

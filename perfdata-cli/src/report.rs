@@ -16,9 +16,18 @@ pub struct ReportArgs {
     /// perf.data file, or - for stdin.
     #[arg(default_value = "perf.data")]
     file: String,
-    /// The columns to group by, perf's keys: comm, pid, dso, sym, cpu (default comm,dso,sym).
+    /// The columns to group by, perf's keys: comm, pid, dso, sym, cpu, srcline (the address's
+    /// source file:line, else symbol+offset), parent (the callchain's first function matching
+    /// --parent, else `[other]`); default comm,dso,sym.
     #[arg(short, long, value_name = "KEYS")]
     sort: Option<String>,
+    /// The functions the parent key looks for on the callchains, a regular expression (default
+    /// `^sys_|^do_page_fault`); giving it adds the parent column, as in perf.
+    #[arg(short = 'p', long, value_name = "REGEX")]
+    parent: Option<String>,
+    /// Only the rows with a parent (perf's -x; none unless parent is a key or --parent given).
+    #[arg(short = 'x', long)]
+    exclude_other: bool,
     /// Also count the functions on the samples' callchains, with their callees' samples: the
     /// Children column, rows by it. The default when the samples have callchains (not for a
     /// pipe's recording, as in perf).
@@ -110,7 +119,11 @@ pub fn run(a: &ReportArgs) -> crate::CliResult {
         ..FoldRequest::default()
     };
     let fold = request.options()?;
-    let sort = SortKey::parse_list(a.sort.as_deref().unwrap_or("comm,dso,sym"))?;
+    let mut sort = SortKey::parse_list(a.sort.as_deref().unwrap_or("comm,dso,sym"))?;
+    // perf adds the parent key when a pattern is given.
+    if a.parent.is_some() && !sort.contains(&SortKey::Parent) {
+        sort.push(SortKey::Parent);
+    }
     // perf leaves out the command column when its --comms names one command.
     let shown: Vec<SortKey> = sort.iter().copied().filter(|k| !(*k == SortKey::Comm && a.comms.is_some())).collect();
     let has_chains = f.events().iter().any(|e| e.attr.sample_type & sample_type::CALLCHAIN != 0);
@@ -155,6 +168,8 @@ pub fn run(a: &ReportArgs) -> crate::CliResult {
             fold: fold.clone(),
             event: Some(ev.index),
             call_graph: graph.and_then(|g| g.order),
+            parent: a.parent.clone().unwrap_or_else(|| perfdata_analysis::report::DEFAULT_PARENT.to_string()),
+            exclude_other: a.exclude_other,
         };
         let done = report(&f, &opts)?;
         if !said {
@@ -168,7 +183,7 @@ pub fn run(a: &ReportArgs) -> crate::CliResult {
             continue;
         }
         if a.json {
-            write_json(&mut out, &done, table.percent_limit)?;
+            write_json(&mut out, &done, table.percent_limit, &sort)?;
             continue;
         }
         if first {
@@ -188,7 +203,7 @@ pub fn run(a: &ReportArgs) -> crate::CliResult {
 }
 
 /// One JSON object per row.
-fn write_json(out: &mut dyn Write, done: &Report, limit: f64) -> std::io::Result<()> {
+fn write_json(out: &mut dyn Write, done: &Report, limit: f64, sort: &[SortKey]) -> std::io::Result<()> {
     for r in done.rows.iter().filter(|r| r.children.unwrap_or(r.overhead) >= limit) {
         let mut v = serde_json::json!({"overhead": r.overhead, "samples": r.samples, "period": r.period});
         let fields = [
@@ -200,6 +215,12 @@ fn write_json(out: &mut dyn Write, done: &Report, limit: f64) -> std::io::Result
             ("dso", r.dso.clone().map(serde_json::Value::from)),
             ("kernel", r.kernel.map(serde_json::Value::from)),
             ("symbol", r.symbol.clone().map(serde_json::Value::from)),
+            ("srcline", r.srcline.clone().map(serde_json::Value::from)),
+            (
+                "parent",
+                (sort.contains(&SortKey::Parent))
+                    .then(|| r.parent.clone().map_or(serde_json::Value::Null, serde_json::Value::from)),
+            ),
             ("call_graph", (!r.call_graph.is_empty()).then(|| nodes_json(&r.call_graph))),
         ];
         for (name, value) in fields {

@@ -1,6 +1,7 @@
 //! `perfdata report` with call graphs: perf 6.1's whole `perf report --stdio` output for the
 //! arguments of testdata/report-g.args (its default — children and the caller tree — and the -g
-//! variants), stored as testdata/F.report-g-NAME by gen-report.sh, byte for byte. Two things are
+//! variants; the `srcline` and `parent` keys, `--parent`, `--exclude-other`), stored as
+//! testdata/F.report-g-NAME by gen-report.sh, byte for byte. Two things are
 //! left out of perf's text: the random tip it ends with, and the ` (inlined)` it sometimes adds to
 //! fractal's `[...]` line (perf 6.1 reads an uninitialised flag there).
 
@@ -54,7 +55,7 @@ fn report_equals_perf_report_with_call_graphs() {
             compared += 1;
         }
     }
-    assert_eq!(compared, 24);
+    assert_eq!(compared, 43);
 }
 
 /// `-g` on samples without callchains is an error, as in perf; `-g none` is not.
@@ -70,4 +71,19 @@ fn call_graph_needs_callchains() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no callchains"));
     assert!(run("none").status.success());
+}
+
+/// A `--parent` pattern that is no regular expression is an error naming it.
+#[test]
+fn bad_parent_pattern_is_a_clear_error() {
+    let out = Command::new(env!("CARGO_BIN_EXE_perfdata"))
+        .args(["report", testdata("fp.data").to_str().unwrap(), "--parent", "sys_(", "-g", "none"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--parent `sys_('"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

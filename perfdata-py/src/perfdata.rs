@@ -977,8 +977,14 @@ impl PerfData {
                 Ok((progress, keys, flame::fold_options(options)?, order))
             })()
             .map_err(|e| in_call(py, "PerfData.report()", e))?;
-            let opts =
-                ReportOptions { sort: keys.clone(), children, fold: fold.options, event: None, call_graph: order };
+            let opts = ReportOptions {
+                sort: keys.clone(),
+                children,
+                fold: fold.options,
+                event: None,
+                call_graph: order,
+                ..ReportOptions::default()
+            };
             let file = self.file()?;
             let bar = crate::progress::Bar::start(py, &file, progress)?;
             let done = py

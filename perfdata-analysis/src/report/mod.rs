@@ -34,10 +34,18 @@ pub enum SortKey {
     Sym,
     /// The CPU of the sample.
     Cpu,
+    /// The source file and line of the address (`srcline`): `file:line` from the DWARF line
+    /// table of the file its symbols came from, else `symbol+offset` (decimal), else
+    /// `module[address]`, `??:0` without a map.
+    Srcline,
+    /// The first function of the sample's callchain whose name matches
+    /// [`ReportOptions::parent`] (`parent`; `[other]` when none does).
+    Parent,
 }
 
 impl SortKey {
-    /// The key perf's `--sort` names `name` (`comm`, `pid`, `dso`, `sym`/`symbol`, `cpu`).
+    /// The key perf's `--sort` names `name` (`comm`, `pid`, `dso`, `sym`/`symbol`, `cpu`,
+    /// `srcline`, `parent`).
     pub fn parse(name: &str) -> Option<SortKey> {
         Some(match name {
             "comm" => SortKey::Comm,
@@ -45,6 +53,8 @@ impl SortKey {
             "dso" => SortKey::Dso,
             "sym" | "symbol" => SortKey::Sym,
             "cpu" => SortKey::Cpu,
+            "srcline" => SortKey::Srcline,
+            "parent" => SortKey::Parent,
             _ => return None,
         })
     }
@@ -53,8 +63,9 @@ impl SortKey {
     pub fn parse_list(list: &str) -> std::result::Result<Vec<SortKey>, String> {
         list.split(',')
             .map(|k| {
-                SortKey::parse(k.trim())
-                    .ok_or_else(|| format!("unknown --sort key `{k}' (known: comm, pid, dso, sym, cpu)"))
+                SortKey::parse(k.trim()).ok_or_else(|| {
+                    format!("unknown --sort key `{k}' (known: comm, pid, dso, sym, cpu, srcline, parent)")
+                })
             })
             .collect()
     }
@@ -67,6 +78,8 @@ impl SortKey {
             SortKey::Dso => "Shared Object",
             SortKey::Sym => "Symbol",
             SortKey::Cpu => "CPU",
+            SortKey::Srcline => "Source:Line",
+            SortKey::Parent => "Parent symbol",
         }
     }
 }
@@ -87,7 +100,16 @@ pub struct ReportOptions {
     /// Gather each entry's call graph ([`ReportRow::call_graph`]) in this order (perf's `-g`);
     /// `None`: none (`-g none`).
     pub call_graph: Option<ChainOrder>,
+    /// The pattern (an extended regular expression) naming the functions the `parent` key
+    /// looks for on the callchains (perf's `-p`/`--parent`; default `^sys_|^do_page_fault`).
+    pub parent: String,
+    /// Hide the rows without a parent (perf's `-x`/`--exclude-other`): all of them when
+    /// `parent` is not a key. The percentages stay of all samples.
+    pub exclude_other: bool,
 }
+
+/// perf's default `--parent` pattern.
+pub const DEFAULT_PARENT: &str = "^sys_|^do_page_fault";
 
 impl Default for ReportOptions {
     fn default() -> Self {
@@ -97,6 +119,8 @@ impl Default for ReportOptions {
             fold: FoldedOptions::default(),
             event: None,
             call_graph: None,
+            parent: DEFAULT_PARENT.to_string(),
+            exclude_other: false,
         }
     }
 }
@@ -147,6 +171,16 @@ pub struct ReportRow {
     pub symbol: Option<String>,
     /// `sym`: for an unresolved symbol, the address [`ReportRow::symbol`] shows.
     pub address: Option<u64>,
+    /// `srcline`: the source line as perf prints it (`spin.c:31`, `clear_page_erms+7`,
+    /// `libc.so.6[2b48]`, `??:0`).
+    pub srcline: Option<String>,
+    /// How wide this row makes perf's `Source:Line` column: the length of
+    /// [`ReportRow::srcline`] when perf had looked it up by the time it laid the row out, else 0
+    /// (perf reads source lines lazily, when a comparison of entries needs them, and sizes the
+    /// column by those it has, cutting longer ones; [`report_text`] does the same).
+    pub srcline_width: usize,
+    /// `parent`: the parent function, `None` for perf's `[other]`.
+    pub parent: Option<String>,
     /// How wide this row makes perf's `Command` column: the length of the last comm of the
     /// thread whose sample made the row (perf sizes the column by each entry's thread as it is
     /// when the table is laid out, then cuts longer comms to that width; [`report_text`] does
@@ -178,12 +212,18 @@ struct Key {
     /// The shared object's short name; `None`: no map.
     dso: Option<Rc<str>>,
     sym: Sym,
+    /// The source line, when a key.
+    srcline: Option<Rc<str>>,
+    /// Whether perf would have looked the source line up by now (a comparison reached it).
+    srcline_seen: std::cell::Cell<bool>,
+    /// The parent function's name, when `parent` is a key (`None`: `[other]`).
+    parent: Option<Rc<str>>,
 }
 
 impl Key {
     /// This key with the shared object and symbol of an address.
-    fn with(&self, dso: Option<Rc<str>>, sym: Sym) -> Key {
-        Key { dso, sym, ..self.clone() }
+    fn with(&self, dso: Option<Rc<str>>, sym: Sym, srcline: Option<Rc<str>>) -> Key {
+        Key { dso, sym, srcline, srcline_seen: std::cell::Cell::new(false), ..self.clone() }
     }
 }
 
@@ -198,6 +238,8 @@ struct Acc {
     tid: u32,
     /// The entry's callchain tree, when call graphs are gathered.
     tree: Option<Box<callchain::Tree>>,
+    /// Whether the source line counted for the column's width ([`ReportRow::srcline_width`]).
+    srcline_counted: bool,
 }
 
 /// perf's short name of a shared object; `None` for `[unknown]` (no map).
@@ -320,6 +362,20 @@ fn entry_cmp(sort: &[SortKey], l: &Key, r: &Key) -> Ordering {
             SortKey::Cpu => sign(i64::from(r.cpu.unwrap_or(0).wrapping_sub(l.cpu.unwrap_or(0)))),
             SortKey::Dso => dso_cmp(l, r),
             SortKey::Sym => sym_cmp(l, r),
+            // `strcmp(right, left)` of the source lines, which the comparison looks up.
+            SortKey::Srcline => {
+                l.srcline_seen.set(true);
+                r.srcline_seen.set(true);
+                match (&r.srcline, &l.srcline) {
+                    (Some(a), Some(b)) => names_cmp(a, b),
+                    (a, b) => a.is_some().cmp(&b.is_some()),
+                }
+            }
+            // `cmp_null(left, right)` (no parent first), else `strcmp(right, left)`.
+            SortKey::Parent => match (&l.parent, &r.parent) {
+                (Some(a), Some(b)) => names_cmp(b, a),
+                (a, b) => a.is_some().cmp(&b.is_some()),
+            },
         };
         if o.is_ne() {
             return o;
@@ -433,12 +489,23 @@ impl Hist<'_> {
         // sorts before the node (ties go right). A stable sort when `entry_sort` is a total
         // order; it is not with call graphs (its depth rule holds only within one thread), and
         // the tree then places entries as perf's does.
+        // perf sizes the columns by each entry right after inserting it (`hists__calc_col_len`):
+        // its source line counts if a comparison has looked it up by then.
         let mut out: RbTree<usize> = RbTree::default();
+        let mut counted = Vec::with_capacity(entries.len());
         for (i, e) in entries.iter().enumerate() {
             let _ =
                 out.insert_by(|&n| entries.get(n).map(|m| entry_sort(sort, children, chain_order, e, m).is_gt()), || i);
+            counted.push(e.0.srcline_seen.get());
         }
-        let mut entries: Vec<Option<(Key, Acc)>> = entries.into_iter().map(Some).collect();
+        let mut entries: Vec<Option<(Key, Acc)>> = entries
+            .into_iter()
+            .zip(counted)
+            .map(|((k, mut a), c)| {
+                a.srcline_counted = c;
+                Some((k, a))
+            })
+            .collect();
         out.iter().filter_map(|&i| entries.get_mut(i).and_then(Option::take)).collect()
     }
 }
@@ -466,6 +533,9 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
     let mut total = 0u64;
     let (mut samples, mut lost_samples) = (0u64, 0u64);
     let mut chain: Vec<ChainEntry> = Vec::new();
+    // With `srcline` and `--children`: the chain's entries' source lines, and whether perf has
+    // them from the start ([`StackFolder::chain_srclines`]).
+    let mut chain_lines: Vec<(String, bool)> = Vec::new();
     // The entries a sample has added to (perf's `he_cache`: a function counts once per sample).
     let mut seen: Vec<usize> = Vec::new();
     // perf report's --time drops the other samples before anything counts them; --pid, --tid
@@ -478,6 +548,18 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
     let order = opts.call_graph.unwrap_or(ChainOrder::Caller);
     let mut ranks = DsoRanks::new(file);
     let mut repeats = Repeats::default();
+    // perf's parent pattern, compiled only when the key asks for it (as perf resolves parents).
+    let parent_re = if has(SortKey::Parent) {
+        Some(
+            regex::Regex::new(&opts.parent)
+                .map_err(|e| crate::Error::Options(format!("--parent `{}': {e}", opts.parent)))?,
+        )
+    } else {
+        None
+    };
+    // perf looks a source line up when a comparison needs it, and sizes its column by those
+    // looked up: every sample's search of the histogram counts, so none is skipped as a repeat.
+    let lazy_srcline = has(SortKey::Srcline);
     for r in file.records(Order::Time)? {
         let Ok(r) = r else { continue };
         folder.record(&r);
@@ -507,18 +589,40 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
             continue;
         }
         let walk = opts.children || opts.call_graph.is_some();
-        if walk {
+        if walk || parent_re.is_some() {
             folder.chain(&r, s, &mut chain);
-            if order == ChainOrder::Caller {
-                chain.reverse();
+            if lazy_srcline && opts.children {
+                folder.chain_srclines(pid, &chain, &mut chain_lines);
             }
+            if walk && order == ChainOrder::Caller {
+                chain.reverse();
+                chain_lines.reverse();
+            }
+        }
+        // The parent: the first function of the recorded callchain, in the cursor's order, whose
+        // name matches (perf looks neither at inline frames nor at frames unwound from a stack
+        // dump).
+        let parent: Option<Rc<str>> = parent_re.as_ref().and_then(|re| {
+            chain
+                .iter()
+                .filter(|c| !c.inlined && !c.unwound)
+                .filter_map(|c| c.symbol.as_ref())
+                .find(|n| re.is_match(n.split('\0').next().unwrap_or(n)))
+                .cloned()
+        });
+        if opts.exclude_other && parent.is_none() {
+            continue;
         }
         // A sample like one seen before counts as that one did, with nothing looked up again.
         let leaf_addr = if f.symbol.is_some() { 0 } else { folder.map_ip(pid, kernel, ip) };
         let comm =
             has(SortKey::Comm).then(|| folder.comm_ref(tid).map_or_else(|| folder.comm(tid).into(), Cow::Borrowed));
         let keys = (has(SortKey::Pid), has(SortKey::Cpu));
-        let key = repeats.key(s, &r, &f, leaf_addr, comm, keys, walk.then_some(chain.as_slice()));
+        let key = if lazy_srcline {
+            None
+        } else {
+            repeats.key(s, &r, &f, leaf_addr, comm, keys, (walk || parent_re.is_some()).then_some(chain.as_slice()))
+        };
         if let Some(plan) = key.and_then(|k| repeats.hit(k)) {
             plan.period = plan.period.saturating_add(period);
             plan.count += 1;
@@ -538,6 +642,10 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
                 cpu: has(SortKey::Cpu).then(|| s.cpu().map_or(-1, |c| c as i32)),
                 dso: names.dso(&f.dso),
                 sym,
+                srcline: lazy_srcline
+                    .then(|| Rc::from(folder.report_srcline(pid, kernel, ip, f.symbol.as_deref(), f.start, &f.dso))),
+                srcline_seen: std::cell::Cell::new(false),
+                parent: parent.clone(),
             };
             let i = hist.entry(base.clone(), kernel, tid);
             plan.entry = Some(i);
@@ -578,7 +686,9 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
                 if c.symbol.is_some() || dso.is_some() {
                     level = c.kernel;
                 }
-                let key = base.with(dso, sym);
+                let line = chain_lines.get(at);
+                let key = base.with(dso, sym, line.map(|(l, _)| Rc::from(l.as_str())));
+                key.srcline_seen.set(line.is_some_and(|(_, known)| *known));
                 if seen.iter().any(|&j| hist.key(j).is_some_and(|k| entry_cmp(&opts.sort, k, &key).is_eq())) {
                     continue;
                 }
@@ -651,6 +761,9 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
                 Sym::Addr(0) => format!("{:016x}", 0),
                 Sym::Addr(a) => format!("{a:#018x}"),
             }),
+            srcline_width: if a.srcline_counted { k.srcline.as_deref().map_or(0, str::len) } else { 0 },
+            srcline: k.srcline.as_deref().map(str::to_string),
+            parent: k.parent.as_deref().map(|p| p.split('\0').next().unwrap_or(p).to_string()),
             comm_width: folder.comm(a.tid).len(),
             call_graph: a.tree.map(|t| t.nodes()).unwrap_or_default(),
         })
@@ -876,12 +989,16 @@ pub fn report_table(rows: &[ReportRow], total: u64, t: &TableOptions<'_>) -> Str
     // perf's Command column: as wide as the rows' threads' comms are now ([`ReportRow::comm_width`]),
     // each comm cut to that width.
     let comm_width = rows.iter().map(|r| r.comm_width).max().unwrap_or(0).max(SortKey::Comm.header().len());
+    // perf's Source:Line column: as wide as the source lines it had looked up when it laid the
+    // rows out ([`ReportRow::srcline_width`]), each cut to that width.
+    let srcline_width = rows.iter().map(|r| r.srcline_width).max().unwrap_or(0).max(SortKey::Srcline.header().len());
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
             sort.iter()
                 .map(|k| match (k, cell(r, *k)) {
                     (SortKey::Comm, c) => crate::sched::timehist::truncate(c, comm_width),
+                    (SortKey::Srcline, c) => crate::sched::timehist::truncate(c, srcline_width),
                     (_, c) => c,
                 })
                 .collect()
@@ -892,6 +1009,7 @@ pub fn report_table(rows: &[ReportRow], total: u64, t: &TableOptions<'_>) -> Str
         .enumerate()
         .map(|(i, k)| match k {
             SortKey::Comm => comm_width,
+            SortKey::Srcline => srcline_width,
             _ => cells.iter().filter_map(|c| c.get(i)).map(|c| c.len()).max().unwrap_or(0).max(k.header().len()),
         })
         .collect();
@@ -919,10 +1037,11 @@ pub fn report_table(rows: &[ReportRow], total: u64, t: &TableOptions<'_>) -> Str
         if t.samples {
             let _ = write!(o, "  {:>12}", r.samples);
         }
-        // Every column is padded to its width but the symbol's (perf prints it with a precision).
-        for ((v, w), k) in c.iter().zip(&widths).zip(sort) {
+        // Every column is padded to its width but a last symbol or source line (perf prints
+        // those with a precision only, and pads the columns before the last).
+        for (i, ((v, w), k)) in c.iter().zip(&widths).zip(sort).enumerate() {
             match k {
-                SortKey::Sym => {
+                SortKey::Sym | SortKey::Srcline if i + 1 == sort.len() => {
                     let _ = write!(o, "  {v}");
                 }
                 _ => {
@@ -954,5 +1073,7 @@ fn cell(r: &ReportRow, k: SortKey) -> String {
             let mark = if r.kernel == Some(true) { "[k]" } else { "[.]" };
             format!("{mark} {}", r.symbol.as_deref().unwrap_or(""))
         }
+        SortKey::Srcline => r.srcline.clone().unwrap_or_default(),
+        SortKey::Parent => r.parent.clone().unwrap_or_else(|| "[other]".to_string()),
     }
 }

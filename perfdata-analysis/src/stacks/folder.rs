@@ -485,6 +485,9 @@ pub struct ChainEntry {
     pub inlined: bool,
     /// Resolved in the kernel's address space.
     pub kernel: bool,
+    /// A user frame unwound from the sample's stack dump (`--call-graph dwarf`), not an address
+    /// of its recorded callchain.
+    pub unwound: bool,
     /// The callchain's address, as perf prints an unresolved callchain entry (not map-relative).
     pub addr: u64,
     /// The first address of the symbol holding the address ([`perfdata_symbolize::Frame::start`]),
@@ -519,6 +522,7 @@ impl Folder<'_> {
                 symbol: f.symbol,
                 inlined: false,
                 kernel,
+                unwound,
                 addr,
                 start: f.start,
                 end: f.end,
@@ -532,6 +536,7 @@ impl Folder<'_> {
                 symbol,
                 inlined: i.inlined,
                 kernel,
+                unwound,
                 addr,
                 start: f.start,
                 end: f.end,

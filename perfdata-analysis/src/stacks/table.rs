@@ -268,6 +268,129 @@ impl<'o> StackFolder<'o> {
         }
     }
 
+    /// The source line `perf report --sort srcline` shows for address `ip` of process `pid`
+    /// (`kernel`: a kernel address) in the symbol `symbol` starting at `start` of module `dso`:
+    /// `file:line` from the line table when it has one ([`perfdata_symbolize::Symbolizer::srcline`]'s
+    /// first record), else the symbol and the address's decimal offset in it (`name+7`), else
+    /// the module's short name and the address (`libc.so.6[2b48]`); `??:0` without a map.
+    pub(crate) fn report_srcline(
+        &mut self,
+        pid: u32,
+        kernel: bool,
+        ip: u64,
+        symbol: Option<&str>,
+        start: Option<u64>,
+        dso: &str,
+    ) -> String {
+        use perfdata_symbolize::srcline::short_name;
+        use perfdata_symbolize::SrcLine;
+        let sym = symbol.map(|n| n.split('\0').next().unwrap_or(n)).zip(start);
+        if dso == "[unknown]" {
+            return "??:0".into();
+        }
+        if kernel {
+            // No line tables for the kernel (perf reads kallsyms).
+            return match sym {
+                Some((n, st)) => format!("{n}+{}", ip.wrapping_sub(st)),
+                None => format!("{}[{ip:x}]", short_name(dso)),
+            };
+        }
+        let folder = &mut self.folder;
+        let Some(map) = folder.machine.find_map(pid, ip, false) else { return "??:0".into() };
+        let line = folder.sym.srcline(Some(map), ip);
+        if let Some(l @ SrcLine::File { .. }) = &line {
+            return l.to_string();
+        }
+        let rel = map.map_ip(ip);
+        match sym {
+            // `ip - sym->start`, both in the file's terms (a binary's symbols are ELF virtual
+            // addresses; a perf map's are absolute).
+            Some((n, st)) => {
+                let at = if map.identity {
+                    rel
+                } else {
+                    folder.sym.runtime_binary(map).map_or(rel, |b| b.offset_to_vaddr(rel))
+                };
+                format!("{n}+{}", at.wrapping_sub(st))
+            }
+            None => match line {
+                Some(a @ SrcLine::Address { .. }) => a.to_string(),
+                _ => {
+                    let addr = if map.identity {
+                        rel
+                    } else {
+                        folder.sym.runtime_binary(map).map_or(rel, |b| b.offset_to_vaddr(rel))
+                    };
+                    format!("{}[{addr:x}]", short_name(&map.filename))
+                }
+            },
+        }
+    }
+
+    /// The source lines `perf report --sort srcline` gives the entries of a callchain's
+    /// functions (`chain`, leaf first, of process `pid`), into `out`: for a frame unwound from
+    /// the stack dump, the line of its inline list's record (perf appends the list with each
+    /// record's `file:line`, the call site for the callers), known from the start (`true`);
+    /// else what perf looks up later for the entry's address, which is the callchain's absolute
+    /// address and not the map-relative one: `name+offset` from it, `module[address]`, `??:0`.
+    pub(crate) fn chain_srclines(&mut self, pid: u32, chain: &[ChainEntry], out: &mut Vec<(String, bool)>) {
+        use perfdata_symbolize::srcline::short_name;
+        use perfdata_symbolize::{Frame, SrcLine};
+        out.clear();
+        let mut at = 0;
+        while let Some(first) = chain.get(at) {
+            let n = chain
+                .get(at..)
+                .unwrap_or_default()
+                .iter()
+                .take_while(|c| c.addr == first.addr && c.unwound == first.unwound && c.kernel == first.kernel)
+                .count()
+                .max(1);
+            let group = chain.get(at..at + n).unwrap_or_default();
+            let mut lines: Vec<SrcLine> = Vec::new();
+            let folder = &mut self.folder;
+            if let (true, false, Some(last)) = (first.unwound, first.kernel, group.last()) {
+                if let (Some(map), Some(_)) = (folder.machine.find_map(pid, first.addr, false), &last.symbol) {
+                    let frame =
+                        Frame { symbol: last.symbol.clone(), dso: last.dso.clone(), start: last.start, end: last.end };
+                    lines = folder.sym.inline_srclines(map, first.addr, &frame).to_vec();
+                    if lines.is_empty() {
+                        lines.extend(
+                            folder.sym.srcline(Some(map), first.addr).filter(|l| matches!(l, SrcLine::File { .. })),
+                        );
+                    }
+                }
+            }
+            for (k, c) in group.iter().enumerate() {
+                let preset = match lines.get(k % lines.len().max(1)) {
+                    Some(l @ SrcLine::File { .. }) if !l.is_unknown() => Some(l.to_string()),
+                    _ => None,
+                };
+                let text = preset.clone().unwrap_or_else(|| {
+                    let sym = c.symbol.as_deref().map(|n| n.split('\0').next().unwrap_or(n)).zip(c.start);
+                    match sym {
+                        _ if &*c.dso == "[unknown]" => "??:0".to_string(),
+                        Some((name, start)) => format!("{name}+{}", c.addr.wrapping_sub(start)),
+                        // perf's `map__rip_2objdump` of the absolute address: plus the file's
+                        // `.text` address less its offset ([`Binary::text_offset`](perfdata_symbolize::binary::Binary::text_offset)).
+                        None => {
+                            let folder = &mut self.folder;
+                            let shift = match folder.machine.find_map(pid, c.addr, false) {
+                                Some(m) if !c.kernel && !m.identity => {
+                                    folder.sym.runtime_binary(m).map_or(0, |b| b.text_offset())
+                                }
+                                _ => 0,
+                            };
+                            format!("{}[{:x}]", short_name(&c.dso), c.addr.wrapping_add(shift))
+                        }
+                    }
+                });
+                out.push((text, preset.is_some()));
+            }
+            at += n;
+        }
+    }
+
     /// perf's comm of thread `tid` now (`:TID` for a thread nothing named).
     pub fn comm(&self, tid: u32) -> String {
         self.folder.machine.comm(tid)
