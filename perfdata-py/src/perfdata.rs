@@ -914,7 +914,12 @@ impl PerfData {
     ///
     /// Args:
     ///     sort: perf's ``--sort`` keys, a list or a comma-separated string of ``comm``, ``pid``,
-    ///         ``dso``, ``sym``, ``cpu`` (default ``["comm", "dso", "sym"]``).
+    ///         ``dso``, ``sym``, ``cpu``, ``srcline``, ``parent`` (default
+    ///         ``["comm", "dso", "sym"]``).
+    ///     parent: the functions the ``parent`` key looks for on the callchains, a regular
+    ///         expression (perf's ``-p``; default ``^sys_|^do_page_fault``); giving it adds the
+    ///         ``parent`` key, as perf does.
+    ///     exclude_other: only the rows with a parent (perf's ``-x``).
     ///     children: also count every function on the samples' callchains with its callees'
     ///         samples (``perf report --children``); rows then go by ``children``.
     ///     call_graph: each row's call graph as perf report's ``-g`` builds it, in a
@@ -928,7 +933,8 @@ impl PerfData {
     ///     pandas.DataFrame: ``overhead`` (% of the event count in the row's own samples; perf's
     ///     ``Self`` with ``children``), with ``children=True`` ``children`` (%) and
     ///     ``children_period``, ``samples``, ``period``, then the columns of the keys: ``comm``,
-    ///     ``pid``, ``cpu``, ``dso``, ``kernel`` (bool) and ``symbol`` for ``sym``; with
+    ///     ``pid``, ``cpu``, ``dso``, ``kernel`` (bool) and ``symbol`` for ``sym``, ``srcline``,
+    ///     ``parent`` (None for perf's ``[other]``); with
     ///     ``call_graph``, ``call_graph``: the row's paths merged into perf's tree, a list of nodes
     ///     ``{"frames", "period", "total_period", "samples", "total_samples", "children"}``
     ///     (``period``: the samples' count ending in the node, ``total_period``: through it).
@@ -939,11 +945,14 @@ impl PerfData {
     ///     100
     ///     >>> list(perfdata.open("perf.data").report(sort="comm", children=True).columns)
     ///     ['overhead', 'children', 'samples', 'period', 'children_period', 'comm']
-    #[pyo3(signature = (*, sort=None, children=false, call_graph=None, **options))]
+    #[pyo3(signature = (*, sort=None, parent=None, exclude_other=false, children=false, call_graph=None, **options))]
+    #[allow(clippy::too_many_arguments)]
     fn report<'py>(
         &self,
         py: Python<'py>,
         sort: Option<&Bound<'py, PyAny>>,
+        parent: Option<String>,
+        exclude_other: bool,
         children: bool,
         call_graph: Option<String>,
         options: Option<&Bound<'py, PyDict>>,
@@ -957,8 +966,8 @@ impl PerfData {
             require(py, &["pandas", "pyarrow"])?;
             let (progress, keys, fold, order) = (|| {
                 let progress = crate::progress::take(options)?;
-                flame::check_keys(options, &["sort", "children", "call_graph", "progress"])?;
-                let keys = match sort {
+                flame::check_keys(options, &["sort", "parent", "exclude_other", "children", "call_graph", "progress"])?;
+                let mut keys = match sort {
                     None => ReportOptions::default().sort,
                     Some(s) => {
                         let list = match s.extract::<String>() {
@@ -968,6 +977,10 @@ impl PerfData {
                         SortKey::parse_list(&list).map_err(pyo3::exceptions::PyValueError::new_err)?
                     }
                 };
+                // perf adds the parent key when a pattern is given.
+                if parent.is_some() && !keys.contains(&SortKey::Parent) {
+                    keys.push(SortKey::Parent);
+                }
                 let order = match call_graph.as_deref() {
                     None => None,
                     Some(spec) => CallGraph::parse(spec)
@@ -983,7 +996,8 @@ impl PerfData {
                 fold: fold.options,
                 event: None,
                 call_graph: order,
-                ..ReportOptions::default()
+                parent: parent.unwrap_or_else(|| perfdata_analysis::report::DEFAULT_PARENT.to_string()),
+                exclude_other,
             };
             let file = self.file()?;
             let bar = crate::progress::Bar::start(py, &file, progress)?;
@@ -1027,6 +1041,12 @@ impl PerfData {
             if keys.contains(&SortKey::Sym) {
                 cols.push(("kernel", Arc::new(BooleanArray::from(rows.iter().map(|r| r.kernel).collect::<Vec<_>>()))));
                 cols.push(("symbol", strs(|r| r.symbol.clone())));
+            }
+            if keys.contains(&SortKey::Srcline) {
+                cols.push(("srcline", strs(|r| r.srcline.clone())));
+            }
+            if keys.contains(&SortKey::Parent) {
+                cols.push(("parent", strs(|r| r.parent.clone())));
             }
             let batch = RecordBatch::try_from_iter(cols)
                 .map_err(|e| PyRuntimeError::new_err(format!("building Arrow columns: {e}")))?;

@@ -487,6 +487,43 @@ def test_report_children_and_sort_keys_equal_perf_report():
         f.report(sort="comm,nope")
 
 
+def test_report_srcline_and_parent_keys_equal_perf_report():
+    """report(sort=["sym", "srcline"]): perf report --no-children --sort sym,srcline's rows, in
+    perf's order (perf cuts the source lines to its column's width: ours start with what it
+    shows); report(parent=..., exclude_other=True): perf report -p ... -x (perf's [other] is
+    None)."""
+    pytest.importorskip("pandas")
+    f = perfdata.open(perfout.TESTDATA / "fp.data")
+    sym = dict(
+        symfs=str(FOLDED / "root"),
+        buildid_dir=str(FOLDED / "no-buildid-cache"),
+        kallsyms=str(FOLDED / "kallsyms-4a5a9b0affb66c437abcd455d2738af879985fa9"),
+    )
+    df = f.report(sort=["sym", "srcline"], **sym)
+    text = (perfout.TESTDATA / "fp.data.report-g-no-children-sym,srcline").read_text()
+    perf = [l.split() for l in text.splitlines() if "%" in l and not l.startswith("#")]
+    assert len(perf) == len(df) == 40
+    ours = zip(df.overhead, df.kernel, df.symbol, df.srcline)
+    for (pct, mark, name, shown), (o, k, s, line) in zip(perf, ours):
+        assert (pct, mark, name) == (f"{o:.2f}%", "[k]" if k else "[.]", s)
+        assert line.startswith(shown), (line, shown)
+    assert "spin.c:31" in set(df.srcline) and df.srcline.str.contains(r"\+\d+$").any()
+    # No callchain of fp.data reaches a function of perf's default pattern: all [other].
+    df = f.report(sort="parent", **sym)
+    assert list(df.parent.isna()) == [True] and abs(df.overhead.sum() - 100) < 0.01
+    # A pattern (which adds the key) and -x: perf report --no-children -p 'page_fault|^leaf' -x.
+    df = f.report(parent="page_fault|^leaf", exclude_other=True, **sym)
+    text = (perfout.TESTDATA / "fp.data.report-g-no-children-parent-pattern-x").read_text()
+    perf = [" ".join(l.split()) for l in text.splitlines() if "%" in l and not l.startswith("#")]
+    ours = [
+        f"{o:.2f}% {c} {d} {'[k]' if k else '[.]'} {s} {p}"
+        for o, c, d, k, s, p in zip(df.overhead, df.comm, df.dso, df.kernel, df.symbol, df.parent)
+    ]
+    assert ours == perf and len(ours) == 9
+    with pytest.raises(ValueError, match="--parent"):
+        f.report(parent="(", **sym)
+
+
 @pytest.mark.parametrize("name", ["fp.data", "dwarf.data"])
 def test_report_call_graph_equals_perf_report_folded(name):
     """PerfData.report(children=True, call_graph="caller"): each row's path tree, written as perf

@@ -785,13 +785,17 @@ class PerfData:
         self,
         *,
         sort: Union[str, Sequence[str], None] = None,
+        parent: Optional[str] = None,
+        exclude_other: bool = False,
         children: bool = False,
         call_graph: Optional[str] = None,
         **options: Unpack[_FoldOptions],
     ) -> Any:
         """perf report's table as a pandas.DataFrame: overhead %, (children %, children_period with
         children=True), samples, period and the columns of the sort keys (comm, pid, cpu, dso,
-        kernel, symbol); sort: perf's --sort keys (default comm,dso,sym); call_graph ("caller",
+        kernel, symbol, srcline, parent); sort: perf's --sort keys (comm, pid, dso, sym, cpu,
+        srcline, parent; default comm,dso,sym); parent: the parent key's pattern (perf's -p, adds
+        the key); exclude_other: only rows with a parent (-x); call_graph ("caller",
         "callee" or a -g string): a call_graph column of each row's path tree (nested dicts)."""
     def annotate(
         self,
