@@ -55,7 +55,7 @@ fn report_equals_perf_report_with_call_graphs() {
             compared += 1;
         }
     }
-    assert_eq!(compared, 43);
+    assert_eq!(compared, 47);
 }
 
 /// `-g` on samples without callchains is an error, as in perf; `-g none` is not.

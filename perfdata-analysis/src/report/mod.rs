@@ -1010,6 +1010,17 @@ pub fn report_table(rows: &[ReportRow], total: u64, t: &TableOptions<'_>) -> Str
         .map(|(i, k)| match k {
             SortKey::Comm => comm_width,
             SortKey::Srcline => srcline_width,
+            // perf's CPU column is as wide as its header (`-001` overflows it).
+            SortKey::Cpu => k.header().len(),
+            // perf sizes the symbol by its name (`sym->namelen`), not the ` (inlined)` it prints
+            // after an inlined function's.
+            SortKey::Sym => cells
+                .iter()
+                .filter_map(|c| c.get(i))
+                .map(|c| c.strip_suffix(" (inlined)").unwrap_or(c).len())
+                .max()
+                .unwrap_or(0)
+                .max(k.header().len()),
             _ => cells.iter().filter_map(|c| c.get(i)).map(|c| c.len()).max().unwrap_or(0).max(k.header().len()),
         })
         .collect();
