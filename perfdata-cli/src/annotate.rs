@@ -58,7 +58,7 @@ pub fn run(a: &AnnotateArgs) -> crate::CliResult {
     let f = crate::open(&path)?;
     let request = FoldRequest {
         time: a.time.as_deref().map(str::parse::<TimeRanges>).transpose()?,
-        symbolize: a.symbols.options(true),
+        symbolize: a.symbols.options(true)?,
         ..FoldRequest::default()
     };
     let opts = AnnotateOptions {

@@ -38,7 +38,7 @@ pub struct ArchiveArgs {
 /// Fold every sample of every event with a read log, then archive what was read.
 pub fn run(a: &ArchiveArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let log = ReadLog::default();
-    let mut symbolize = a.symbols.options(false);
+    let mut symbolize = a.symbols.options(false)?;
     symbolize.read_log = Some(log.clone());
     let opts = FoldedOptions {
         event_filter: EventFilter::All,

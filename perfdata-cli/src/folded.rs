@@ -6,6 +6,7 @@ use perfdata_analysis::folded::{folded, Compat, FoldedOptions, FoldedStacks, Roo
 use perfdata_analysis::options::{FoldRequest, TimeRanges};
 use perfdata_analysis::query::dataset_stacks;
 use perfdata_analysis::query::predicate::{Predicate, STACKS_COLUMNS};
+use perfdata_analysis::symbolize::SymbolizeOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -118,8 +119,9 @@ pub struct FoldArgs {
 }
 
 impl FoldArgs {
-    /// The request these flags state (the same type `PerfData.folded(...)`'s keywords parse into).
-    fn request(&self) -> FoldRequest {
+    /// The request these flags state (the same type `PerfData.folded(...)`'s keywords parse into),
+    /// with `symbolize` for where symbols come from.
+    fn request(&self, symbolize: SymbolizeOptions) -> FoldRequest {
         FoldRequest {
             compat: Some(match self.compat {
                 CompatArg::StackcollapsePl => Compat::StackcollapsePl,
@@ -154,13 +156,13 @@ impl FoldArgs {
             tid: self.filter_tid,
             comm: self.filter_comm.clone(),
             time: self.time.clone(),
-            symbolize: self.symbols.options(self.no_jitdump),
+            symbolize,
         }
     }
 
     /// The analysis crate's folding options these flags say.
     pub fn options(&self) -> Result<FoldedOptions, String> {
-        self.request().options()
+        self.request(self.symbols.options(self.no_jitdump)?).options()
     }
 
     /// Fold the stacks of the file at `path` (warnings on stderr).
@@ -175,7 +177,8 @@ impl FoldArgs {
 
     /// "samples" or "period".
     pub fn count_name(&self) -> &'static str {
-        self.request().count_name()
+        // Where symbols come from does not change it: no archive is unpacked for it.
+        self.request(SymbolizeOptions::default()).count_name()
     }
 }
 

@@ -141,7 +141,7 @@ pub fn run(a: &OffCpuArgs) -> CliResult {
         report(&counts);
         return Ok(ExitCode::SUCCESS);
     }
-    let fold = FoldedOptions { symbolize: a.symbols.options(false), ..FoldedOptions::default() };
+    let fold = FoldedOptions { symbolize: a.symbols.options(false)?, ..FoldedOptions::default() };
     let (stacks, counts) = off_cpu_folded(&file, &opts, &fold)?;
     for d in stacks.diagnostics.iter().chain(&stacks.unnamed) {
         crate::damage::warn_in(crate::shown(&a.file), d);

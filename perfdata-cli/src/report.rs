@@ -115,7 +115,7 @@ pub fn run(a: &ReportArgs) -> crate::CliResult {
         tid: a.tid,
         comm: a.comms.clone(),
         time: a.time.as_deref().map(str::parse::<TimeRanges>).transpose()?,
-        symbolize: a.symbols.options(!a.jitdump),
+        symbolize: a.symbols.options(!a.jitdump)?,
         ..FoldRequest::default()
     };
     let fold = request.options()?;

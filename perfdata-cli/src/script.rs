@@ -69,8 +69,8 @@ pub struct ScriptArgs {
 }
 
 impl ScriptArgs {
-    fn options(&self) -> ScriptOptions {
-        ScriptOptions {
+    fn options(&self) -> Result<ScriptOptions, String> {
+        Ok(ScriptOptions {
             fields: self.fields.clone(),
             ns: self.ns,
             hide_call_graph: self.hide_call_graph,
@@ -84,8 +84,8 @@ impl ScriptArgs {
             pids: self.pid.clone(),
             tids: self.tid.clone(),
             comms: self.comms.clone(),
-            symbolize: self.symbols.options(!self.jitdump),
-        }
+            symbolize: self.symbols.options(!self.jitdump)?,
+        })
     }
 }
 
@@ -97,6 +97,6 @@ pub fn run(a: &ScriptArgs) -> crate::CliResult {
     // Damaged records are said as they are met and give the damage status (crate::damage).
     let name = crate::shown(&a.file);
     let mut warn = |m: String| crate::damage::warn_in(name, m.strip_prefix("warning: ").unwrap_or(&m));
-    write_script_with(&f, &a.options(), &mut out, &mut warn)?;
+    write_script_with(&f, &a.options()?, &mut out, &mut warn)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -3,6 +3,7 @@
 use clap::Args;
 use perfdata_analysis::symbolize::{archive, SymbolizeOptions};
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 /// `--symfs`, `--kallsyms` and `--buildid-dir`, as perf has them, and `--symbols`.
 #[derive(Args, Clone, Default)]
@@ -24,21 +25,24 @@ pub struct SymbolArgs {
     /// usual places (docs/archive.md).
     #[arg(long, value_name = "ARCHIVE")]
     pub symbols: Option<PathBuf>,
+    /// `--symbols`' archive once unpacked (or why it could not be): every command asks for its
+    /// options more than once, the archive is read the first time only.
+    #[arg(skip)]
+    unpacked: OnceLock<Result<PathBuf, String>>,
 }
 
 impl SymbolArgs {
     /// The symbolizer's options these flags say; `ignore_jitdump` is each command's own choice.
-    /// An archive that cannot be unpacked (`--symbols`) ends the program with status 1 and the
-    /// reason: every caller would have to stop there.
-    pub fn options(&self, ignore_jitdump: bool) -> SymbolizeOptions {
-        let archive = self.symbols.as_deref().map(|a| match archive::unpack(a) {
-            Ok(dir) => dir,
-            Err(e) => {
-                eprintln!("perfdata: --symbols: {e}");
-                std::process::exit(1);
+    /// An archive that cannot be unpacked (`--symbols`) is an error naming the option and the
+    /// reason; it is unpacked (or refused) at the first call only.
+    pub fn options(&self, ignore_jitdump: bool) -> Result<SymbolizeOptions, String> {
+        let archive = match self.symbols.as_deref() {
+            Some(a) => {
+                Some(self.unpacked.get_or_init(|| archive::unpack(a).map_err(|e| format!("--symbols: {e}"))).clone()?)
             }
-        });
-        SymbolizeOptions {
+            None => None,
+        };
+        Ok(SymbolizeOptions {
             symfs: self.symfs.clone(),
             buildid_dir: self.buildid_dir.clone(),
             kallsyms: self.kallsyms.clone(),
@@ -46,6 +50,6 @@ impl SymbolArgs {
             archive,
             read_log: None,
             files: None,
-        }
+        })
     }
 }
