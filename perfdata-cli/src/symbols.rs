@@ -20,7 +20,7 @@ pub struct SymbolArgs {
     /// -o -`), the same release (perf uses the running kernel's symbols for any kernel).
     #[arg(long, value_name = "FILE")]
     pub kallsyms: Option<PathBuf>,
-    /// Symbols from this archive (`perfdata archive`), unpacked into
+    /// Symbols from this archive (`perfdata archive`'s, or perf's own `perf archive` .tar.bz2), unpacked into
     /// $XDG_CACHE_HOME/perfdata/archives: for a build id it holds, its files come first, then the
     /// usual places (docs/archive.md).
     #[arg(long, value_name = "ARCHIVE")]

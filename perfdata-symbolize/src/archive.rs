@@ -7,11 +7,14 @@
 //! - `[kernel.kallsyms]/BUILD_ID/kallsyms`: the recorded kernel's symbols;
 //! - `perf-maps/perf-PID.map`: the `/tmp/perf-PID.map` files the recording used.
 //!
+//! `--symbols` also reads perf's own `perf archive` output (a bzip2-compressed tar of
+//! `~/.debug`), rewriting its names into this layout ([`unpack_in`]).
+//!
 //! What goes in is what the symbolizer opened: a [`ReadLog`] given in
 //! [`SymbolizeOptions::read_log`](crate::SymbolizeOptions::read_log) collects it during a run.
 
 use std::fmt;
-use std::io::{Read, Write};
+use std::io::{BufRead, Read, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -329,6 +332,12 @@ pub fn unpack(archive: &Path) -> Result<PathBuf, ArchiveError> {
 /// inside the target directory: an entry with an absolute path, a `..` component, or of another
 /// type (links, devices) refuses the whole archive, and a truncated or damaged archive is an
 /// error; either way the partial directory is removed.
+///
+/// perf's own archive (`perf archive`'s `FILE.tar.bz2`, told apart by bzip2's magic `BZh`) is
+/// read too: its `PATH/BUILD_ID/elf`, `debug` and `vdso` files are written where ours has them
+/// (`.build-id/xx/yyy…/NAME`), its kallsyms as they are, and the paths go into the
+/// [`DSO_INDEX`]; its `.build-id` links and `probes` files are left out (an entry with an
+/// absolute path or a `..` component still refuses the archive).
 pub fn unpack_in(archive: &Path, root: &Path) -> Result<PathBuf, ArchiveError> {
     let name = archive.display();
     let hash = content_hash(archive).map_err(|e| ArchiveError::io(format!("cannot read {name}"), e))?;
@@ -391,18 +400,76 @@ enum Entry<'e> {
     File(&'e mut dyn Read),
 }
 
-/// Read the archive `reader` (zstd-compressed tar) named `name`, handing each entry's safe
-/// relative path to `put`; refuses what [`unpack_in`] refuses, and more than `max_bytes` in all.
+/// The two kinds of archive `--symbols` reads, told apart by their first bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Format {
+    /// `perfdata archive`'s: a zstd-compressed tar in the build-id cache's layout.
+    Ours,
+    /// `perf archive`'s: a bzip2-compressed tar of perf's build-id cache as it lies in `~/.debug`
+    /// (`PATH/BUILD_ID/elf` files, `.build-id/xx/yyy…` links to their directories).
+    Perf,
+}
+
+impl Format {
+    /// The format of an archive starting with `head`: bzip2's `BZh` is perf's, anything else is
+    /// read as ours (and refused as damaged when it is not).
+    fn of(head: &[u8]) -> Format {
+        if head.starts_with(b"BZh") {
+            Format::Perf
+        } else {
+            Format::Ours
+        }
+    }
+}
+
+/// Where a file of a `perf archive` lies in our layout: `PATH/BUILD_ID/elf` (`debug`, `vdso`)
+/// becomes `.build-id/xx/yyy…/elf`, `[kernel.kallsyms]/BUILD_ID/kallsyms` stays; other files
+/// (`probes`, the links' targets seen again) are left out (`None`). `index` gets `BUILD_ID /PATH`
+/// for the [`DSO_INDEX`], so a DSO the recording gives no build id for is found by its path.
+fn perf_entry(rel: &Path, index: &mut String) -> Option<PathBuf> {
+    let file = rel.file_name()?.to_str()?;
+    let dir = rel.parent()?;
+    let bid = dir.file_name()?.to_str()?;
+    let dso = dir.parent()?.to_str()?;
+    let valid = bid.len() >= 4 && bid.len() <= 128 && bid.len() % 2 == 0 && bid.bytes().all(|b| b.is_ascii_hexdigit());
+    if !valid || dso.is_empty() {
+        return None;
+    }
+    let bid = bid.to_ascii_lowercase();
+    match file {
+        "kallsyms" if dso == "[kernel.kallsyms]" => Some(rel.to_path_buf()),
+        "elf" | "debug" | "vdso" => {
+            if !dso.starts_with('[') && !dso.starts_with(".build-id") && !dso.contains('\n') {
+                let line = format!("{bid} /{dso}\n");
+                if !index.contains(&line) {
+                    index.push_str(&line);
+                }
+            }
+            let (head, tail) = (bid.get(..2)?, bid.get(2..)?);
+            Some(Path::new(".build-id").join(head).join(tail).join(file))
+        }
+        _ => None,
+    }
+}
+
+/// Read the archive `reader` named `name`, ours or `perf archive`'s ([`Format`]), handing each
+/// entry's safe relative path in our layout to `put`; refuses what [`unpack_in`] refuses, and
+/// more than `max_bytes` in all.
 fn each_entry(
-    reader: impl Read,
+    mut reader: impl BufRead,
     name: &str,
     max_bytes: u64,
     mut put: impl FnMut(&Path, Entry<'_>) -> Result<(), ArchiveError>,
 ) -> Result<(), ArchiveError> {
     let damaged = |e| damaged(name, e);
-    let dec = zstd::Decoder::new(reader).map_err(damaged)?;
+    let format = Format::of(reader.fill_buf().map_err(damaged)?);
+    let dec: Box<dyn Read + '_> = match format {
+        Format::Ours => Box::new(zstd::Decoder::with_buffer(reader).map_err(damaged)?),
+        Format::Perf => Box::new(bzip2::bufread::MultiBzDecoder::new(reader)),
+    };
     let mut tar = tar::Archive::new(dec);
     let mut any = false;
+    let mut index = String::new();
     let (mut entries, mut bytes) = (0u64, 0u64);
     for entry in tar.entries().map_err(damaged)? {
         let mut entry = entry.map_err(damaged)?;
@@ -418,7 +485,19 @@ fn each_entry(
         let shown = String::from_utf8_lossy(&raw).into_owned();
         let rel = safe_relative(Path::new(&*shown))
             .map_err(|why| ArchiveError::refused(format!("{name}: entry {shown:?} refused: {why}")))?;
-        match entry.header().entry_type() {
+        let kind = entry.header().entry_type();
+        if format == Format::Perf {
+            // perf's links and directories are not needed: its files are put where our layout
+            // has them, and nothing else is written.
+            if let (tar::EntryType::Regular | tar::EntryType::Continuous, Some(to)) =
+                (kind, perf_entry(&rel, &mut index))
+            {
+                put(&to, Entry::File(&mut entry))?;
+                any = true;
+            }
+            continue;
+        }
+        match kind {
             tar::EntryType::Directory => put(&rel, Entry::Dir)?,
             tar::EntryType::Regular | tar::EntryType::Continuous => put(&rel, Entry::File(&mut entry))?,
             other => {
@@ -432,6 +511,9 @@ fn each_entry(
     if !any {
         return Err(ArchiveError::refused(format!("{name} holds no entries")));
     }
+    if !index.is_empty() {
+        put(Path::new(DSO_INDEX), Entry::File(&mut index.as_bytes()))?;
+    }
     Ok(())
 }
 
@@ -442,7 +524,7 @@ fn extract(archive: &Path, dest: &Path) -> Result<(), ArchiveError> {
         std::fs::create_dir_all(d).map_err(|e| ArchiveError::io(format!("cannot create {}", d.display()), e))
     };
     create(dest)?;
-    each_entry(file, &name, MAX_UNPACKED, |rel, entry| {
+    each_entry(std::io::BufReader::new(file), &name, MAX_UNPACKED, |rel, entry| {
         let target = dest.join(rel);
         match entry {
             Entry::Dir => create(&target),
