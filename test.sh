@@ -36,6 +36,10 @@ if [ "$wasm" = 1 ]; then
 		cargo check --quiet -p perfdata-core --no-default-features --features json,write --target wasm32-unknown-unknown
 	CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/wasm32" web/build.sh
 fi
+# The tests compare with perf's outputs on "machines" without the binaries: a debuginfod server
+# from the environment (Debian's /etc/profile.d/debuginfod.sh sets one for login shells) would
+# fetch them; tests/debuginfod.rs starts its own on 127.0.0.1.
+unset DEBUGINFOD_URLS
 cargo test --workspace --release
 # Demangling on a machine without libiberty-dev: the pure-Rust fallback's tests (they check its
 # documented difference from perf), in a target dir of their own so that the build above keeps

@@ -62,6 +62,17 @@ pub enum Error {
         /// The build id the recording names for it.
         build_id: Arc<[u8]>,
     },
+    /// No file for the DSO's build id was found locally, and the debuginfod servers
+    /// (`DEBUGINFOD_URLS`) had none either, or could not be asked.
+    NotOnDebuginfod {
+        /// The DSO's name as recorded.
+        dso: Arc<str>,
+        /// The build id the recording names for it.
+        build_id: Arc<[u8]>,
+        /// What the servers answered, in order (`debuginfod: 404`, `debuginfod: connection
+        /// refused`).
+        reason: Arc<str>,
+    },
     /// A file was found, but its build id is not the one the recording names for the DSO (the
     /// binary was rebuilt or updated after the recording).
     BuildIdMismatch {
@@ -196,6 +207,9 @@ impl fmt::Display for Error {
             }
             Error::NotInArchive { dso, build_id } => {
                 write!(f, "not in the archive (no file for {dso} with build id {})", hex(build_id))
+            }
+            Error::NotOnDebuginfod { dso, build_id, reason } => {
+                write!(f, "{reason} (no file for {dso} with build id {})", hex(build_id))
             }
             Error::BuildIdMismatch { path, expected, found } => {
                 write!(f, "{} has build id {}, the recording expects {}", path.display(), hex(found), hex(expected))

@@ -20,6 +20,25 @@
 
 pub mod archive;
 pub mod binary;
+#[cfg(all(feature = "debuginfod", not(target_arch = "wasm32")))]
+mod debuginfod;
+/// Without the `debuginfod` feature (and in WebAssembly): no server is ever asked.
+#[cfg(not(all(feature = "debuginfod", not(target_arch = "wasm32"))))]
+mod debuginfod {
+    /// Which file of a build id is asked for.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub(crate) enum Kind {
+        /// The binary with its code.
+        Executable,
+        /// Its separate debug file.
+        Debuginfo,
+    }
+
+    /// Never a file: the client is compiled out.
+    pub(crate) fn fetch(_: &[u8], _: Kind) -> Option<Result<std::path::PathBuf, String>> {
+        None
+    }
+}
 mod demangle;
 pub mod elf;
 mod error;
@@ -432,6 +451,8 @@ pub struct Symbolizer {
     unnamed: HashMap<Rc<str>, (u64, Error), ahash::RandomState>,
     /// Build ids by DSO name from the symbol archive's index ([`archive::read_dso_index`]).
     archive_dsos: HashMap<String, Vec<u8>>,
+    /// Why debuginfod gave no file, by build id ([`debuginfod::fetch`]).
+    debuginfod_misses: HashMap<Vec<u8>, Arc<str>>,
 }
 
 /// The running kernel's release, build id and symbols, as files (tests point them elsewhere).
@@ -547,6 +568,7 @@ impl Symbolizer {
             host: Host::default(),
             unnamed: HashMap::default(),
             archive_dsos: opts_archive_dsos,
+            debuginfod_misses: HashMap::new(),
         }
     }
 
@@ -625,7 +647,8 @@ impl Symbolizer {
     }
 
     /// Why no file of `dso` was used: [`Error::NotInArchive`] when an archive was given, it has
-    /// nothing for the build id and nothing else was found, else `miss`'s cause.
+    /// nothing for the build id and nothing else was found; else [`Error::NotOnDebuginfod`] when
+    /// the debuginfod servers were asked in vain; else `miss`'s cause.
     fn miss_cause(&self, miss: Miss, dso: &str, tried: Vec<PathBuf>, expected: Option<&[u8]>) -> Error {
         let cause = miss.cause(dso, tried);
         let in_archive = |b: &[u8]| self.archive_file(b, "").is_some_and(|d| self.fs().is_dir(&d));
@@ -633,7 +656,40 @@ impl Symbolizer {
             (Error::NotFound { .. }, Some(b)) if self.opts.archive.is_some() && !in_archive(b) => {
                 Error::NotInArchive { dso: dso.into(), build_id: b.into() }
             }
+            (Error::NotFound { .. }, Some(b)) => match self.debuginfod_misses.get(b) {
+                Some(reason) => Error::NotOnDebuginfod { dso: dso.into(), build_id: b.into(), reason: reason.clone() },
+                None => cause,
+            },
             _ => cause,
+        }
+    }
+
+    /// The file of `build_id` from the debuginfod servers (`DEBUGINFOD_URLS`, [`debuginfod`]),
+    /// asked only when files come from the file system; a file with another build id is not
+    /// used. Why none came is kept for [`Symbolizer::miss_cause`].
+    fn debuginfod_binary(&mut self, build_id: &[u8], kind: debuginfod::Kind) -> Option<Rc<Binary>> {
+        if self.opts.files.is_some() {
+            return None;
+        }
+        match debuginfod::fetch(build_id, kind)? {
+            Ok(path) => self.binary(&path).filter(|b| b.symbols.build_id.as_deref() == Some(build_id)),
+            Err(reason) => {
+                self.debuginfod_misses.entry(build_id.to_vec()).or_insert_with(|| Arc::from(reason));
+                None
+            }
+        }
+    }
+
+    /// The files debuginfod has for `build_id`, as [`Symbolizer::load_elf`] chooses them: the
+    /// executable when it has symbols, else the debug file (with the executable, for its PLT).
+    fn debuginfod_files(&mut self, build_id: &[u8]) -> Option<(Rc<Binary>, Option<Rc<Binary>>)> {
+        let exe = self.debuginfod_binary(build_id, debuginfod::Kind::Executable);
+        if let Some(e) = exe.as_ref().filter(|e| e.symbols.has_symtab) {
+            return Some((e.clone(), None));
+        }
+        match self.debuginfod_binary(build_id, debuginfod::Kind::Debuginfo) {
+            Some(d) if d.symbols.has_symtab => Some((d, exe)),
+            _ => exe.map(|e| (e, None)),
         }
     }
 
@@ -688,6 +744,12 @@ impl Symbolizer {
                     miss.mismatch(&b, expected.as_deref());
                 }
                 Err(e) => miss.error(e),
+            }
+        }
+        if found.is_none() {
+            // Last, for a build id no local place had: the debuginfod servers.
+            if let Some(bid) = expected.as_deref() {
+                found = self.debuginfod_binary(bid, debuginfod::Kind::Executable);
             }
         }
         if let Some(b) = &found {
@@ -871,16 +933,20 @@ impl Symbolizer {
             (None, Some(e)) if e.symbols.has_symtab || fallback.is_none() => (e, None),
             (None, own) => match fallback {
                 Some(e) => (e, own),
-                None => {
-                    // Only reached without a usable `own`: it was absent, unreadable or (with
-                    // an expected build id from the recording) another build.
-                    match own_result {
-                        Ok(e) => miss.mismatch(&e, expected.as_deref()),
-                        Err(e) => miss.error(e),
+                // Last, for a build id no local place had: the debuginfod servers.
+                None => match expected.as_deref().and_then(|b| self.debuginfod_files(b)) {
+                    Some(found) => found,
+                    None => {
+                        // Only reached without a usable `own`: it was absent, unreadable or (with
+                        // an expected build id from the recording) another build.
+                        match own_result {
+                            Ok(e) => miss.mismatch(&e, expected.as_deref()),
+                            Err(e) => miss.error(e),
+                        }
+                        candidates.push(direct);
+                        return Source::None(self.miss_cause(miss, path, candidates, expected.as_deref()));
                     }
-                    candidates.push(direct);
-                    return Source::None(self.miss_cause(miss, path, candidates, expected.as_deref()));
-                }
+                },
             },
         };
         // A debug file has no PLT contents: perf synthesizes the PLT symbols from the runtime
