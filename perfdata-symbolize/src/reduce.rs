@@ -118,8 +118,9 @@ impl Layout {
 }
 
 /// `elf` reduced to what `keep` says, or `None` when it is not an ELF file this can rewrite
-/// (then the whole file is the right thing to store). The result is never larger than `elf`
-/// by more than the alignment padding of its kept sections.
+/// (then the whole file is the right thing to store). The result is never larger than `elf`:
+/// when it would be (alignment padding, or sections whose bytes overlap, as a crafted file can
+/// have thousands of), the whole file is the smaller thing to store and this says `None`.
 pub fn reduce(elf: &[u8], keep: Keep) -> Option<Vec<u8>> {
     if elf.get(..4)? != b"\x7fELF" {
         return None;
@@ -172,6 +173,8 @@ pub fn reduce(elf: &[u8], keep: Keep) -> Option<Vec<u8>> {
     let mut out = elf.get(..ehsize)?.to_vec();
     let new_phoff = if phnum > 0 { out.len() } else { 0 };
     out.extend_from_slice(elf.get(phoff..phoff.checked_add(phbytes)?)?);
+    // Every header lies in the file (so the headers' copy below is no larger than the file).
+    sh(shnum - 1)?;
     let mut headers = Vec::with_capacity(shnum.checked_mul(shentsize)?);
     for i in 0..shnum {
         let mut h = sh(i)?.to_vec();
@@ -188,6 +191,9 @@ pub fn reduce(elf: &[u8], keep: Keep) -> Option<Vec<u8>> {
             let align = usize::try_from(l.get(&h, l.sh_addralign(), w)?).ok()?.clamp(1, 4096);
             let at = out.len().checked_next_multiple_of(align)?;
             out.resize(at, 0);
+            if at.checked_add(size)? > elf.len() {
+                return None;
+            }
             out.extend_from_slice(elf.get(off..off + size)?);
             l.put(&mut h, l.sh_offset(), w, at as u64)?;
         } else if ty != SHT_NULL && ty != SHT_NOBITS {
@@ -199,6 +205,9 @@ pub fn reduce(elf: &[u8], keep: Keep) -> Option<Vec<u8>> {
         headers.extend_from_slice(&h);
     }
     let at = out.len().checked_next_multiple_of(w)?;
+    if at.checked_add(headers.len())? > elf.len() {
+        return None;
+    }
     out.resize(at, 0);
     out.extend_from_slice(&headers);
     l.put(&mut out, l.phoff(), w, new_phoff as u64)?;
@@ -317,5 +326,42 @@ mod tests {
         let mut bad = whole.clone();
         bad[4] = 9;
         assert_eq!(reduce(&bad, Keep::Names), None);
+    }
+
+    /// Where `me()` (64-bit little-endian) keeps its section header table, their size and count.
+    fn section_headers(elf: &[u8]) -> (usize, usize, usize) {
+        let get = |at: usize, n: usize| elf[at..at + n].iter().rev().fold(0usize, |v, &b| v << 8 | usize::from(b));
+        assert_eq!(&elf[4..6], &[2, 1], "a 64-bit little-endian test binary");
+        (get(0x28, 8), get(0x3a, 2), get(0x3c, 2))
+    }
+
+    #[test]
+    fn never_larger_than_the_file() {
+        // Every section made a copy of the largest DWARF section's header: the same bytes kept once per
+        // section would be far more than the file (a crafted file can have 65,535 of them).
+        let mut elf = me();
+        let (shoff, shentsize, shnum) = section_headers(&elf);
+        let parsed = object::File::parse(&*elf).unwrap();
+        let biggest = parsed
+            .sections()
+            .filter(|s| s.name().is_ok_and(|n| n.starts_with(".debug_")))
+            .max_by_key(|s| s.size())
+            .unwrap();
+        let (kept, size) = (biggest.index().0, biggest.size() as usize);
+        drop(parsed);
+        assert!(size * (shnum - 2) > elf.len(), "the test needs {shnum} copies to outgrow the file");
+        let header = elf[shoff + kept * shentsize..][..shentsize].to_vec();
+        let shstrndx = usize::from(u16::from_le_bytes([elf[0x3e], elf[0x3f]]));
+        for i in (1..shnum).filter(|&i| i != shstrndx) {
+            elf[shoff + i * shentsize..][..shentsize].copy_from_slice(&header);
+        }
+        assert_eq!(reduce(&elf, Keep::Debug), None);
+        // A section header table said to be larger than the file is refused before anything
+        // is allocated for it.
+        let mut elf = me();
+        elf[0x3a..0x3c].copy_from_slice(&u16::MAX.to_le_bytes());
+        elf[0x3c..0x3e].copy_from_slice(&u16::MAX.to_le_bytes());
+        elf[0x3e..0x40].copy_from_slice(&0u16.to_le_bytes());
+        assert_eq!(reduce(&elf, Keep::Names), None);
     }
 }
