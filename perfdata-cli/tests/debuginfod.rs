@@ -13,9 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn testdata(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata").join(name)
-}
+mod common;
+use common::{report_rows as rows, stored, testdata};
 
 const SPIN: &str = "4019a4393ac48b472730234207e7f39e5272adc9";
 const LD: &str = "7ebc65e52f2bbea498b4040fa92f7238377aaba9";
@@ -61,11 +60,7 @@ fn copy_tree(from: &Path, to: &Path) {
 /// A fresh directory for one test: `symfs` (testdata/folded/root without [`SERVED`]), `served`
 /// (those files), `home`, `empty`.
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("perfdata-debuginfod-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    for sub in ["home", "empty", "served"] {
-        std::fs::create_dir_all(d.join(sub)).unwrap();
-    }
+    let d = common::scratch("debuginfod", name, &["home", "empty", "served"]);
     copy_tree(&testdata("folded/root"), &d.join("symfs"));
     for (i, f) in SERVED.iter().enumerate() {
         std::fs::rename(d.join("symfs").join(f), d.join("served").join(format!("{i}-{}", f.replace('/', "_"))))
@@ -158,18 +153,6 @@ fn perfdata(cmd: &str, args: &[&str], dir: &Path, urls: &str, cache: &Path, extr
 fn ok(o: &Output) -> String {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stored(name: &str) -> String {
-    std::fs::read_to_string(testdata(name)).unwrap()
-}
-
-/// The report's table rows, runs of spaces collapsed (as tests/report.rs compares them).
-fn rows(text: &str) -> Vec<String> {
-    text.lines()
-        .filter(|l| !l.starts_with('#') && l.contains('%'))
-        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
-        .collect()
 }
 
 /// Every file under `dir`, relative.

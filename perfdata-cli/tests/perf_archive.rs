@@ -16,32 +16,18 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 mod common;
-
-fn testdata(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata").join(name)
-}
+use common::{report_rows as rows, stored, testdata};
 
 /// A fresh directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("perfdata-perf-archive-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(d.join("empty")).unwrap();
-    std::fs::create_dir_all(d.join("home")).unwrap();
-    d
+    common::scratch("perf-archive", name, &["empty", "home"])
 }
 
 fn perfdata(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_perfdata"))
-        .args(args)
-        .env("HOME", dir.join("home"))
-        .env("XDG_CACHE_HOME", dir.join("cache"))
-        .env_remove("PERF_BUILDID_DIR")
-        .env_remove("DEBUGINFOD_URLS")
-        .output()
-        .unwrap()
+    common::perfdata_elsewhere(dir).args(args).output().unwrap()
 }
 
 /// Archive names and bytes of files, and the DSO index's (build id, DSO) pairs.
@@ -128,18 +114,6 @@ fn elsewhere(cmd: &str, name: &str, args: &[&str], symbols: &Path, dir: &Path) -
     all.extend(args);
     all.extend(["--symbols", symbols.to_str().unwrap()]);
     perfdata(&all, dir)
-}
-
-fn stored(name: &str) -> String {
-    std::fs::read_to_string(testdata(name)).unwrap()
-}
-
-/// The report's table rows, runs of spaces collapsed (as tests/report.rs compares them).
-fn rows(text: &str) -> Vec<String> {
-    text.lines()
-        .filter(|l| !l.starts_with('#') && l.contains('%'))
-        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
-        .collect()
 }
 
 #[test]
