@@ -58,6 +58,47 @@ fn report_equals_perf_report_with_call_graphs() {
     assert_eq!(compared, 47);
 }
 
+/// A call graph with a branch in each of 70 levels (testdata/report-deep: every frame an
+/// unresolved address, so no binary is needed): perf's bars for levels past 32 repeat those 32
+/// levels up (its mask is an `int`), and nothing deep is left out.
+#[test]
+fn deep_call_graphs_equal_perf_report() {
+    let dir = testdata("report-deep");
+    let empty = std::env::temp_dir().join(format!("perfdata-report-deep-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let args = std::fs::read_to_string(dir.join("report.args")).unwrap();
+    let mut compared = 0;
+    for line in args.lines() {
+        let mut words = line.split_whitespace();
+        let name = words.next().unwrap();
+        let extra: Vec<&str> = words.collect();
+        let out = Command::new(env!("CARGO_BIN_EXE_perfdata"))
+            .args(["report", dir.join("branches.data").to_str().unwrap(), "--no-children"])
+            .args(&extra)
+            .args(["--symfs", empty.to_str().unwrap(), "--buildid-dir", empty.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{line}: {}", String::from_utf8_lossy(&out.stderr));
+        let ours = String::from_utf8(out.stdout).unwrap();
+        let stored = std::fs::read(dir.join(format!("branches.data.report-{name}.zst"))).unwrap();
+        let expected = String::from_utf8(zstd::decode_all(&stored[..]).unwrap()).unwrap();
+        // Branch levels nested past 60 (perfdata stopped there) and past 32 (the mask wraps).
+        let deepest = expected.lines().map(|l| l.matches('|').count()).max().unwrap();
+        assert!(deepest > 60, "{name}: {deepest} levels");
+        if ours != expected {
+            let first = ours.lines().zip(expected.lines()).position(|(a, b)| a != b);
+            panic!(
+                "{line}: differs at line {first:?} ({} lines, perf's {})",
+                ours.lines().count(),
+                expected.lines().count()
+            );
+        }
+        compared += 1;
+    }
+    assert_eq!(compared, 3);
+    let _ = std::fs::remove_dir(&empty);
+}
+
 /// `-g` on samples without callchains is an error, as in perf; `-g none` is not.
 #[test]
 fn call_graph_needs_callchains() {

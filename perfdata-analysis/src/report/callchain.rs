@@ -473,7 +473,10 @@ fn graph(
 }
 
 /// `__callchain__fprintf_graph`: the branches below one node, `depth` levels in, `mask` the
-/// levels whose `|` goes on.
+/// levels whose `|` goes on. perf keeps the mask in an `int` and shifts by the level, which on
+/// x86-64 takes the level modulo 32: below 32 branch levels its bars repeat those of the levels
+/// 32 above, and so do ours ([`bit`]). perf recurses; this walks with a stack of its own, as deep
+/// as the deepest callchain.
 #[allow(clippy::too_many_arguments)]
 fn subtree(
     o: &mut String,
@@ -482,32 +485,59 @@ fn subtree(
     min: u64,
     total: u64,
     depth: usize,
-    mask: u64,
+    mask: u32,
     margin: usize,
 ) {
-    if depth > 60 {
-        return;
+    /// One level's walk: its branches, the next to print, and what perf's recursion keeps.
+    struct Walk<'n> {
+        level: Vec<&'n CallNode>,
+        next: usize,
+        total: u64,
+        remaining: u64,
+        depth: usize,
+        mask: u32,
+        new_mask: u32,
     }
-    let mut remaining = total;
-    let mut new_mask = mask;
-    for (n, child) in level.iter().enumerate() {
-        remaining = remaining.wrapping_sub(child.total_period);
-        let last = n + 1 == level.len();
-        if last && (cg.mode != GraphMode::Fractal || remaining == 0) {
-            new_mask &= !(1 << (depth - 1));
+    let walk =
+        |level, total, depth, mask| Walk { level, next: 0, total, remaining: total, depth, mask, new_mask: mask };
+    let mut stack = vec![walk(level.to_vec(), total, depth, mask)];
+    while let Some(w) = stack.last_mut() {
+        let depth = w.depth;
+        let Some(&child) = w.level.get(w.next) else {
+            if cg.mode == GraphMode::Fractal && w.remaining != 0 && w.remaining != w.total {
+                w.new_mask &= !bit(depth.saturating_sub(1));
+                let mut line = format!("{MARGIN}{:margin$}", "");
+                for i in 0..depth {
+                    line.push(if w.new_mask & bit(i) != 0 { '|' } else { ' ' });
+                    if i == depth - 1 {
+                        let _ = write!(line, "--{}--", value(cg, w.remaining, 0, w.total));
+                    } else {
+                        line.push_str("          ");
+                    }
+                }
+                let _ = writeln!(o, "{line}[...]");
+            }
+            stack.pop();
+            continue;
+        };
+        w.next += 1;
+        w.remaining = w.remaining.wrapping_sub(child.total_period);
+        let last = w.next == w.level.len();
+        if last && (cg.mode != GraphMode::Fractal || w.remaining == 0) {
+            w.new_mask &= !bit(depth.saturating_sub(1));
         }
         // The separator line keeps the old mask.
         let mut line = format!("{MARGIN}{:margin$}", "");
         for i in 0..depth {
-            line.push_str(if mask & (1 << i) != 0 { "|          " } else { "           " });
+            line.push_str(if w.mask & bit(i) != 0 { "|          " } else { "           " });
         }
         let _ = writeln!(o, "{line}");
         for (j, f) in child.frames.iter().enumerate() {
             let mut line = format!("{MARGIN}{:margin$}", "");
             for i in 0..depth {
-                line.push(if new_mask & (1 << i) != 0 { '|' } else { ' ' });
+                line.push(if w.new_mask & bit(i) != 0 { '|' } else { ' ' });
                 if j == 0 && i == depth - 1 {
-                    let _ = write!(line, "--{}--", value(cg, child.total_period, child.total_samples, total));
+                    let _ = write!(line, "--{}--", value(cg, child.total_period, child.total_samples, w.total));
                 } else {
                     line.push_str("          ");
                 }
@@ -515,22 +545,15 @@ fn subtree(
             let _ = writeln!(o, "{line}{f}");
         }
         let new_total =
-            if cg.mode == GraphMode::Fractal { child.total_period.saturating_sub(child.period) } else { total };
+            if cg.mode == GraphMode::Fractal { child.total_period.saturating_sub(child.period) } else { w.total };
         let next =
             sorted(&child.children, cg.mode, min, cg.min_percent, child.total_period.saturating_sub(child.period));
-        subtree(o, &next, cg, min, new_total, depth + 1, new_mask | (1 << depth), margin);
+        let mask = w.new_mask | bit(depth);
+        stack.push(walk(next, new_total, depth + 1, mask));
     }
-    if cg.mode == GraphMode::Fractal && remaining != 0 && remaining != total {
-        new_mask &= !(1 << (depth - 1));
-        let mut line = format!("{MARGIN}{:margin$}", "");
-        for i in 0..depth {
-            line.push(if new_mask & (1 << i) != 0 { '|' } else { ' ' });
-            if i == depth - 1 {
-                let _ = write!(line, "--{}--", value(cg, remaining, 0, total));
-            } else {
-                line.push_str("          ");
-            }
-        }
-        let _ = writeln!(o, "{line}[...]");
-    }
+}
+
+/// perf's `1 << i` on an `int`: x86-64 shifts a 32-bit value by the count modulo 32.
+fn bit(i: usize) -> u32 {
+    1u32.wrapping_shl((i % 32) as u32)
 }

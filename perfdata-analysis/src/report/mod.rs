@@ -1021,6 +1021,11 @@ pub fn report_table(rows: &[ReportRow], total: u64, t: &TableOptions<'_>) -> Str
                 .max()
                 .unwrap_or(0)
                 .max(k.header().len()),
+            // perf widens the shared object to an address's 16 hex digits when a row's symbol is
+            // unresolved (`hists__set_unres_dso_col_len`).
+            SortKey::Dso if rows.iter().any(|r| r.address.is_some()) => {
+                cells.iter().filter_map(|c| c.get(i)).map(|c| c.len()).max().unwrap_or(0).max(k.header().len()).max(16)
+            }
             _ => cells.iter().filter_map(|c| c.get(i)).map(|c| c.len()).max().unwrap_or(0).max(k.header().len()),
         })
         .collect();
