@@ -36,6 +36,13 @@ for c in dd rustc; do
 	perf report --stdio --no-children -g none --comms $c -i sysw.data > sysw.data.report-comms-$c 2>/dev/null
 done
 perf report --stdio --no-children -g none --pid 1838 -i sysw.data > sysw.data.report-pid-1838 2>/dev/null
+# Tracepoint-only recordings: perf's tracepoint sort mode, the `trace` key (each sample's text)
+# by default; the key with others, and on a recording without tracepoints (N/A).
+perf report --stdio --no-children -g none -i syscalls.data > syscalls.data.report 2>/dev/null
+for keys in comm,trace sym,trace; do
+	perf report --stdio --no-children -g none --sort $keys -i syscalls.data > syscalls.data.report-sort-$keys 2>/dev/null
+done
+perf report --stdio --no-children -g none --sort trace -i multi.data > multi.data.report-sort-trace 2>/dev/null
 if [ -x /tmp/perfdata-cxx/fp/work ] && [ -x /tmp/perfdata-cxx/dwarf/work ]; then
 	for f in /tmp/perfdata-cxx/fp/work /tmp/perfdata-cxx/dwarf/work /usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30 \
 		$(find cxx/root -type f); do

@@ -465,7 +465,7 @@ fn output_cmp(opts: &DiffOptions, a: &DiffRow, b: &DiffRow) -> Ordering {
                 names(&s(a), &s(b))
             }
             // Refused before any report (`only_diff_keys`).
-            SortKey::Srcline | SortKey::Parent => Ordering::Equal,
+            SortKey::Srcline | SortKey::Parent | SortKey::Trace => Ordering::Equal,
         });
     }
     o
@@ -533,7 +533,7 @@ fn event_text(o: &mut String, d: &Diff, ev: &DiffEvent, separator: Option<&str>)
             SortKey::Dso => r.dso.as_deref().filter(|d| *d != "[unknown]").map_or(0, str::len),
             SortKey::Sym if r.resolved => r.symbol.as_deref().map_or(0, str::len) + 4,
             SortKey::Sym => 22,
-            SortKey::Srcline | SortKey::Parent => 0,
+            SortKey::Srcline | SortKey::Parent | SortKey::Trace => 0,
         });
         let mut width = values.max().unwrap_or(0).max(key_header(*k).len());
         match k {
@@ -607,9 +607,9 @@ fn event_text(o: &mut String, d: &Diff, ev: &DiffEvent, separator: Option<&str>)
     }
 }
 
-/// The keys `diff` and `runs` match rows by: not `srcline` or `parent`.
+/// The keys `diff` and `runs` match rows by: not `srcline`, `parent` or `trace`.
 pub(crate) fn only_diff_keys(sort: &[SortKey]) -> Result<()> {
-    match sort.iter().find(|k| matches!(k, SortKey::Srcline | SortKey::Parent)) {
+    match sort.iter().find(|k| matches!(k, SortKey::Srcline | SortKey::Parent | SortKey::Trace)) {
         Some(k) => Err(crate::Error::Options(format!("--sort: no {} key here", k.header()))),
         None => Ok(()),
     }
@@ -646,7 +646,7 @@ fn key_cell(r: &DiffRow, k: SortKey, comm_w: usize, width: usize) -> String {
             let mark = if r.kernel == Some(true) { "[k]" } else { "[.]" };
             format!("{mark} {}", r.symbol.as_deref().unwrap_or(""))
         }
-        SortKey::Srcline | SortKey::Parent => String::new(),
+        SortKey::Srcline | SortKey::Parent | SortKey::Trace => String::new(),
     }
 }
 

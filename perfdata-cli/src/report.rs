@@ -18,7 +18,8 @@ pub struct ReportArgs {
     file: String,
     /// The columns to group by, perf's keys: comm, pid, dso, sym, cpu, srcline (the address's
     /// source file:line, else symbol+offset), parent (the callchain's first function matching
-    /// --parent, else `[other]`); default comm,dso,sym.
+    /// --parent, else `[other]`), trace (a tracepoint's text); default comm,dso,sym, or trace
+    /// when every event is a tracepoint, as in perf.
     #[arg(short, long, value_name = "KEYS")]
     sort: Option<String>,
     /// The functions the parent key looks for on the callchains, a regular expression (default
@@ -119,7 +120,10 @@ pub fn run(a: &ReportArgs) -> crate::CliResult {
         ..FoldRequest::default()
     };
     let fold = request.options()?;
-    let mut sort = SortKey::parse_list(a.sort.as_deref().unwrap_or("comm,dso,sym"))?;
+    let mut sort = match a.sort.as_deref() {
+        Some(list) => SortKey::parse_list(list)?,
+        None => perfdata_analysis::report::default_sort(&f),
+    };
     // perf adds the parent key when a pattern is given.
     if a.parent.is_some() && !sort.contains(&SortKey::Parent) {
         sort.push(SortKey::Parent);
@@ -221,6 +225,7 @@ fn write_json(out: &mut dyn Write, done: &Report, limit: f64, sort: &[SortKey]) 
                 (sort.contains(&SortKey::Parent))
                     .then(|| r.parent.clone().map_or(serde_json::Value::Null, serde_json::Value::from)),
             ),
+            ("trace", r.trace.clone().map(serde_json::Value::from)),
             ("call_graph", (!r.call_graph.is_empty()).then(|| nodes_json(&r.call_graph))),
         ];
         for (name, value) in fields {

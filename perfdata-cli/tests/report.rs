@@ -193,3 +193,31 @@ fn unknown_sort_key_is_a_clear_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("unknown --sort key `nope'"), "{err}");
 }
+
+/// A recording of tracepoints only: perf's tracepoint sort mode, each sample's text as the key
+/// (`Trace output`, never padded), by default and with other keys; on a recording without
+/// tracepoints the key is `N/A`. Whole outputs of perf 6.1 (gen-report.sh) less its closing tip.
+#[test]
+fn tracepoint_text_key_equals_perf_report() {
+    let cases: [(&str, &[&str], &str); 4] = [
+        ("syscalls.data", &[], "syscalls.data.report"),
+        ("syscalls.data", &["--sort", "comm,trace"], "syscalls.data.report-sort-comm,trace"),
+        ("syscalls.data", &["--sort", "sym,trace"], "syscalls.data.report-sort-sym,trace"),
+        ("multi.data", &["--sort", "trace"], "multi.data.report-sort-trace"),
+    ];
+    for (name, args, stored) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_perfdata"))
+            .args(["report", testdata(name).to_str().unwrap(), "--no-children", "-g", "none"])
+            .args(common::symbol_args(&testdata("folded/root")))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = std::fs::read_to_string(testdata(stored)).unwrap();
+        assert!(text.contains("# (Tip:"), "{stored}");
+        let expected = text.trim_end_matches('\n').rsplitn(4, '\n').nth(3).unwrap().to_string() + "\n";
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), expected, "{stored}");
+    }
+    let default = std::fs::read_to_string(testdata("syscalls.data.report")).unwrap();
+    assert_eq!(default.matches("# Overhead  Trace output").count(), 4);
+}

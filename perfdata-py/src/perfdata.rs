@@ -914,8 +914,9 @@ impl PerfData {
     ///
     /// Args:
     ///     sort: perf's ``--sort`` keys, a list or a comma-separated string of ``comm``, ``pid``,
-    ///         ``dso``, ``sym``, ``cpu``, ``srcline``, ``parent`` (default
-    ///         ``["comm", "dso", "sym"]``).
+    ///         ``dso``, ``sym``, ``cpu``, ``srcline``, ``parent``, ``trace`` (default
+    ///         ``["comm", "dso", "sym"]``, or ``["trace"]`` when every event is a tracepoint, as
+    ///         in perf).
     ///     parent: the functions the ``parent`` key looks for on the callchains, a regular
     ///         expression (perf's ``-p``; default ``^sys_|^do_page_fault``); giving it adds the
     ///         ``parent`` key, as perf does.
@@ -934,7 +935,8 @@ impl PerfData {
     ///     ``Self`` with ``children``), with ``children=True`` ``children`` (%) and
     ///     ``children_period``, ``samples``, ``period``, then the columns of the keys: ``comm``,
     ///     ``pid``, ``cpu``, ``dso``, ``kernel`` (bool) and ``symbol`` for ``sym``, ``srcline``,
-    ///     ``parent`` (None for perf's ``[other]``); with
+    ///     ``parent`` (None for perf's ``[other]``), ``trace`` (a tracepoint sample's text, None
+    ///     for other events); with
     ///     ``call_graph``, ``call_graph``: the row's paths merged into perf's tree, a list of nodes
     ///     ``{"frames", "period", "total_period", "samples", "total_samples", "children"}``
     ///     (``period``: the samples' count ending in the node, ``total_period``: through it).
@@ -968,7 +970,8 @@ impl PerfData {
                 let progress = crate::progress::take(options)?;
                 flame::check_keys(options, &["sort", "parent", "exclude_other", "children", "call_graph", "progress"])?;
                 let mut keys = match sort {
-                    None => ReportOptions::default().sort,
+                    // perf's default: the tracepoint text when every event is a tracepoint.
+                    None => perfdata_analysis::report::default_sort(&*self.file()?),
                     Some(s) => {
                         let list = match s.extract::<String>() {
                             Ok(one) => one,
@@ -1047,6 +1050,9 @@ impl PerfData {
             }
             if keys.contains(&SortKey::Parent) {
                 cols.push(("parent", strs(|r| r.parent.clone())));
+            }
+            if keys.contains(&SortKey::Trace) {
+                cols.push(("trace", strs(|r| r.trace.clone())));
             }
             let batch = RecordBatch::try_from_iter(cols)
                 .map_err(|e| PyRuntimeError::new_err(format!("building Arrow columns: {e}")))?;

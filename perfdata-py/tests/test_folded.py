@@ -524,6 +524,21 @@ def test_report_srcline_and_parent_keys_equal_perf_report():
         f.report(parent="(", **sym)
 
 
+def test_report_of_tracepoints_is_by_their_text():
+    """report() of a recording of tracepoints only: perf's default there, the trace key (each
+    sample's text); the texts and sample counts of perf report's tables (one per event)."""
+    pytest.importorskip("pandas")
+    f = perfdata.open(perfout.TESTDATA / "syscalls.data")
+    df = f.report()
+    assert "trace" in df.columns and "symbol" not in df.columns
+    text = (perfout.TESTDATA / "syscalls.data.report").read_text()
+    rows = [l.split(None, 1) for l in text.splitlines() if "%" in l and not l.startswith("#")]
+    assert set(df.trace) == {t for _, t in rows}
+    counts = [int(l.split()[2]) for l in text.splitlines() if l.startswith("# Samples:")]
+    assert int(df.samples.sum()) == sum(counts) == 70
+    assert list(perfdata.open(perfout.TESTDATA / "multi.data").report(sort="trace").trace.isna()) == [True]
+
+
 @pytest.mark.parametrize("name", ["fp.data", "dwarf.data"])
 def test_report_call_graph_equals_perf_report_folded(name):
     """PerfData.report(children=True, call_graph="caller"): each row's path tree, written as perf

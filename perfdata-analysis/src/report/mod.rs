@@ -41,11 +41,14 @@ pub enum SortKey {
     /// The first function of the sample's callchain whose name matches
     /// [`ReportOptions::parent`] (`parent`; `[other]` when none does).
     Parent,
+    /// A tracepoint sample's text as `perf script` prints it (`trace`, perf's `Trace output`);
+    /// perf's default key when every event is a tracepoint ([`default_sort`]).
+    Trace,
 }
 
 impl SortKey {
     /// The key perf's `--sort` names `name` (`comm`, `pid`, `dso`, `sym`/`symbol`, `cpu`,
-    /// `srcline`, `parent`).
+    /// `srcline`, `parent`, `trace`).
     pub fn parse(name: &str) -> Option<SortKey> {
         Some(match name {
             "comm" => SortKey::Comm,
@@ -55,6 +58,7 @@ impl SortKey {
             "cpu" => SortKey::Cpu,
             "srcline" => SortKey::Srcline,
             "parent" => SortKey::Parent,
+            "trace" => SortKey::Trace,
             _ => return None,
         })
     }
@@ -64,7 +68,7 @@ impl SortKey {
         list.split(',')
             .map(|k| {
                 SortKey::parse(k.trim()).ok_or_else(|| {
-                    format!("unknown --sort key `{k}' (known: comm, pid, dso, sym, cpu, srcline, parent)")
+                    format!("unknown --sort key `{k}' (known: comm, pid, dso, sym, cpu, srcline, parent, trace)")
                 })
             })
             .collect()
@@ -80,7 +84,19 @@ impl SortKey {
             SortKey::Cpu => "CPU",
             SortKey::Srcline => "Source:Line",
             SortKey::Parent => "Parent symbol",
+            SortKey::Trace => "Trace output",
         }
+    }
+}
+
+/// perf report's sort keys when `--sort` is not given: `trace` when every event of `file` is a
+/// tracepoint (perf's tracepoint sort mode), else comm, dso, sym.
+pub fn default_sort(file: &PerfFile) -> Vec<SortKey> {
+    let events = file.events();
+    if !events.is_empty() && events.iter().all(|e| e.attr.type_ == perfdata_core::tracepoint::PERF_TYPE_TRACEPOINT) {
+        vec![SortKey::Trace]
+    } else {
+        ReportOptions::default().sort
     }
 }
 
@@ -181,6 +197,9 @@ pub struct ReportRow {
     pub srcline_width: usize,
     /// `parent`: the parent function, `None` for perf's `[other]`.
     pub parent: Option<String>,
+    /// `trace`: the tracepoint sample's text as `perf script` prints it (`None` for the samples
+    /// of other events, which perf shows as `N/A`).
+    pub trace: Option<String>,
     /// How wide this row makes perf's `Command` column: the length of the last comm of the
     /// thread whose sample made the row (perf sizes the column by each entry's thread as it is
     /// when the table is laid out, then cuts longer comms to that width; [`report_text`] does
@@ -218,6 +237,8 @@ struct Key {
     srcline_seen: std::cell::Cell<bool>,
     /// The parent function's name, when `parent` is a key (`None`: `[other]`).
     parent: Option<Rc<str>>,
+    /// The tracepoint text, when `trace` is a key (`None`: not a tracepoint's sample).
+    trace: Option<Rc<str>>,
 }
 
 impl Key {
@@ -371,6 +392,11 @@ fn entry_cmp(sort: &[SortKey], l: &Key, r: &Key) -> Ordering {
                     (a, b) => a.is_some().cmp(&b.is_some()),
                 }
             }
+            // `strcmp(right, left)` of the texts; nothing to compare for other events.
+            SortKey::Trace => match (&r.trace, &l.trace) {
+                (Some(a), Some(b)) => names_cmp(a, b),
+                _ => Ordering::Equal,
+            },
             // `cmp_null(left, right)` (no parent first), else `strcmp(right, left)`.
             SortKey::Parent => match (&l.parent, &r.parent) {
                 (Some(a), Some(b)) => names_cmp(b, a),
@@ -560,9 +586,15 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
     // perf looks a source line up when a comparison needs it, and sizes its column by those
     // looked up: every sample's search of the histogram counts, so none is skipped as a repeat.
     let lazy_srcline = has(SortKey::Srcline);
+    // The tracepoints' formats, when their text is a key (a pipe carries them in a record).
+    let mut diagnostics = Vec::new();
+    let mut tps = has(SortKey::Trace).then(|| crate::script::TpState::new(file, &mut |w| diagnostics.push(w)));
     for r in file.records(Order::Time)? {
         let Ok(r) = r else { continue };
         folder.record(&r);
+        if let Some(t) = tps.as_mut() {
+            t.observe(&r, &mut |w| diagnostics.push(w));
+        }
         if let Some(m) = r.kind.mapping() {
             ranks.mapped(m.filename);
         }
@@ -618,7 +650,8 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
         let comm =
             has(SortKey::Comm).then(|| folder.comm_ref(tid).map_or_else(|| folder.comm(tid).into(), Cow::Borrowed));
         let keys = (has(SortKey::Pid), has(SortKey::Cpu));
-        let key = if lazy_srcline {
+        // Samples with the same fields but other tracepoint data are not repeats.
+        let key = if lazy_srcline || tps.is_some() {
             None
         } else {
             repeats.key(s, &r, &f, leaf_addr, comm, keys, (walk || parent_re.is_some()).then_some(chain.as_slice()))
@@ -646,6 +679,10 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
                     .then(|| Rc::from(folder.report_srcline(pid, kernel, ip, f.symbol.as_deref(), f.start, &f.dso))),
                 srcline_seen: std::cell::Cell::new(false),
                 parent: parent.clone(),
+                trace: tps.as_ref().and_then(|t| {
+                    let (fmt, raw) = t.format_of(&r)?;
+                    Some(Rc::from(String::from_utf8_lossy(&t.get()?.render_bytes(fmt, raw)).as_ref()))
+                }),
             };
             let i = hist.entry(base.clone(), kernel, tid);
             plan.entry = Some(i);
@@ -764,11 +801,13 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
             srcline_width: if a.srcline_counted { k.srcline.as_deref().map_or(0, str::len) } else { 0 },
             srcline: k.srcline.as_deref().map(str::to_string),
             parent: k.parent.as_deref().map(|p| p.split('\0').next().unwrap_or(p).to_string()),
+            trace: k.trace.as_deref().map(str::to_string),
             comm_width: folder.comm(a.tid).len(),
             call_graph: a.tree.map(|t| t.nodes()).unwrap_or_default(),
         })
         .collect();
-    Ok(Report { rows, total, samples, lost_samples, diagnostics: folder.diagnostics() })
+    diagnostics.extend(folder.diagnostics());
+    Ok(Report { rows, total, samples, lost_samples, diagnostics })
 }
 
 /// What a sample did to the histogram (its entry, the entries of its callchain with where their
@@ -1060,6 +1099,10 @@ pub fn report_table(rows: &[ReportRow], total: u64, t: &TableOptions<'_>) -> Str
                 SortKey::Sym | SortKey::Srcline if i + 1 == sort.len() => {
                     let _ = write!(o, "  {v}");
                 }
+                // perf prints the text with "%-.*s": never padded.
+                SortKey::Trace => {
+                    let _ = write!(o, "  {v}");
+                }
                 _ => {
                     let _ = write!(o, "  {v:<w$}");
                 }
@@ -1091,5 +1134,7 @@ fn cell(r: &ReportRow, k: SortKey) -> String {
         }
         SortKey::Srcline => r.srcline.clone().unwrap_or_default(),
         SortKey::Parent => r.parent.clone().unwrap_or_else(|| "[other]".to_string()),
+        // perf's text for the samples of other events.
+        SortKey::Trace => r.trace.clone().unwrap_or_else(|| "N/A".to_string()),
     }
 }

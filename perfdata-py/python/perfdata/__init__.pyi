@@ -793,8 +793,9 @@ class PerfData:
     ) -> Any:
         """perf report's table as a pandas.DataFrame: overhead %, (children %, children_period with
         children=True), samples, period and the columns of the sort keys (comm, pid, cpu, dso,
-        kernel, symbol, srcline, parent); sort: perf's --sort keys (comm, pid, dso, sym, cpu,
-        srcline, parent; default comm,dso,sym); parent: the parent key's pattern (perf's -p, adds
+        kernel, symbol, srcline, parent, trace); sort: perf's --sort keys (comm, pid, dso, sym,
+        cpu, srcline, parent, trace; default comm,dso,sym, or trace when every event is a
+        tracepoint); parent: the parent key's pattern (perf's -p, adds
         the key); exclude_other: only rows with a parent (-x); call_graph ("caller",
         "callee" or a -g string): a call_graph column of each row's path tree (nested dicts)."""
     def annotate(
