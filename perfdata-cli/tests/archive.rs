@@ -149,3 +149,35 @@ fn another_recordings_archive_says_not_in_the_archive() {
     assert!(warn.contains("not in the archive"), "{warn}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A recording whose JIT code a jitdump names (testdata/folded/jitdump: node with --perf-prof):
+/// the dump goes into the archive (`jitdump/jit-PID.dump`), and on a machine without it the
+/// archive names the JIT frames as the recording machine did.
+#[test]
+fn jitdump_files_travel_in_the_archive() {
+    let dir = scratch("jitdump");
+    let jit = testdata("folded/jitdump");
+    let arg = |p: PathBuf| p.to_str().unwrap().to_string();
+    let (data, root, none) = (arg(jit.join("rec.data")), arg(jit.join("root")), arg(jit.join("no-kallsyms")));
+    let cache = arg(jit.join("no-buildid-cache"));
+    let a = arg(dir.join("rec.symbols"));
+    let here = ["--symfs", &root, "--buildid-dir", &cache, "--kallsyms", &none];
+    let run = |args: &[&str]| {
+        let o = perfdata(args, &dir);
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    run(&[&["archive", &data, "-o", &a][..], &here].concat());
+    let mut tar = tar::Archive::new(zstd::Decoder::new(std::fs::File::open(&a).unwrap()).unwrap());
+    let listing: Vec<String> =
+        tar.entries().unwrap().map(|e| e.unwrap().path().unwrap().display().to_string()).collect();
+    assert!(listing.iter().any(|l| l.starts_with("jitdump/jit-") && l.ends_with(".dump")), "{listing:?}");
+    let local = run(&[&["folded", &data][..], &here].concat());
+    let empty = arg(dir.join("empty"));
+    let far = ["folded", &data, "--symfs", &empty, "--buildid-dir", &empty, "--kallsyms", &none];
+    assert_eq!(run(&[&far[..], &["--symbols", &a]].concat()), local);
+    // Without the archive the JIT frames are not named.
+    assert_ne!(run(&far), local);
+    assert!(local.contains("work.js:"), "{local}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

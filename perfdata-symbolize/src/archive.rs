@@ -5,7 +5,8 @@
 //! - `.build-id/xx/rest/elf`, `.build-id/xx/rest/debug`, `.build-id/xx/rest/vdso`: ELF files by
 //!   build id (real directories, not perf's links to `PATH/BUILD_ID`);
 //! - `[kernel.kallsyms]/BUILD_ID/kallsyms`: the recorded kernel's symbols;
-//! - `perf-maps/perf-PID.map`: the `/tmp/perf-PID.map` files the recording used.
+//! - `perf-maps/perf-PID.map`: the `/tmp/perf-PID.map` files the recording used;
+//! - `jitdump/jit-PID.dump`: the jitdump files whose JIT code the recording's frames are named from.
 //!
 //! `--symbols` also reads perf's own `perf archive` output (a bzip2-compressed tar of
 //! `~/.debug`), rewriting its names into this layout ([`unpack_in`]).
@@ -24,6 +25,9 @@ use perfdata_core::names::hex;
 
 /// The directory of perf-map copies in an archive.
 pub const PERF_MAPS: &str = "perf-maps";
+
+/// The archive's directory of jitdump files (`jitdump/jit-PID.dump`).
+pub const JITDUMPS: &str = "jitdump";
 
 /// The archive's index of DSO names: `BUILD_ID DSO` lines, so that a DSO the recording gives no
 /// build id for (perf records them only for DSOs a sample's own address hit) is found by name.
@@ -79,6 +83,8 @@ pub enum UsedKind {
     Kallsyms,
     /// A `/tmp/perf-PID.map` file: `perf-maps/perf-PID.map`.
     PerfMap,
+    /// A JIT's `jit-PID.dump` file: `jitdump/jit-PID.dump`.
+    Jitdump,
 }
 
 /// One file the symbolizer read.
@@ -111,6 +117,10 @@ impl UsedFile {
             UsedKind::PerfMap => {
                 let name = self.path.file_name()?.to_str()?;
                 Some(format!("{PERF_MAPS}/{name}"))
+            }
+            UsedKind::Jitdump => {
+                let name = self.path.file_name()?.to_str()?;
+                Some(format!("{JITDUMPS}/{name}"))
             }
         }
     }
@@ -242,7 +252,7 @@ pub fn write_reduced(out: &Path, files: &[UsedFile], keep: Option<Keep>) -> Resu
             tar.append_data(&mut header, &name, text.as_slice()).map_err(err)?;
             stats.stored_bytes = stats.stored_bytes.saturating_add(len);
             len
-        } else if let Some(keep) = keep {
+        } else if let Some(keep) = keep.filter(|_| f.kind != UsedKind::Jitdump) {
             let mut whole = Vec::new();
             src.read_to_end(&mut whole).map_err(read_err)?;
             let small = crate::reduce::reduce(&whole, keep);

@@ -97,6 +97,10 @@ fn dirname(path: &str) -> &str {
 #[derive(Debug)]
 pub struct JitInjector {
     symfs: Option<PathBuf>,
+    /// An unpacked symbol archive, whose `jitdump/` is looked in first.
+    archive: Option<PathBuf>,
+    /// Where the dumps read are noted, for `perfdata archive`.
+    read_log: Option<crate::archive::ReadLog>,
     /// Files held in memory ([`SymbolizeOptions::files`]).
     files: Option<Arc<crate::files::MemFiles>>,
     enabled: bool,
@@ -123,6 +127,8 @@ impl JitInjector {
             .map(|e| format!("event {} was not recorded with -k mono (CLOCK_MONOTONIC)", e.display_name()));
         JitInjector {
             symfs: opts.symfs.clone(),
+            archive: opts.archive.clone(),
+            read_log: opts.read_log.clone(),
             files: opts.files.clone(),
             enabled: !opts.ignore_jitdump,
             clock_refusal,
@@ -206,12 +212,29 @@ impl JitInjector {
     /// Read the dump a marker names and queue its maps; false (with a diagnostic) when it cannot
     /// be used.
     fn inject(&mut self, marker: &str, marker_pid: u32, marker_time: Option<u64>) -> bool {
-        let path = match &self.symfs {
-            Some(root) => root.join(marker.trim_start_matches('/')),
-            None => PathBuf::from(marker),
+        let fs = crate::files::Fs(self.files.as_deref());
+        // A symbol archive's copy first, then the recorded path (under --symfs).
+        let archived = self.archive.as_ref().and_then(|a| {
+            let f = a.join(crate::archive::JITDUMPS).join(Path::new(marker).file_name()?);
+            fs.is_file(&f).then_some(f)
+        });
+        let path = match (archived, &self.symfs) {
+            (Some(f), _) => f,
+            (None, Some(root)) => root.join(marker.trim_start_matches('/')),
+            (None, None) => PathBuf::from(marker),
         };
-        let bytes = match crate::files::Fs(self.files.as_deref()).read(&path) {
-            Ok(b) => b,
+        let bytes = match fs.read(&path) {
+            Ok(b) => {
+                if let Some(log) = &self.read_log {
+                    log.push(crate::archive::UsedFile {
+                        kind: crate::archive::UsedKind::Jitdump,
+                        path: path.clone(),
+                        build_id: None,
+                        dso: Some(marker.to_string()),
+                    });
+                }
+                b
+            }
             Err(e) => {
                 self.diagnose(format!("jitdump {}: {e}; its JIT code is not named", path.display()));
                 self.errors.push(Error::JitdumpUnreadable { path: Arc::from(path.as_path()), source: Arc::new(e) });
