@@ -466,6 +466,7 @@ fn output_cmp(opts: &DiffOptions, a: &DiffRow, b: &DiffRow) -> Ordering {
             }
             // Refused before any report (`only_diff_keys`).
             SortKey::Srcline | SortKey::Parent | SortKey::Trace => Ordering::Equal,
+            _ => Ordering::Equal,
         });
     }
     o
@@ -534,6 +535,7 @@ fn event_text(o: &mut String, d: &Diff, ev: &DiffEvent, separator: Option<&str>)
             SortKey::Sym if r.resolved => r.symbol.as_deref().map_or(0, str::len) + 4,
             SortKey::Sym => 22,
             SortKey::Srcline | SortKey::Parent | SortKey::Trace => 0,
+            _ => 0,
         });
         let mut width = values.max().unwrap_or(0).max(key_header(*k).len());
         match k {
@@ -609,7 +611,7 @@ fn event_text(o: &mut String, d: &Diff, ev: &DiffEvent, separator: Option<&str>)
 
 /// The keys `diff` and `runs` match rows by: not `srcline`, `parent` or `trace`.
 pub(crate) fn only_diff_keys(sort: &[SortKey]) -> Result<()> {
-    match sort.iter().find(|k| matches!(k, SortKey::Srcline | SortKey::Parent | SortKey::Trace)) {
+    match sort.iter().find(|k| matches!(k, SortKey::Srcline | SortKey::Parent | SortKey::Trace) || k.is_branch()) {
         Some(k) => Err(crate::Error::Options(format!("--sort: no {} key here", k.header()))),
         None => Ok(()),
     }
@@ -647,6 +649,7 @@ fn key_cell(r: &DiffRow, k: SortKey, comm_w: usize, width: usize) -> String {
             format!("{mark} {}", r.symbol.as_deref().unwrap_or(""))
         }
         SortKey::Srcline | SortKey::Parent | SortKey::Trace => String::new(),
+        _ => String::new(),
     }
 }
 

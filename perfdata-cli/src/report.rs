@@ -47,6 +47,15 @@ pub struct ReportArgs {
     /// Call graphs caller first (`-g caller`; perf's --inverted).
     #[arg(short = 'G', long)]
     inverted: bool,
+    /// Branch mode, perf's `-b`: each entry of each sample's branch stack counts once (the
+    /// samples must have branch stacks, `perf record -b`); the default when they do. Sort keys
+    /// comm, pid, cpu, dso_from, dso_to, symbol_from, symbol_to, cycles; default
+    /// comm,dso_from,symbol_from,symbol_to,cycles. No Children column nor call graphs.
+    #[arg(short = 'b', long, overrides_with = "no_branch_stack")]
+    branch_stack: bool,
+    /// Not branch mode, though the samples have branch stacks: the samples' own ips.
+    #[arg(long, overrides_with = "branch_stack")]
+    no_branch_stack: bool,
     /// Show the number of samples of each row (perf report -n).
     #[arg(short = 'n', long = "show-nr-samples")]
     show_nr_samples: bool,
@@ -120,8 +129,14 @@ pub fn run(a: &ReportArgs) -> crate::CliResult {
         ..FoldRequest::default()
     };
     let fold = request.options()?;
+    let has_branches = f.events().iter().any(|e| e.attr.sample_type & sample_type::BRANCH_STACK != 0);
+    if a.branch_stack && !has_branches {
+        return Err("-b: the samples have no branch stacks (record with -b)".into());
+    }
+    let branch = has_branches && !a.no_branch_stack;
     let mut sort = match a.sort.as_deref() {
         Some(list) => SortKey::parse_list(list)?,
+        None if branch => perfdata_analysis::report::BRANCH_SORT.to_vec(),
         None => perfdata_analysis::report::default_sort(&f),
     };
     // perf adds the parent key when a pattern is given.
@@ -130,7 +145,8 @@ pub fn run(a: &ReportArgs) -> crate::CliResult {
     }
     // perf leaves out the command column when its --comms names one command.
     let shown: Vec<SortKey> = sort.iter().copied().filter(|k| !(*k == SortKey::Comm && a.comms.is_some())).collect();
-    let has_chains = f.events().iter().any(|e| e.attr.sample_type & sample_type::CALLCHAIN != 0);
+    // Branch mode has neither the Children column nor call graphs.
+    let has_chains = !branch && f.events().iter().any(|e| e.attr.sample_type & sample_type::CALLCHAIN != 0);
     // perf decides on the Children column before it reads any event: a pipe's attrs come later,
     // so a pipe gets none (its call graphs stay caller-first, as perf's default order was set).
     let pipe = f.header().format == perfdata_core::header::Format::Pipe;
@@ -174,6 +190,7 @@ pub fn run(a: &ReportArgs) -> crate::CliResult {
             call_graph: graph.and_then(|g| g.order),
             parent: a.parent.clone().unwrap_or_else(|| perfdata_analysis::report::DEFAULT_PARENT.to_string()),
             exclude_other: a.exclude_other,
+            branch,
         };
         let done = report(&f, &opts)?;
         if !said {

@@ -221,3 +221,74 @@ fn tracepoint_text_key_equals_perf_report() {
     let default = std::fs::read_to_string(testdata("syscalls.data.report")).unwrap();
     assert_eq!(default.matches("# Overhead  Trace output").count(), 4);
 }
+
+/// Branch mode on the corpus's branch-stack recordings (../shared/corpus, used when present):
+/// the whole text equals perf 6.1's stored output (testdata/corpus-perf/generate.sh), byte for
+/// byte — by default (branch mode: one entry per branch, default keys
+/// comm,dso_from,symbol_from,symbol_to,cycles), with `--sort dso_from,dso_to`, and with
+/// `--no-branch-stack` (the samples' own ips). Both get `--symfs` an empty directory and
+/// `--kallsyms /dev/null`: the recordings' binaries and kernels are not on this machine, so
+/// nothing is named and nothing of this machine's comes in. Left out: `--no-branch-stack` on
+/// callgraph_and_branch-3.8 and -3.4, whose normal-mode reports differ from perf's in ways branch
+/// mode does not touch (a kernel module's shared object is `ath9k.ko`, perf's `[ath9k]`; some
+/// rows of the 3.4 file's callchains).
+#[test]
+fn branch_mode_equals_perf_on_the_corpus() {
+    let td = testdata("");
+    let corpus = td.join("../../shared/corpus/quipper");
+    if !corpus.is_dir() {
+        eprintln!("NOTE: {} absent: branch mode not compared", corpus.display());
+        return;
+    }
+    let empty = std::env::temp_dir().join(format!("perfdata-empty-symfs-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let runs: [(&str, &[&str]); 3] = [
+        ("branch", &[]),
+        ("branch-sort-dso_from,dso_to", &["--sort", "dso_from,dso_to"]),
+        ("no-branch-stack", &["--no-branch-stack"]),
+    ];
+    for name in [
+        "perf.data.branch-4.14",
+        "perf.data.branch_stack_hw_index",
+        "perf.data.branch_stack_spec",
+        "perf.data.callgraph_and_branch-3.8",
+        "perf.data.callgraph_and_branch-3.4",
+    ] {
+        for (suffix, args) in runs {
+            if suffix == "no-branch-stack" && name.starts_with("perf.data.callgraph_and_branch") {
+                continue;
+            }
+            let stored = std::fs::read(td.join(format!("corpus-perf/quipper/{name}.report-{suffix}.zst"))).unwrap();
+            let want = String::from_utf8(zstd::decode_all(&stored[..]).unwrap()).unwrap();
+            let out = Command::new(env!("CARGO_BIN_EXE_perfdata"))
+                .arg("report")
+                .arg(corpus.join(name))
+                .arg("--symfs")
+                .arg(&empty)
+                .args(["--kallsyms", "/dev/null"])
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{name} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+            let got = String::from_utf8(out.stdout).unwrap();
+            if suffix != "no-branch-stack" {
+                assert!(want.contains("Source Shared Object"), "{name}: perf's output is branch mode's");
+            }
+            assert!(got == want, "{name} {args:?}: differs from perf's\n{}", first_difference(&got, &want));
+        }
+    }
+    let _ = std::fs::remove_dir(&empty);
+}
+
+/// The first line where `got` and `want` differ, both shown.
+fn first_difference(got: &str, want: &str) -> String {
+    let (mut g, mut w) = (got.lines(), want.lines());
+    for n in 1.. {
+        match (g.next(), w.next()) {
+            (None, None) => break,
+            (a, b) if a != b => return format!("line {n}:\n ours: {a:?}\n perf: {b:?}"),
+            _ => {}
+        }
+    }
+    String::from("(equal lines; the ends differ)")
+}

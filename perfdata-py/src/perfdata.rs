@@ -1001,6 +1001,7 @@ impl PerfData {
                 call_graph: order,
                 parent: parent.unwrap_or_else(|| perfdata_analysis::report::DEFAULT_PARENT.to_string()),
                 exclude_other,
+                branch: false,
             };
             let file = self.file()?;
             let bar = crate::progress::Bar::start(py, &file, progress)?;

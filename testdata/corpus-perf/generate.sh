@@ -24,3 +24,18 @@ for f in "$corpus"/quipper/perf.data.{branch-4.14,branch_stack_hw_index,branch_s
   LC_ALL=C perf script -F ip,brstack -i "$f" 2>/dev/null | zstd -q -19 -f -o "$here/quipper/$name.script-brstack.zst"
   LC_ALL=C perf script -F brstack,dso -i "$f" 2>/dev/null | zstd -q -19 -f -o "$here/quipper/$name.script-brstack-dso.zst"
 done
+# perf report in branch mode (the default for these files), with --sort dso_from,dso_to, and with
+# --no-branch-stack, none of this machine's symbols let in: --symfs an empty directory and
+# --kallsyms /dev/null (the recordings' binaries and kernels are not here), the three closing
+# lines (perf's random tip) cut:
+#   quipper/<name>.report-branch.zst, .report-branch-sort-dso_from,dso_to.zst,
+#   .report-no-branch-stack.zst
+empty=$(mktemp -d)
+for f in "$corpus"/quipper/perf.data.{branch-4.14,branch_stack_hw_index,branch_stack_spec,callgraph_and_branch-3.8,callgraph_and_branch-3.4}; do
+  name=$(basename "$f")
+  for args in "branch" "branch-sort-dso_from,dso_to --sort dso_from,dso_to" "no-branch-stack --no-branch-stack"; do
+    set -- $args; suffix=$1; shift
+    LC_ALL=C perf report --stdio -i "$f" --symfs "$empty" --kallsyms /dev/null "$@" 2>/dev/null | head -n -3 | zstd -q -19 -f -o "$here/quipper/$name.report-$suffix.zst"
+  done
+done
+rmdir "$empty"

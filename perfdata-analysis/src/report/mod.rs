@@ -44,11 +44,23 @@ pub enum SortKey {
     /// A tracepoint sample's text as `perf script` prints it (`trace`, perf's `Trace output`);
     /// perf's default key when every event is a tracepoint ([`default_sort`]).
     Trace,
+    /// Branch mode: the shared object of the branch's source (`dso_from`).
+    DsoFrom,
+    /// Branch mode: the shared object of the branch's target (`dso_to`).
+    DsoTo,
+    /// Branch mode: the symbol of the branch's source (`symbol_from`).
+    SymFrom,
+    /// Branch mode: the symbol of the branch's target (`symbol_to`).
+    SymTo,
+    /// Branch mode: the cycles since the previous branch, the basic block's (`cycles`; `-`
+    /// when not recorded).
+    Cycles,
 }
 
 impl SortKey {
     /// The key perf's `--sort` names `name` (`comm`, `pid`, `dso`, `sym`/`symbol`, `cpu`,
-    /// `srcline`, `parent`, `trace`).
+    /// `srcline`, `parent`, `trace`; in branch mode `dso_from`, `dso_to`, `symbol_from`,
+    /// `symbol_to`, `cycles`).
     pub fn parse(name: &str) -> Option<SortKey> {
         Some(match name {
             "comm" => SortKey::Comm,
@@ -59,6 +71,11 @@ impl SortKey {
             "srcline" => SortKey::Srcline,
             "parent" => SortKey::Parent,
             "trace" => SortKey::Trace,
+            "dso_from" => SortKey::DsoFrom,
+            "dso_to" => SortKey::DsoTo,
+            "symbol_from" => SortKey::SymFrom,
+            "symbol_to" => SortKey::SymTo,
+            "cycles" => SortKey::Cycles,
             _ => return None,
         })
     }
@@ -68,7 +85,7 @@ impl SortKey {
         list.split(',')
             .map(|k| {
                 SortKey::parse(k.trim()).ok_or_else(|| {
-                    format!("unknown --sort key `{k}' (known: comm, pid, dso, sym, cpu, srcline, parent, trace)")
+                    format!("unknown --sort key `{k}' (known: comm, pid, dso, sym, cpu, srcline, parent, trace; with branch stacks dso_from, dso_to, symbol_from, symbol_to, cycles)")
                 })
             })
             .collect()
@@ -85,7 +102,17 @@ impl SortKey {
             SortKey::Srcline => "Source:Line",
             SortKey::Parent => "Parent symbol",
             SortKey::Trace => "Trace output",
+            SortKey::DsoFrom => "Source Shared Object",
+            SortKey::DsoTo => "Target Shared Object",
+            SortKey::SymFrom => "Source Symbol",
+            SortKey::SymTo => "Target Symbol",
+            SortKey::Cycles => "Basic Block Cycles",
         }
+    }
+
+    /// Whether the key is one of branch mode's (it reads a branch stack entry).
+    pub fn is_branch(self) -> bool {
+        matches!(self, SortKey::DsoFrom | SortKey::DsoTo | SortKey::SymFrom | SortKey::SymTo | SortKey::Cycles)
     }
 }
 
@@ -99,6 +126,10 @@ pub fn default_sort(file: &PerfFile) -> Vec<SortKey> {
         ReportOptions::default().sort
     }
 }
+
+/// perf's default sort order in branch mode.
+pub const BRANCH_SORT: &[SortKey] =
+    &[SortKey::Comm, SortKey::DsoFrom, SortKey::SymFrom, SortKey::SymTo, SortKey::Cycles];
 
 /// What [`report`] computes.
 #[derive(Clone, Debug)]
@@ -122,6 +153,11 @@ pub struct ReportOptions {
     /// Hide the rows without a parent (perf's `-x`/`--exclude-other`): all of them when
     /// `parent` is not a key. The percentages stay of all samples.
     pub exclude_other: bool,
+    /// Branch mode (perf's `-b`/`--branch-stack`): each entry of each sample's branch stack
+    /// is counted, with a period of 1, and the sort keys may be the branch keys
+    /// ([`SortKey::is_branch`]); samples without a branch stack count nothing. Neither
+    /// `children` nor `call_graph` apply.
+    pub branch: bool,
 }
 
 /// perf's default `--parent` pattern.
@@ -137,6 +173,7 @@ impl Default for ReportOptions {
             call_graph: None,
             parent: DEFAULT_PARENT.to_string(),
             exclude_other: false,
+            branch: false,
         }
     }
 }
@@ -209,6 +246,48 @@ pub struct ReportRow {
     /// samples' whole callchains, and with `--children` the part from this function on of the
     /// samples through it), merged into perf's tree; empty otherwise.
     pub call_graph: Vec<CallNode>,
+    /// Branch mode: the branch's source (with `dso_from` or `symbol_from` a key).
+    pub from: Option<BranchEnd>,
+    /// Branch mode: the branch's target (with `dso_to` or `symbol_to` a key).
+    pub to: Option<BranchEnd>,
+    /// Branch mode, `cycles`: the cycles recorded with the branch (0: none recorded).
+    pub cycles: Option<u16>,
+}
+
+/// One end of a branch as perf resolves it (`ip__resolve_ams`): the map of the process, else the
+/// kernel's, else none.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BranchEnd {
+    /// The shared object's short name (`[unknown]` without a map).
+    pub dso: String,
+    /// perf's level: `.` (a map of the process), `k` (the kernel's), `H` (no map).
+    pub level: char,
+    /// The symbol's name, `None` when unresolved.
+    pub symbol: Option<String>,
+    /// The address perf prints when unresolved: relative to its map, as it is without one.
+    pub address: u64,
+}
+
+impl BranchEnd {
+    /// The symbol as perf's column prints it: `[.] name`, `[k] 0xffffffff81000000`,
+    /// `[H] 0000000000000000` (perf's `%#x` has no `0x` for zero).
+    pub fn symbol_text(&self) -> String {
+        match &self.symbol {
+            Some(n) => format!("[{}] {n}", self.level),
+            None if self.address == 0 => format!("[{}] {:016x}", self.level, 0),
+            None => format!("[{}] {:#018x}", self.level, self.address),
+        }
+    }
+}
+
+/// A branch end in a histogram entry: the shared object, the symbol (an unresolved one by its
+/// recorded address, which perf compares), the level and the printed address.
+#[derive(Clone)]
+struct End {
+    dso: Option<Rc<str>>,
+    sym: Sym,
+    level: char,
+    address: u64,
 }
 
 /// A symbol as perf's histogram compares it (`_sort__sym_cmp`): named, with the addresses of the
@@ -239,6 +318,10 @@ struct Key {
     parent: Option<Rc<str>>,
     /// The tracepoint text, when `trace` is a key (`None`: not a tracepoint's sample).
     trace: Option<Rc<str>>,
+    /// Branch mode: the branch's source and target, and its cycles.
+    from: Option<End>,
+    to: Option<End>,
+    cycles: Option<u16>,
 }
 
 impl Key {
@@ -402,12 +485,48 @@ fn entry_cmp(sort: &[SortKey], l: &Key, r: &Key) -> Ordering {
                 (Some(a), Some(b)) => names_cmp(b, a),
                 (a, b) => a.is_some().cmp(&b.is_some()),
             },
+            SortKey::DsoFrom => end_dso_cmp(l.from.as_ref(), r.from.as_ref()),
+            SortKey::DsoTo => end_dso_cmp(l.to.as_ref(), r.to.as_ref()),
+            SortKey::SymFrom => end_sym_cmp(l.from.as_ref(), r.from.as_ref()),
+            SortKey::SymTo => end_sym_cmp(l.to.as_ref(), r.to.as_ref()),
+            // `left - right` of the cycles.
+            SortKey::Cycles => l.cycles.unwrap_or(0).cmp(&r.cycles.unwrap_or(0)),
         };
         if o.is_ne() {
             return o;
         }
     }
     Ordering::Equal
+}
+
+/// perf's `_sort__dso_cmp(left, right)` of two branch ends' maps: `strcmp` of the short names,
+/// a missing map after any (`cmp_null(right, left)`).
+fn end_dso_cmp(l: Option<&End>, r: Option<&End>) -> Ordering {
+    match (l.and_then(|e| e.dso.as_ref()), r.and_then(|e| e.dso.as_ref())) {
+        (None, None) => Ordering::Equal,
+        (_, None) => Ordering::Less,
+        (None, _) => Ordering::Greater,
+        (Some(a), Some(b)) => names_cmp(a, b),
+    }
+}
+
+/// perf's `sort__sym_from_cmp`/`sort__sym_to_cmp(left, right)`: two unresolved ends by their
+/// recorded addresses (`right - left`), else `_sort__sym_cmp`: no symbol first, then by start and
+/// end (`right - left`); the shared objects are not compared.
+fn end_sym_cmp(l: Option<&End>, r: Option<&End>) -> Ordering {
+    let (Some(l), Some(r)) = (l, r) else { return l.is_some().cmp(&r.is_some()) };
+    match (&l.sym, &r.sym) {
+        (Sym::Addr(a), Sym::Addr(b)) => sign(b.wrapping_sub(*a) as i64),
+        (Sym::Addr(_), _) => Ordering::Less,
+        (_, Sym::Addr(_)) => Ordering::Greater,
+        (Sym::Named { start: ls, end: le, .. }, Sym::Named { start: rs, end: re, .. }) => {
+            if ls != rs {
+                sign(rs.wrapping_sub(*ls) as i64)
+            } else {
+                sign(re.wrapping_sub(*le) as i64)
+            }
+        }
+    }
 }
 
 /// perf's `hist_entry__sort(a, b)` for the output order: Children, then Self (more first), then
@@ -589,6 +708,21 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
     // The tracepoints' formats, when their text is a key (a pipe carries them in a record).
     let mut diagnostics = Vec::new();
     let mut tps = has(SortKey::Trace).then(|| crate::script::TpState::new(file, &mut |w| diagnostics.push(w)));
+    let outside = |k: &&SortKey| {
+        if opts.branch {
+            matches!(k, SortKey::Dso | SortKey::Sym | SortKey::Srcline | SortKey::Parent | SortKey::Trace)
+        } else {
+            k.is_branch()
+        }
+    };
+    if let Some(k) = opts.sort.iter().find(outside) {
+        let k = format!("{k:?}");
+        return Err(crate::Error::Options(if opts.branch {
+            format!("sort key {k} is not one of branch mode's (comm, pid, cpu, dso_from, dso_to, symbol_from, symbol_to, cycles)")
+        } else {
+            format!("sort key {k} needs branch mode (-b, samples with branch stacks)")
+        }));
+    }
     for r in file.records(Order::Time)? {
         let Ok(r) = r else { continue };
         folder.record(&r);
@@ -609,6 +743,42 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
         }
         let period = s.period_or_attr();
         let (pid, tid) = (s.pid().unwrap_or(u32::MAX), s.tid().unwrap_or(u32::MAX));
+        if opts.branch {
+            // perf's branch iterator: each entry of the stack is an entry of its own, period 1.
+            let Some(b) = s.branch_stack() else { continue };
+            let hidden = filter.pid.is_some_and(|p| p != pid)
+                || filter.tid.is_some_and(|t| t != tid)
+                || filter.comm.as_ref().is_some_and(|c| *c != folder.comm(tid));
+            for e in b.entries() {
+                total = total.saturating_add(1);
+                samples += 1;
+                if hidden {
+                    continue;
+                }
+                let key = Key {
+                    comm: has(SortKey::Comm).then(|| {
+                        names.comm(tid, &folder.comm_ref(tid).map_or_else(|| folder.comm(tid).into(), Cow::Borrowed))
+                    }),
+                    tid: has(SortKey::Pid).then_some(tid),
+                    cpu: has(SortKey::Cpu).then(|| s.cpu().map_or(-1, |c| c as i32)),
+                    dso: None,
+                    sym: Sym::Addr(0),
+                    srcline: None,
+                    srcline_seen: std::cell::Cell::new(false),
+                    parent: None,
+                    trace: None,
+                    from: Some(branch_end(&mut folder, &mut names, pid, e.from)),
+                    to: Some(branch_end(&mut folder, &mut names, pid, e.to)),
+                    cycles: Some(e.cycles()),
+                };
+                let i = hist.entry(key, false, tid);
+                if let Some(a) = hist.acc(i) {
+                    a.samples += 1;
+                    a.period = a.period.saturating_add(1);
+                }
+            }
+            continue;
+        }
         let kernel = r.header.cpumode() == CpuMode::Kernel;
         let ip = s.ip().unwrap_or(0);
         let f = folder.locate(pid, kernel, ip);
@@ -683,6 +853,9 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
                     let (fmt, raw) = t.format_of(&r)?;
                     Some(Rc::from(String::from_utf8_lossy(&t.get()?.render_bytes(fmt, raw)).as_ref()))
                 }),
+                from: None,
+                to: None,
+                cycles: None,
             };
             let i = hist.entry(base.clone(), kernel, tid);
             plan.entry = Some(i);
@@ -804,10 +977,48 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
             trace: k.trace.as_deref().map(str::to_string),
             comm_width: folder.comm(a.tid).len(),
             call_graph: a.tree.map(|t| t.nodes()).unwrap_or_default(),
+            from: k.from.filter(|_| has(SortKey::DsoFrom) || has(SortKey::SymFrom)).map(end_row),
+            to: k.to.filter(|_| has(SortKey::DsoTo) || has(SortKey::SymTo)).map(end_row),
+            cycles: k.cycles.filter(|_| has(SortKey::Cycles)),
         })
         .collect();
     diagnostics.extend(folder.diagnostics());
     Ok(Report { rows, total, samples, lost_samples, diagnostics })
+}
+
+/// A branch end resolved as perf resolves it ([`StackFolder::locate_any`]).
+fn branch_end(folder: &mut StackFolder<'_>, names: &mut Names, pid: u32, ip: u64) -> End {
+    let (f, level, address) = folder.locate_any(pid, ip);
+    let sym = match f.symbol.as_deref() {
+        Some(n) => named(n, f.start, f.end, false),
+        None => Sym::Addr(ip),
+    };
+    let dso = names.dso(&f.dso).map(|d| branch_dso_name(&d, level).map_or(d, Rc::from));
+    End { dso, sym, level, address }
+}
+
+/// The name perf gives a branch end's shared object where it differs from its file's: a kernel
+/// module's `[name]` (its file's name less `.ko…`, `-` as `_`), a JIT map's `[JIT] tid PID`.
+fn branch_dso_name(short: &str, level: char) -> Option<String> {
+    if level == 'k' && !short.starts_with('[') {
+        let (name, _) = short.split_once(".ko")?;
+        return Some(format!("[{}]", name.replace('-', "_")));
+    }
+    let pid = short.strip_prefix("perf-")?.strip_suffix(".map")?;
+    pid.bytes().all(|b| b.is_ascii_digit()).then(|| format!("[JIT] tid {pid}"))
+}
+
+/// The row's view of a branch end.
+fn end_row(e: End) -> BranchEnd {
+    BranchEnd {
+        dso: e.dso.as_deref().unwrap_or("[unknown]").to_string(),
+        level: e.level,
+        symbol: match e.sym {
+            Sym::Named { name, .. } => Some(name.to_string()),
+            Sym::Addr(_) => None,
+        },
+        address: e.address,
+    }
 }
 
 /// What a sample did to the histogram (its entry, the entries of its callchain with where their
@@ -1031,6 +1242,9 @@ pub fn report_table(rows: &[ReportRow], total: u64, t: &TableOptions<'_>) -> Str
     // perf's Source:Line column: as wide as the source lines it had looked up when it laid the
     // rows out ([`ReportRow::srcline_width`]), each cut to that width.
     let srcline_width = rows.iter().map(|r| r.srcline_width).max().unwrap_or(0).max(SortKey::Srcline.header().len());
+    // perf's branch shared object columns are as wide as their header (at least 16), each name
+    // cut to that width.
+    let branch_dso_width = SortKey::DsoFrom.header().len().max(16);
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
@@ -1038,6 +1252,7 @@ pub fn report_table(rows: &[ReportRow], total: u64, t: &TableOptions<'_>) -> Str
                 .map(|k| match (k, cell(r, *k)) {
                     (SortKey::Comm, c) => crate::sched::timehist::truncate(c, comm_width),
                     (SortKey::Srcline, c) => crate::sched::timehist::truncate(c, srcline_width),
+                    (SortKey::DsoFrom | SortKey::DsoTo, c) => crate::sched::timehist::truncate(c, branch_dso_width),
                     (_, c) => c,
                 })
                 .collect()
@@ -1051,6 +1266,22 @@ pub fn report_table(rows: &[ReportRow], total: u64, t: &TableOptions<'_>) -> Str
             SortKey::Srcline => srcline_width,
             // perf's CPU column is as wide as its header (`-001` overflows it).
             SortKey::Cpu => k.header().len(),
+            SortKey::DsoFrom | SortKey::DsoTo => branch_dso_width,
+            // An unresolved symbol widens the shared object's column to 16 (perf's
+            // `hists__set_unres_dso_col_len`).
+            SortKey::Dso if sort.contains(&SortKey::Sym) && rows.iter().any(|r| r.address.is_some()) => {
+                cells.iter().filter_map(|c| c.get(i)).map(|c| c.len()).max().unwrap_or(0).max(k.header().len()).max(16)
+            }
+            // perf sizes a branch symbol by its name, an unresolved one as 16 hex digits.
+            SortKey::SymFrom | SortKey::SymTo => rows
+                .iter()
+                .map(|r| {
+                    let e = if *k == SortKey::SymFrom { r.from.as_ref() } else { r.to.as_ref() };
+                    e.map_or(0, |e| e.symbol.as_ref().map_or(22, |n| n.len() + 4))
+                })
+                .max()
+                .unwrap_or(0)
+                .max(k.header().len()),
             // perf sizes the symbol by its name (`sym->namelen`), not the ` (inlined)` it prints
             // after an inlined function's.
             SortKey::Sym => cells
@@ -1060,11 +1291,6 @@ pub fn report_table(rows: &[ReportRow], total: u64, t: &TableOptions<'_>) -> Str
                 .max()
                 .unwrap_or(0)
                 .max(k.header().len()),
-            // perf widens the shared object to an address's 16 hex digits when a row's symbol is
-            // unresolved (`hists__set_unres_dso_col_len`).
-            SortKey::Dso if rows.iter().any(|r| r.address.is_some()) => {
-                cells.iter().filter_map(|c| c.get(i)).map(|c| c.len()).max().unwrap_or(0).max(k.header().len()).max(16)
-            }
             _ => cells.iter().filter_map(|c| c.get(i)).map(|c| c.len()).max().unwrap_or(0).max(k.header().len()),
         })
         .collect();
@@ -1096,7 +1322,7 @@ pub fn report_table(rows: &[ReportRow], total: u64, t: &TableOptions<'_>) -> Str
         // those with a precision only, and pads the columns before the last).
         for (i, ((v, w), k)) in c.iter().zip(&widths).zip(sort).enumerate() {
             match k {
-                SortKey::Sym | SortKey::Srcline if i + 1 == sort.len() => {
+                SortKey::Sym | SortKey::Srcline | SortKey::SymFrom | SortKey::SymTo if i + 1 == sort.len() => {
                     let _ = write!(o, "  {v}");
                 }
                 // perf prints the text with "%-.*s": never padded.
@@ -1136,5 +1362,49 @@ fn cell(r: &ReportRow, k: SortKey) -> String {
         SortKey::Parent => r.parent.clone().unwrap_or_else(|| "[other]".to_string()),
         // perf's text for the samples of other events.
         SortKey::Trace => r.trace.clone().unwrap_or_else(|| "N/A".to_string()),
+        SortKey::DsoFrom => r.from.as_ref().map_or_else(String::new, |e| e.dso.clone()),
+        SortKey::DsoTo => r.to.as_ref().map_or_else(String::new, |e| e.dso.clone()),
+        SortKey::SymFrom => r.from.as_ref().map_or_else(String::new, BranchEnd::symbol_text),
+        SortKey::SymTo => r.to.as_ref().map_or_else(String::new, BranchEnd::symbol_text),
+        // perf's "%hd": the 16 bits signed.
+        SortKey::Cycles => match r.cycles.unwrap_or(0) {
+            0 => "-".to_string(),
+            c => (c as i16).to_string(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn branch_ends_print_as_perf_prints_them() {
+        let end = |level, symbol: Option<&str>, address| BranchEnd {
+            dso: "[unknown]".into(),
+            level,
+            symbol: symbol.map(str::to_string),
+            address,
+        };
+        assert_eq!(end('H', None, 0).symbol_text(), "[H] 0000000000000000");
+        assert_eq!(end('k', None, 0xffffffff81000000).symbol_text(), "[k] 0xffffffff81000000");
+        assert_eq!(end('.', None, 0x1a5c2).symbol_text(), "[.] 0x000000000001a5c2");
+        assert_eq!(end('.', Some("main"), 0).symbol_text(), "[.] main");
+    }
+
+    #[test]
+    fn branch_shared_objects_are_named_as_perf_names_them() {
+        assert_eq!(branch_dso_name("ath9k.ko", 'k').as_deref(), Some("[ath9k]"));
+        assert_eq!(branch_dso_name("snd-hda.ko.xz", 'k').as_deref(), Some("[snd_hda]"));
+        assert_eq!(branch_dso_name("perf-1748.map", '.').as_deref(), Some("[JIT] tid 1748"));
+        assert_eq!(branch_dso_name("libc.so.6", '.'), None);
+        assert_eq!(branch_dso_name("[kernel.kallsyms]", 'k'), None);
+    }
+
+    #[test]
+    fn report_keys_of_branch_mode_parse() {
+        assert_eq!(SortKey::parse_list("comm,dso_from,symbol_from,symbol_to,cycles").unwrap(), BRANCH_SORT.to_vec());
+        assert!(SortKey::parse("sym_from").is_none());
+        assert!(SortKey::DsoTo.is_branch() && !SortKey::Dso.is_branch());
     }
 }

@@ -246,6 +246,23 @@ impl<'o> StackFolder<'o> {
         f
     }
 
+    /// Address `ip` of process `pid` as perf resolves a branch stack's end (`ip__resolve_ams`):
+    /// in a map of the process (level `.`), else in the kernel's (`k`), else nowhere (`H`, the
+    /// level of the last mode tried). Gives the frame, the level and the address relative to the
+    /// map (as it is without one).
+    pub fn locate_any(&mut self, pid: u32, ip: u64) -> (perfdata_symbolize::Frame, char, u64) {
+        if self.folder.machine.find_map(pid, ip, false).is_some() {
+            let at = self.map_ip(pid, false, ip);
+            (self.locate(pid, false, ip), '.', at)
+        } else if let Some(m) = self.folder.machine.find_map(pid, ip, true) {
+            // A module's addresses are relative to its map; the kernel's stay as they are.
+            let at = if m.filename.starts_with('[') { ip } else { m.map_ip(ip) };
+            (self.locate(pid, true, ip), 'k', at)
+        } else {
+            (self.locate(pid, false, ip), 'H', ip)
+        }
+    }
+
     /// The file perf disassembles for user address `ip` of process `pid` (its map's binary, as
     /// [`perfdata_symbolize::Symbolizer::try_runtime_binary`] finds it, or why none) and `ip`
     /// relative to the map (`map__map_ip`); `None` when no map holds `ip`.
