@@ -62,7 +62,7 @@ def sched():
         ("folded_text", FOLD + ["progress"]),
         ("flamegraph", FOLD + GRAPH + ["progress"]),
         ("script", SCRIPT),
-        ("report", FOLD + ["sort", "children", "call_graph", "progress"]),
+        ("report", FOLD + ["sort", "parent", "exclude_other", "children", "call_graph", "progress"]),
         ("annotate", FOLD + ["symbol", "percent_type"]),
     ],
 )
