@@ -91,6 +91,25 @@ impl SortKey {
             .collect()
     }
 
+    /// The key's name in `--sort` (the one [`SortKey::parse`] reads; `sym` for `symbol`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SortKey::Comm => "comm",
+            SortKey::Pid => "pid",
+            SortKey::Dso => "dso",
+            SortKey::Sym => "sym",
+            SortKey::Cpu => "cpu",
+            SortKey::Srcline => "srcline",
+            SortKey::Parent => "parent",
+            SortKey::Trace => "trace",
+            SortKey::DsoFrom => "dso_from",
+            SortKey::DsoTo => "dso_to",
+            SortKey::SymFrom => "symbol_from",
+            SortKey::SymTo => "symbol_to",
+            SortKey::Cycles => "cycles",
+        }
+    }
+
     /// The column's header as perf prints it.
     pub fn header(self) -> &'static str {
         match self {
@@ -716,7 +735,7 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
         }
     };
     if let Some(k) = opts.sort.iter().find(outside) {
-        let k = format!("{k:?}");
+        let k = k.name();
         return Err(crate::Error::Options(if opts.branch {
             format!("sort key {k} is not one of branch mode's (comm, pid, cpu, dso_from, dso_to, symbol_from, symbol_to, cycles)")
         } else {
@@ -1405,6 +1424,9 @@ mod tests {
     fn report_keys_of_branch_mode_parse() {
         assert_eq!(SortKey::parse_list("comm,dso_from,symbol_from,symbol_to,cycles").unwrap(), BRANCH_SORT.to_vec());
         assert!(SortKey::parse("sym_from").is_none());
+        for k in BRANCH_SORT.iter().chain(&[SortKey::Sym, SortKey::Trace, SortKey::Parent]) {
+            assert_eq!(SortKey::parse(k.name()), Some(*k));
+        }
         assert!(SortKey::DsoTo.is_branch() && !SortKey::Dso.is_branch());
     }
 }
