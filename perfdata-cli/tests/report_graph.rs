@@ -22,6 +22,19 @@ fn perf(name: &str) -> String {
     cut + "\n"
 }
 
+/// Fails, saying where, unless `ours` is perf's `expected` text byte for byte (the texts are
+/// too long for assert_eq's message).
+fn assert_same_text(ours: &str, expected: &str, what: &str) {
+    if ours != expected {
+        let first = ours.lines().zip(expected.lines()).position(|(a, b)| a != b);
+        panic!(
+            "{what}: differs from perf's at line {first:?} ({} lines against perf's {})",
+            ours.lines().count(),
+            expected.lines().count()
+        );
+    }
+}
+
 #[test]
 fn report_equals_perf_report_with_call_graphs() {
     let args = std::fs::read_to_string(testdata("report-g.args")).unwrap();
@@ -44,14 +57,7 @@ fn report_equals_perf_report_with_call_graphs() {
             assert!(out.status.success(), "{file} {line}: {}", String::from_utf8_lossy(&out.stderr));
             let ours = String::from_utf8(out.stdout).unwrap();
             let expected = perf(&format!("{file}.report-g-{name}"));
-            if ours != expected {
-                let first = ours.lines().zip(expected.lines()).position(|(a, b)| a != b);
-                panic!(
-                    "{file} {line}: differs from perf's at line {first:?} ({} lines against perf's {})",
-                    ours.lines().count(),
-                    expected.lines().count()
-                );
-            }
+            assert_same_text(&ours, &expected, &format!("{file} {line}"));
             compared += 1;
         }
     }
@@ -85,14 +91,7 @@ fn deep_call_graphs_equal_perf_report() {
         // Branch levels nested past 60 (perfdata stopped there) and past 32 (the mask wraps).
         let deepest = expected.lines().map(|l| l.matches('|').count()).max().unwrap();
         assert!(deepest > 60, "{name}: {deepest} levels");
-        if ours != expected {
-            let first = ours.lines().zip(expected.lines()).position(|(a, b)| a != b);
-            panic!(
-                "{line}: differs at line {first:?} ({} lines, perf's {})",
-                ours.lines().count(),
-                expected.lines().count()
-            );
-        }
+        assert_same_text(&ours, &expected, line);
         compared += 1;
     }
     assert_eq!(compared, 3);
