@@ -396,6 +396,9 @@ enum Source {
     None(Error),
 }
 
+/// A kernel symbol found: its name, start and end.
+type KernelSym = (Rc<str>, u64, u64);
+
 /// The kernel's and its modules' symbols, as perf's kernel dso and module dsos hold them over
 /// time (see [`kmod`]).
 #[derive(Default)]
@@ -415,6 +418,11 @@ struct KernelState {
     module_build_ids: Vec<(String, String, Vec<u8>)>,
     /// Changes whenever a kernel address may resolve differently than before.
     generation: u64,
+    /// What kallsyms names at each address looked up (one `Rc` per name: equal names compare
+    /// by pointer, and no lookup allocates twice).
+    found: HashMap<u64, Option<KernelSym>, ahash::RandomState>,
+    /// The names of `found`, by symbol start.
+    names: HashMap<u64, Rc<str>, ahash::RandomState>,
 }
 
 /// The symbolizer with its caches.
@@ -1365,7 +1373,27 @@ impl Symbolizer {
     /// `addr` in the kernel's own symbols (kallsyms).
     fn lookup_kallsyms(&mut self, addr: u64) -> Lookup {
         let dso = self.dso_name("[kernel.kallsyms]");
-        let found = self.kallsyms().and_then(|k| k.find(addr).map(|(name, start, end)| (Rc::from(name), start, end)));
+        let found = match self.kernel.found.get(&addr) {
+            Some(f) => f.clone(),
+            None => {
+                let kallsyms = self.kallsyms();
+                let names = &mut self.kernel.names;
+                let f = kallsyms.and_then(|k| {
+                    let (name, start, end) = k.find(addr)?;
+                    let name = match names.get(&start) {
+                        Some(n) if **n == *name => n.clone(),
+                        _ => {
+                            let n = Rc::from(name);
+                            names.insert(start, Rc::clone(&n));
+                            n
+                        }
+                    };
+                    Some((name, start, end))
+                });
+                self.kernel.found.insert(addr, f.clone());
+                f
+            }
+        };
         match found {
             Some(f) => Ok(Frame::of(Some(f), dso)),
             None => Err(NoName::new(dso, self.kernel_miss(addr))),
