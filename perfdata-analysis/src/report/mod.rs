@@ -414,6 +414,8 @@ struct Names {
     comms: HashMap<u32, Rc<str>>,
     /// Short names by the symbolizer's dso name (kept, so that its address stays its own).
     dsos: HashMap<usize, (Rc<str>, Option<Rc<str>>)>,
+    /// The short names, each once.
+    shorts: HashMap<Rc<str>, Rc<str>>,
 }
 
 impl Names {
@@ -429,8 +431,12 @@ impl Names {
     }
 
     fn dso(&mut self, dso: &Rc<str>) -> Option<Rc<str>> {
-        let (_, short) =
-            self.dsos.entry(Rc::as_ptr(dso).cast::<u8>() as usize).or_insert_with(|| (dso.clone(), short_dso(dso)));
+        let shorts = &mut self.shorts;
+        let (_, short) = self.dsos.entry(Rc::as_ptr(dso).cast::<u8>() as usize).or_insert_with(|| {
+            // One `Rc` per short name, also for two files of one name ([`EntryCache::group`]).
+            let short = short_dso(dso).map(|s| shorts.entry(s.clone()).or_insert(s).clone());
+            (dso.clone(), short)
+        });
         short.clone()
     }
 }
@@ -674,6 +680,130 @@ impl Hist<'_> {
     }
 }
 
+/// What a histogram key's symbol is, for [`EntryCache::id`]: a symbol (its start and end, as
+/// [`named`] takes them) or an unresolved address.
+#[derive(Clone, Copy)]
+enum SymId {
+    Named(u64, u64),
+    Addr(u64),
+}
+
+impl SymId {
+    fn of(symbol: Option<&str>, start: Option<u64>, end: Option<u64>, addr: u64) -> SymId {
+        match symbol {
+            Some(_) => {
+                let start = start.unwrap_or(0);
+                SymId::Named(start, end.unwrap_or(start))
+            }
+            None => SymId::Addr(addr),
+        }
+    }
+}
+
+/// The results of [`Hist::entry`]'s searches, by the identity of the key searched for: a frame
+/// met again is found without a search and without building its key. Only where the search's
+/// answer cannot depend on the tree's shape. The sort keys must be among comm, pid, cpu, dso, sym
+/// and parent, whose comparison [`entry_cmp`] is then a total order over the keys remembered
+/// here: symbols not inlined, and unresolved addresses only while those compared with each other
+/// (of one shared object when it is compared first, else all) are in one half of the address
+/// space, since `sym_cmp` orders two addresses by the sign of their wrapping difference. Its
+/// answer for a key is then the one entry equal to it, the same at every search. Once an inlined
+/// function is among the entries (its comparison by name can make a symbol equal to it), or a
+/// group of addresses spans both halves, those keys are searched for again, as perf searches.
+#[derive(Default)]
+struct EntryCache {
+    on: bool,
+    /// Unresolved addresses are compared after the shared object.
+    addr_ok: bool,
+    /// Which halves of the address space (bit 0 below 2^63, bit 1 above) each group of
+    /// unresolved addresses ([`EntryCache::group`]) has been in.
+    halves: HashMap<u64, u8, ahash::RandomState>,
+    /// How many times a group came to be in both halves.
+    mixings: u64,
+    /// A key of the sample being added was an unresolved address of a group in both halves
+    /// (cleared by the caller): the sample is no plan for others ([`Repeats`]), since perf
+    /// searches for that key again and may find another entry.
+    touched_mixed: bool,
+    by_id: HashMap<[u64; 8], usize, ahash::RandomState>,
+    /// The names whose addresses identities hold, kept so that no other name takes an address.
+    held: HashMap<usize, Rc<str>, ahash::RandomState>,
+}
+
+impl EntryCache {
+    fn new(opts: &ReportOptions, lazy_srcline: bool) -> EntryCache {
+        let sort = &opts.sort;
+        let simple = sort.iter().all(|k| {
+            matches!(k, SortKey::Comm | SortKey::Pid | SortKey::Cpu | SortKey::Dso | SortKey::Sym | SortKey::Parent)
+        });
+        let pos = |want: SortKey| sort.iter().position(|k| *k == want);
+        let addr_ok = match (pos(SortKey::Dso), pos(SortKey::Sym)) {
+            (_, None) => true,
+            (Some(d), Some(s)) => d < s,
+            (None, Some(_)) => false,
+        };
+        EntryCache { on: simple && !opts.branch && !lazy_srcline, addr_ok, ..EntryCache::default() }
+    }
+
+    /// Stop remembering (an inlined function is about to be searched for).
+    fn off(&mut self) {
+        self.on = false;
+    }
+
+    fn hold(&mut self, name: Option<&Rc<str>>) -> u64 {
+        let Some(name) = name else { return 0 };
+        let at = Rc::as_ptr(name).cast::<u8>() as usize;
+        self.held.entry(at).or_insert_with(|| name.clone());
+        at as u64
+    }
+
+    /// The unresolved addresses compared with each other: those of one shared object when it is
+    /// compared before them, else all.
+    fn group(&self, dso: u64) -> u64 {
+        if self.addr_ok {
+            dso
+        } else {
+            0
+        }
+    }
+
+    /// The identity of `base`'s key with the shared object `dso` (one of [`Names`]' short names,
+    /// which it keeps) and the symbol `sym`; `None` where the answer is not remembered.
+    fn id(&mut self, base: &Key, dso: Option<&Rc<str>>, sym: SymId) -> Option<[u64; 8]> {
+        let dso = dso.map_or(0, |d| Rc::as_ptr(d).cast::<u8>() as u64);
+        if let SymId::Addr(a) = sym {
+            let half = 1u8 << (a >> 63);
+            let seen = self.halves.entry(self.group(dso)).or_insert(half);
+            if *seen != *seen | half {
+                *seen |= half;
+                self.mixings += 1;
+            }
+            if *seen == 3 {
+                self.touched_mixed = true;
+                return None;
+            }
+        }
+        let (tag, a, b) = match sym {
+            _ if !self.on => return None,
+            SymId::Named(start, end) => (1, start, end),
+            SymId::Addr(_) if !self.addr_ok => return None,
+            SymId::Addr(a) => (2, a, 0),
+        };
+        let tid = base.tid.map_or(u64::MAX, u64::from);
+        let cpu = base.cpu.map_or(u64::MAX, |c| u64::from(c as u32));
+        Some([self.hold(base.comm.as_ref()), tid, cpu, self.hold(base.parent.as_ref()), dso, tag, a, b])
+    }
+
+    fn get(&self, id: Option<&[u64; 8]>) -> Option<usize> {
+        id.and_then(|id| self.by_id.get(id).copied())
+    }
+
+    fn remember(&mut self, id: Option<[u64; 8]>, entry: usize) {
+        if let (Some(id), true) = (id, self.on) {
+            self.by_id.insert(id, entry);
+        }
+    }
+}
+
 /// The descent of perf's tree searches for `cmp(node, new)`: left when below, right when above.
 fn dir(cmp: Ordering) -> Option<bool> {
     match cmp {
@@ -712,6 +842,7 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
     let order = opts.call_graph.unwrap_or(ChainOrder::Caller);
     let mut ranks = DsoRanks::new(file);
     let mut repeats = Repeats::default();
+    let mut cache = EntryCache::new(opts, has(SortKey::Srcline));
     // perf's parent pattern, compiled only when the key asks for it (as perf resolves parents).
     let parent_re = if has(SortKey::Parent) {
         Some(
@@ -851,10 +982,13 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
             continue;
         }
         let mut plan = Plan::default();
+        cache.touched_mixed = false;
+        let mixings = cache.mixings;
         'work: {
+            let sym_addr = if f.symbol.is_some() { 0 } else { folder.map_ip(pid, kernel, ip) };
             let sym = match f.symbol.as_deref() {
                 Some(n) => named(n, f.start, f.end, false),
-                None => Sym::Addr(folder.map_ip(pid, kernel, ip)),
+                None => Sym::Addr(sym_addr),
             };
             let base = Key {
                 comm: has(SortKey::Comm).then(|| {
@@ -876,7 +1010,15 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
                 to: None,
                 cycles: None,
             };
-            let i = hist.entry(base.clone(), kernel, tid);
+            let id = cache.id(&base, base.dso.as_ref(), SymId::of(f.symbol.as_deref(), f.start, f.end, sym_addr));
+            let i = match cache.get(id.as_ref()) {
+                Some(i) => i,
+                None => {
+                    let i = hist.entry(base.clone(), kernel, tid);
+                    cache.remember(id, i);
+                    i
+                }
+            };
             plan.entry = Some(i);
             if let Some(e) = hist.acc(i) {
                 e.samples += 1;
@@ -909,19 +1051,33 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
             // level of the one walked before (`fill_callchain_info` leaves the reused
             // addr_location's level as it was), the sample's for the first.
             let mut level = kernel;
+            if chain.iter().any(|c| c.inlined) {
+                cache.off();
+            }
             for (at, c) in chain.iter().enumerate() {
                 let dso = names.dso(&c.dso);
-                let sym = c.symbol.as_deref().map_or(Sym::Addr(c.addr), |n| named(n, c.start, c.end, c.inlined));
                 if c.symbol.is_some() || dso.is_some() {
                     level = c.kernel;
                 }
                 let line = chain_lines.get(at);
-                let key = base.with(dso, sym, line.map(|(l, _)| Rc::from(l.as_str())));
-                key.srcline_seen.set(line.is_some_and(|(_, known)| *known));
-                if seen.iter().any(|&j| hist.key(j).is_some_and(|k| entry_cmp(&opts.sort, k, &key).is_eq())) {
-                    continue;
-                }
-                let j = hist.entry(key, level, tid);
+                let id = cache.id(&base, dso.as_ref(), SymId::of(c.symbol.as_deref(), c.start, c.end, c.addr));
+                // A frame met before: its entry without a search (equal keys are one entry).
+                let j = match cache.get(id.as_ref()) {
+                    Some(j) if seen.contains(&j) => continue,
+                    Some(j) => j,
+                    None => {
+                        let sym =
+                            c.symbol.as_deref().map_or(Sym::Addr(c.addr), |n| named(n, c.start, c.end, c.inlined));
+                        let key = base.with(dso, sym, line.map(|(l, _)| Rc::from(l.as_str())));
+                        key.srcline_seen.set(line.is_some_and(|(_, known)| *known));
+                        if seen.iter().any(|&j| hist.key(j).is_some_and(|k| entry_cmp(&opts.sort, k, &key).is_eq())) {
+                            continue;
+                        }
+                        let j = hist.entry(key, level, tid);
+                        cache.remember(id, j);
+                        j
+                    }
+                };
                 if let Some(e) = hist.acc(j) {
                     e.children = e.children.saturating_add(period);
                     if opts.call_graph.is_some() {
@@ -932,7 +1088,11 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
                 plan.cumulative.push((j, at));
             }
         }
-        if key.is_some() {
+        if cache.mixings != mixings {
+            // perf's searches for the plans' unresolved addresses may now end elsewhere.
+            repeats.forget();
+        }
+        if key.is_some() && !cache.touched_mixed {
             repeats.insert(plan, &f, &chain);
         }
     }
@@ -1162,6 +1322,11 @@ impl Repeats {
         }
         self.index.insert(self.key.as_slice().into(), self.plans.len());
         self.plans.push(plan);
+    }
+
+    /// No later sample repeats the plans kept so far (they keep what they counted).
+    fn forget(&mut self) {
+        self.index.clear();
     }
 
     fn plans(&self) -> &[Plan] {
