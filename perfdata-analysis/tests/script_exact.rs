@@ -128,10 +128,13 @@ fn empty_callchains_fold_to_bare_comm_lines() {
     }
 }
 
-/// `-F ip,brstack` and `-F brstack,dso` on the corpus's branch-stack recordings (../shared/corpus,
-/// used when present) equal perf's stored output (testdata/corpus-perf/generate.sh): entries
-/// `0xFROM/0xTO/P|M|-/X|-/A|-/CYCLES/TYPE`, each address followed by `(dso)` with `dso`, found in
-/// the sample's space first (an old recording's kernel map covers user addresses).
+/// `-F ip,brstack`, `-F brstack,dso` and the same with `brstacksym` and `brstackoff` on the
+/// corpus's branch-stack recordings (../shared/corpus, used when present) equal perf's stored
+/// output (testdata/corpus-perf/generate.sh): entries `0xFROM/0xTO/P|M|-/X|-/A|-/CYCLES/TYPE`,
+/// each address followed by `(dso)` with `dso`, found in the sample's space first (an old
+/// recording's kernel map covers user addresses); `brstacksym` names the ends (`[unknown]`: the
+/// recordings' binaries and kernels are not here), `brstackoff` makes them relative to their
+/// maps (the kernel's too, which starts where its MMAP record put it).
 #[test]
 fn brstack_equals_perf_on_the_corpus() {
     let td = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata");
@@ -149,14 +152,22 @@ fn brstack_equals_perf_on_the_corpus() {
     ];
     for name in names {
         let f = PerfFile::open(corpus.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
-        for (suffix, fields) in [("script-brstack", "ip,brstack"), ("script-brstack-dso", "brstack,dso")] {
+        for (suffix, fields) in [
+            ("script-brstack", "ip,brstack"),
+            ("script-brstack-dso", "brstack,dso"),
+            ("script-brstacksym", "ip,brstacksym"),
+            ("script-brstacksym-dso", "brstacksym,dso"),
+            ("script-brstackoff", "ip,brstackoff"),
+            ("script-brstackoff-dso", "brstackoff,dso"),
+        ] {
             let stored = std::fs::read(td.join(format!("corpus-perf/quipper/{name}.{suffix}.zst"))).unwrap();
             let want = zstd::decode_all(&stored[..]).unwrap();
-            // perf's symbols: none of these recordings' binaries or kernels are on this machine.
+            // perf's symbols: none of these recordings' binaries or kernels are on this machine
+            // (the brstacksym/brstackoff outputs were made with an empty --symfs).
             let opts = ScriptOptions { fields: vec![fields.into()], ..ScriptOptions::default() };
             let mut out = Vec::new();
             write_script_with(&f, &opts, &mut out, &mut |_| {}).unwrap();
-            assert!(String::from_utf8_lossy(&want).contains("/P/-/-/"), "{name}: entries");
+            assert!(String::from_utf8_lossy(&want).contains("/P/-/-/"), "{name} -F {fields}: entries");
             assert_same(&out, &want, &format!("{name} -F {fields}"));
         }
     }
