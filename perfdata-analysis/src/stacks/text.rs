@@ -225,8 +225,8 @@ impl<'o> ScriptFrames<'o> {
             }
             BranchEnd::Address | BranchEnd::Offset => {
                 let folder = &mut self.folder;
-                let printed = match folder.machine.find_map(pid, addr, kernel) {
-                    _ if form == BranchEnd::Address => addr,
+                let map = if form == BranchEnd::Offset { folder.machine.find_map(pid, addr, kernel) } else { None };
+                let printed = match map {
                     Some(m)
                         if !kernel && self.loaded.contains(&m.filename) && folder.sym.runtime_binary(m).is_some() =>
                     {
