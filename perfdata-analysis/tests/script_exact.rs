@@ -128,10 +128,13 @@ fn empty_callchains_fold_to_bare_comm_lines() {
     }
 }
 
-/// `-F ip,brstack` and `-F brstack,dso` on the corpus's branch-stack recordings (../shared/corpus,
-/// used when present) equal perf's stored output (testdata/corpus-perf/generate.sh): entries
-/// `0xFROM/0xTO/P|M|-/X|-/A|-/CYCLES/TYPE`, each address followed by `(dso)` with `dso`, found in
-/// the sample's space first (an old recording's kernel map covers user addresses).
+/// `-F ip,brstack`, `-F brstack,dso` and the same with `brstacksym` and `brstackoff` on the
+/// corpus's branch-stack recordings (../shared/corpus, used when present) equal perf's stored
+/// output (testdata/corpus-perf/generate.sh): entries `0xFROM/0xTO/P|M|-/X|-/A|-/CYCLES/TYPE`,
+/// each address followed by `(dso)` with `dso`, found in the sample's space first (an old
+/// recording's kernel map covers user addresses); `brstacksym` names the ends (`[unknown]`: the
+/// recordings' binaries and kernels are not here), `brstackoff` makes them relative to their
+/// maps (the kernel's too, which starts where its MMAP record put it).
 #[test]
 fn brstack_equals_perf_on_the_corpus() {
     let td = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata");
@@ -149,15 +152,79 @@ fn brstack_equals_perf_on_the_corpus() {
     ];
     for name in names {
         let f = PerfFile::open(corpus.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
-        for (suffix, fields) in [("script-brstack", "ip,brstack"), ("script-brstack-dso", "brstack,dso")] {
+        for (suffix, fields) in [
+            ("script-brstack", "ip,brstack"),
+            ("script-brstack-dso", "brstack,dso"),
+            ("script-brstacksym", "ip,brstacksym"),
+            ("script-brstacksym-dso", "brstacksym,dso"),
+            ("script-brstackoff", "ip,brstackoff"),
+            ("script-brstackoff-dso", "brstackoff,dso"),
+        ] {
             let stored = std::fs::read(td.join(format!("corpus-perf/quipper/{name}.{suffix}.zst"))).unwrap();
             let want = zstd::decode_all(&stored[..]).unwrap();
-            // perf's symbols: none of these recordings' binaries or kernels are on this machine.
+            // perf's symbols: none of these recordings' binaries or kernels are on this machine
+            // (the brstacksym/brstackoff outputs were made with an empty --symfs).
             let opts = ScriptOptions { fields: vec![fields.into()], ..ScriptOptions::default() };
             let mut out = Vec::new();
             write_script_with(&f, &opts, &mut out, &mut |_| {}).unwrap();
-            assert!(String::from_utf8_lossy(&want).contains("/P/-/-/"), "{name}: entries");
+            assert!(String::from_utf8_lossy(&want).contains("/P/-/-/"), "{name} -F {fields}: entries");
             assert_same(&out, &want, &format!("{name} -F {fields}"));
         }
+    }
+}
+
+/// testdata/script-rec/brstack.data (fp.data with branch stacks made from each sample's callchain,
+/// make-brstack.py): `-F ip,brstacksym`, `-F brstacksym,dso`, `-F ip,brstackoff` and
+/// `-F brstackoff,dso` equal perf 6.1's output (gen-brstack.sh, with ../lib.sh's fixture build-id
+/// cache), where the ends have names: spin's (`outer+0x37`), libc's, the kernel's
+/// (`clear_page_erms+0x7`), `[unknown]` outside every map. brstackoff prints a user file's
+/// addresses relative to its map until perf has loaded its symbols (spin's, from the first sample's
+/// ip, and libc's, once `ip` prints callchains through it), as recorded after.
+#[test]
+fn brstacksym_and_brstackoff_equal_perf_on_a_recording_with_names() {
+    let td = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata");
+    // perf's build-id cache held bin/spin; folded/root holds the other files it held.
+    let cache = std::env::temp_dir().join(format!("perfdata-brstack-{}", std::process::id()));
+    let spin = cache.join(".build-id/40/19a4393ac48b472730234207e7f39e5272adc9");
+    std::fs::create_dir_all(&spin).unwrap();
+    std::fs::copy(td.join("bin/spin"), spin.join("elf")).unwrap();
+    let symbolize = SymbolizeOptions {
+        symfs: Some(td.join("folded/root")),
+        buildid_dir: Some(cache.clone()),
+        kallsyms: Some(td.join("kmod/kallsyms")),
+        ignore_jitdump: true,
+        ..SymbolizeOptions::default()
+    };
+    let f = PerfFile::open(rec_dir().join("brstack.data")).unwrap();
+    let mut result = Ok(());
+    for (suffix, fields) in [
+        ("script-brstacksym", "ip,brstacksym"),
+        ("script-brstacksym-dso", "brstacksym,dso"),
+        ("script-brstackoff", "ip,brstackoff"),
+        ("script-brstackoff-dso", "brstackoff,dso"),
+    ] {
+        let stored = std::fs::read(rec_dir().join(format!("brstack.data.{suffix}.zst"))).unwrap();
+        let want = zstd::decode_all(&stored[..]).unwrap();
+        let opts =
+            ScriptOptions { fields: vec![fields.into()], symbolize: symbolize.clone(), ..ScriptOptions::default() };
+        let mut out = Vec::new();
+        write_script_with(&f, &opts, &mut out, &mut |_| {}).unwrap();
+        let text = String::from_utf8_lossy(&want);
+        if fields.starts_with("brstacksym") {
+            assert!(text.contains("outer+0x37") && text.contains("leaf+0x20"), "{suffix}: names");
+            assert!(text.contains("clear_page_erms+0x7"), "{suffix}: kernel names");
+        }
+        if fields == "brstackoff,dso" {
+            // Both forms of a user address: relative to its map, and as recorded once loaded.
+            assert!(text.contains(" 0x2724a(/usr/lib/x86_64-linux-gnu/libc.so.6)/"), "{suffix}: map-relative");
+            assert!(text.contains(" 0x5645c8c342d7(/work/main/testdata/bin/spin)/"), "{suffix}: as recorded");
+        }
+        if result.is_ok() {
+            result = std::panic::catch_unwind(|| assert_same(&out, &want, &format!("brstack.data -F {fields}")));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&cache);
+    if let Err(e) = result {
+        std::panic::resume_unwind(e);
     }
 }

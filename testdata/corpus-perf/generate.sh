@@ -24,6 +24,20 @@ for f in "$corpus"/quipper/perf.data.{branch-4.14,branch_stack_hw_index,branch_s
   LC_ALL=C perf script -F ip,brstack -i "$f" 2>/dev/null | zstd -q -19 -f -o "$here/quipper/$name.script-brstack.zst"
   LC_ALL=C perf script -F brstack,dso -i "$f" 2>/dev/null | zstd -q -19 -f -o "$here/quipper/$name.script-brstack-dso.zst"
 done
+# perf script's branch stacks with names and offsets: `-F ip,brstacksym`, `-F brstacksym,dso`,
+# `-F ip,brstackoff`, `-F brstackoff,dso`, none of this machine's symbols let in (as for the
+# reports below: an old recording without build ids would otherwise name this machine's files):
+#   <sub>/<name>.script-brstacksym.zst, .script-brstacksym-dso.zst, .script-brstackoff.zst,
+#   .script-brstackoff-dso.zst
+empty=$(mktemp -d)
+for f in "$corpus"/quipper/perf.data.{branch-4.14,branch_stack_hw_index,branch_stack_spec,callgraph_and_branch-3.8,raw_callgraph_branch-3.4}; do
+  name=$(basename "$f")
+  for field in brstacksym brstackoff; do
+    LC_ALL=C perf script -F ip,$field -i "$f" --symfs "$empty" --kallsyms /dev/null 2>/dev/null | zstd -q -19 -f -o "$here/quipper/$name.script-$field.zst"
+    LC_ALL=C perf script -F $field,dso -i "$f" --symfs "$empty" --kallsyms /dev/null 2>/dev/null | zstd -q -19 -f -o "$here/quipper/$name.script-$field-dso.zst"
+  done
+done
+rmdir "$empty"
 # perf report in branch mode (the default for these files), with --sort dso_from,dso_to, and with
 # --no-branch-stack, none of this machine's symbols let in: --symfs an empty directory and
 # --kallsyms /dev/null (the recordings' binaries and kernels are not here), the three closing

@@ -76,6 +76,8 @@ const SUPPORTED: Field = COMM
     | SRCLINE
     | INSNLEN
     | BRSTACK
+    | BRSTACKSYM
+    | BRSTACKOFF
     | PERIOD
     | IREGS
     | UREGS
@@ -362,13 +364,10 @@ pub(crate) fn check(
                         'perf record -b ...'"
                 .into());
         }
-        // What perf prints of these on samples that lack their data: nothing (a branch stack's
-        // entries; INSN, IPC, the guest's machine pid and vcpu, which only decoded AUX traces and
-        // guest samples carry; SYNTH, which only synthesized events print).
-        let mut nothing = INSN | IPC | MACHINE_PID | VCPU | SYNTH;
-        if stype & st::BRANCH_STACK == 0 {
-            nothing |= BRSTACKSYM | BRSTACKOFF;
-        }
+        // What perf prints of these on samples that lack their data: nothing (INSN, IPC, the
+        // guest's machine pid and vcpu, which only decoded AUX traces and guest samples carry;
+        // SYNTH, which only synthesized events print).
+        let nothing = INSN | IPC | MACHINE_PID | VCPU | SYNTH;
         let unsupported = o.fields & !(SUPPORTED | nothing);
         if unsupported != 0 && o.user_fields & unsupported != 0 {
             let f = unsupported & unsupported.wrapping_neg();

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::io::Write;
 
 use crate::options::{FoldedOptions, TimeRanges};
-use crate::stacks::{FramePrint, ScriptFrames};
+use crate::stacks::{BranchEnd, FramePrint, ScriptFrames};
 
 /// Tracepoint formats known so far while reading records: a file's from the start, a pipe's from
 /// its `HEADER_TRACING_DATA` record on.
@@ -280,6 +280,7 @@ pub fn write_script_with(
                     dso: has(fields::DSO),
                     srcline: has(fields::SRCLINE),
                     unknown_as_addr: false,
+                    branch: false,
                 },
             }
         })
@@ -491,6 +492,9 @@ impl Run<'_, '_> {
         else {
             return false;
         };
+        if fl & fields::BRSTACKOFF != 0 {
+            self.frames.note_sample_ip(r, s);
+        }
         if fl == 0 || !self.keep(s) {
             return false;
         }
@@ -575,29 +579,31 @@ impl Run<'_, '_> {
                 decode::regs(&regs, &self.arch, l);
             }
         }
-        if has(fields::BRSTACK) {
-            if let Some(b) = s.branch_stack() {
+        // perf prints one of the three, in this order of precedence.
+        let branch_form = if has(fields::BRSTACK) {
+            Some(BranchEnd::Address)
+        } else if has(fields::BRSTACKSYM) {
+            Some(BranchEnd::Symbol)
+        } else if has(fields::BRSTACKOFF) {
+            Some(BranchEnd::Offset)
+        } else {
+            None
+        };
+        if let (Some(form), Some(b)) = (branch_form, s.branch_stack()) {
+            self.buf.extend_from_slice(self.line.as_bytes());
+            self.line.clear();
+            let pid = s.pid().unwrap_or(u32::MAX);
+            let kernel_sample = r.header.cpumode() == perfdata_core::record::CpuMode::Kernel;
+            // perf: ` 0xFROM(dso)/0xTO(dso)/flags `, the symbol form without the first space.
+            let first = if form == BranchEnd::Symbol { "" } else { " " };
+            for e in b.entries() {
+                self.buf.extend_from_slice(first.as_bytes());
+                self.frames.write_branch_end(pid, kernel_sample, e.from, form, has(fields::DSO), &mut self.buf);
+                self.buf.push(b'/');
+                self.frames.write_branch_end(pid, kernel_sample, e.to, form, has(fields::DSO), &mut self.buf);
+                let _ = write!(self.line, "{} ", decode::branch_flags(&e));
                 self.buf.extend_from_slice(self.line.as_bytes());
                 self.line.clear();
-                let pid = s.pid().unwrap_or(u32::MAX);
-                let kernel_sample = r.header.cpumode() == perfdata_core::record::CpuMode::Kernel;
-                let dso = FramePrint { dso: true, ..FramePrint::default() };
-                for e in b.entries() {
-                    for (k, a) in [e.from, e.to].into_iter().enumerate() {
-                        let _ = write!(self.line, "{}{a:#x}", if k == 0 { " " } else { "/" });
-                        if has(fields::DSO) {
-                            // perf: `(dso)` right after the address.
-                            self.buf.extend_from_slice(self.line.as_bytes());
-                            self.line.clear();
-                            let at = self.buf.len();
-                            self.frames.write_data_addr(pid, kernel_sample, a, dso, &mut self.buf);
-                            if self.buf.get(at) == Some(&b' ') {
-                                self.buf.remove(at);
-                            }
-                        }
-                    }
-                    let _ = write!(self.line, "{} ", decode::branch_flags(&e));
-                }
             }
         }
         let l = &mut self.line;

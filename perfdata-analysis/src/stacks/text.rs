@@ -33,6 +33,9 @@ pub(crate) struct FramePrint {
     pub(crate) srcline: bool,
     /// An unresolved symbol as `[0x<addr>]` instead of `[unknown]`.
     pub(crate) unknown_as_addr: bool,
+    /// A branch stack's end (`-F brstacksym`): the name with no space before it and `(<dso>)`
+    /// right after it.
+    pub(crate) branch: bool,
 }
 
 impl FramePrint {
@@ -43,11 +46,26 @@ impl FramePrint {
             | u8::from(self.dso) << 3
             | u8::from(self.srcline) << 4
             | u8::from(self.unknown_as_addr) << 5
+            | u8::from(self.branch) << 7
     }
 }
 
 /// The sample-line form of a frame (the ip without callchain): bit 6 of the cache key.
 const ONE_LINE: u8 = 1 << 6;
+
+/// [`FramePrint::branch`]'s bit.
+const BRANCH: u8 = 1 << 7;
+
+/// How `perf script` prints one end of a branch stack entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BranchEnd {
+    /// `-F brstack`: `0x<addr>`, as recorded.
+    Address,
+    /// `-F brstacksym`: `<sym>+0x<off>`, or `[unknown]`.
+    Symbol,
+    /// `-F brstackoff`: `0x<addr>`, the address relative to its map when one holds it.
+    Offset,
+}
 
 /// Cached texts before the cache is emptied: bounds the memory of long system-wide recordings,
 /// whose orphaned address-space generations accumulate.
@@ -69,6 +87,10 @@ pub(crate) struct ScriptFrames<'o> {
     front: Vec<Option<FrontEntry>>,
     line: String,
     scratch: Vec<u8>,
+    /// The user files whose symbols perf has loaded by now (`dso__load`, on the first symbol
+    /// lookup in them): perf then counts their addresses as adjusted, which `-F brstackoff`
+    /// shows.
+    loaded: std::collections::HashSet<String>,
 }
 
 /// A frame's key (its [`FrameKey`] and [`FramePrint`] bits) and its text's range.
@@ -94,6 +116,7 @@ impl<'o> ScriptFrames<'o> {
             front: vec![None; FRONT_SLOTS],
             line: String::new(),
             scratch: Vec::new(),
+            loaded: std::collections::HashSet::new(),
         }
     }
 
@@ -131,6 +154,20 @@ impl<'o> ScriptFrames<'o> {
         self.text(pid, kernel, false, ip, print.bits() | ONE_LINE, out);
     }
 
+    /// Take in that perf looked up sample `s`'s ip (`machine__resolve`, for every sample it
+    /// reads): the symbols of the user file that holds it are loaded from then on.
+    pub(crate) fn note_sample_ip(&mut self, r: &Record<'_>, s: &Sample<'_>) {
+        if r.header.cpumode() != CpuMode::User {
+            return;
+        }
+        let (pid, ip) = (s.pid().unwrap_or(u32::MAX), s.ip().unwrap_or(0));
+        if let Some(m) = self.folder.machine.find_map(pid, ip, false) {
+            if !self.loaded.contains(&m.filename) {
+                self.loaded.insert(m.filename.clone());
+            }
+        }
+    }
+
     /// Append the data symbol of sample `s`'s `addr` as perf's `print_sample_addr` prints it after
     /// the address: ` <sym>[+0x<off>]` when `print.sym`, ` (<dso>)` when `print.dso`. perf looks
     /// the address up in the sample's space first and then in the space the address belongs to
@@ -151,14 +188,77 @@ impl<'o> ScriptFrames<'o> {
         print: FramePrint,
         out: &mut Vec<u8>,
     ) {
+        let kernel = self.space_of(pid, kernel_sample, addr);
+        let print = FramePrint { ip: false, srcline: false, unknown_as_addr: false, branch: false, ..print };
+        self.folder.enter_process(pid);
+        self.text(pid, kernel, false, addr, print.bits() | ONE_LINE, out);
+    }
+
+    /// Append one end `addr` of a branch stack entry of a sample of process `pid` (of the
+    /// kernel when `kernel_sample`), as `-F brstack`, `brstacksym` or `brstackoff` prints it
+    /// (perf 6.1's `perf_sample__fprintf_brstack*`), with `(<dso>)` after it when
+    /// `dso` (`[unknown]` without a map). The address is looked up as
+    /// [`ScriptFrames::write_data_addr`] looks it up.
+    ///
+    /// [`BranchEnd::Offset`] prints the address relative to its map (`map__map_ip`; the kernel
+    /// image's map starts where its MMAP record put it, at page offset 0) unless perf has read
+    /// the symbols of the map's user file by then (perf's `adjust_symbols`, which 6.1 sets for
+    /// every user ELF file it loads: a sample's ip, a callchain frame or a symbol printed in it
+    /// before): then, and without a map, the address as recorded. Looking the end up here
+    /// loads nothing (`thread__find_map_fb`).
+    pub(crate) fn write_branch_end(
+        &mut self,
+        pid: u32,
+        kernel_sample: bool,
+        addr: u64,
+        form: BranchEnd,
+        dso: bool,
+        out: &mut Vec<u8>,
+    ) {
+        use std::io::Write;
+        let kernel = self.space_of(pid, kernel_sample, addr);
+        self.folder.enter_process(pid);
+        match form {
+            BranchEnd::Symbol => {
+                let print = FramePrint { sym: true, symoff: true, dso, branch: true, ..FramePrint::default() };
+                self.text(pid, kernel, false, addr, print.bits() | ONE_LINE, out);
+            }
+            BranchEnd::Address | BranchEnd::Offset => {
+                let folder = &mut self.folder;
+                let map = if form == BranchEnd::Offset { folder.machine.find_map(pid, addr, kernel) } else { None };
+                let printed = match map {
+                    Some(m)
+                        if !kernel && self.loaded.contains(&m.filename) && folder.sym.runtime_binary(m).is_some() =>
+                    {
+                        addr
+                    }
+                    // perf's kernel map keeps its MMAP's start and page offset 0 (the record's
+                    // page offset is the relocation symbol's address).
+                    Some(m) if m.is_kernel() => addr.wrapping_sub(m.start),
+                    Some(m) => m.map_ip(addr),
+                    None => addr,
+                };
+                let _ = write!(out, "{printed:#x}");
+                if dso {
+                    let print = FramePrint { dso: true, branch: true, ..FramePrint::default() };
+                    self.text(pid, kernel, false, addr, print.bits() | ONE_LINE, out);
+                }
+            }
+        }
+    }
+
+    /// Whether perf finds address `addr` of process `pid`, in a sample of the kernel
+    /// (`kernel_sample`) or of user space, in the kernel's space: it looks in the sample's space
+    /// first and then in the space the address belongs to (`thread__find_map_fb`).
+    fn space_of(&self, pid: u32, kernel_sample: bool, addr: u64) -> bool {
         // perf's `machine__kernel_start`: the kernel map's start once its symbols load, else
         // 2^63 (an old recording's kernel MMAP may start at 0).
         let kernel_start = self.folder.machine.kernel_image().map_or(1 << 63, |k| k.start.max(1 << 63));
-        let found_in_own_space = self.folder.machine.find_map(pid, addr, kernel_sample).is_some();
-        let kernel = if found_in_own_space { kernel_sample } else { addr >= kernel_start };
-        let print = FramePrint { ip: false, srcline: false, unknown_as_addr: false, ..print };
-        self.folder.enter_process(pid);
-        self.text(pid, kernel, false, addr, print.bits() | ONE_LINE, out);
+        if self.folder.machine.find_map(pid, addr, kernel_sample).is_some() {
+            kernel_sample
+        } else {
+            addr >= kernel_start
+        }
     }
 
     /// Append sample `s`'s callchain lines (leaf first, at most `max_stack` callchain entries
@@ -255,6 +355,8 @@ impl<'o> ScriptFrames<'o> {
         let has = |b: u8| bits & b != 0;
         let (ip, sym, symoff, dso, srcline, as_addr, one) =
             (has(1), has(2), has(4), has(8), has(16), has(32), has(ONE_LINE));
+        // A branch stack's end: nothing between the address, the name and `(<dso>)`.
+        let sep = if has(BRANCH) { "" } else { " " };
         let folder = &mut self.folder;
         let (f, map) = if kernel {
             let generation = folder.sym.kernel_generation();
@@ -263,6 +365,11 @@ impl<'o> ScriptFrames<'o> {
             (f, None)
         } else {
             let map = folder.machine.find_map(pid, addr, false);
+            // perf loads a file's symbols when it looks one up: for a symbol it prints and for a
+            // callchain frame, printed or not.
+            if let Some(m) = map.filter(|m| (sym || !one) && !self.loaded.contains(&m.filename)) {
+                self.loaded.insert(m.filename.clone());
+            }
             (folder.sym.resolve_in(pid, map, addr), map)
         };
         // The map-relative address (perf's `al->addr`): a kernel address is its own.
@@ -302,7 +409,7 @@ impl<'o> ScriptFrames<'o> {
                 let _ = write!(s, "{printed_ip:16x}");
             }
             if sym {
-                s.push(' ');
+                s.push_str(sep);
                 match name {
                     // perf prints names as C strings: a kallsyms module symbol's `\0[module]`
                     // tail does not show.
@@ -319,7 +426,8 @@ impl<'o> ScriptFrames<'o> {
                 }
             }
             if dso && !inlined {
-                s.push_str(" (");
+                s.push_str(sep);
+                s.push('(');
                 s.push_str(&f.dso);
                 s.push(')');
             }
