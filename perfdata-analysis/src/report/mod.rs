@@ -682,20 +682,56 @@ fn dir(cmp: Ordering) -> Option<bool> {
     }
 }
 
-/// The report of `file`'s samples (all events together), rows most first as perf orders them, and
-/// the total event count ([`Report`]). The fold options' time ranges drop samples before anything counts them;
+/// The report of `file`'s samples (all events together, or [`ReportOptions::event`]'s), rows most
+/// first as perf orders them, and the total event count ([`Report`]). The fold options' time ranges drop samples before anything counts them;
 /// its pid, tid and comm filters keep only those threads' samples in the rows while the total (the
 /// percentages' base) counts every sample, as perf report's default `--percentage absolute`. (perf
 /// 6.1 itself merges the samples of every thread into an entry and shows the entry when its first
 /// sample's thread passes the filter; that differs from this where two threads of one command
 /// share a function, e.g. `--pid` of a multi-threaded process.)
 pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
+    let mut reports = build(file, opts, false)?;
+    Ok(reports.pop().unwrap_or_else(|| Report {
+        rows: Vec::new(),
+        total: 0,
+        samples: 0,
+        lost_samples: 0,
+        diagnostics: Vec::new(),
+    }))
+}
+
+/// The report of each event of `file` ([`PerfFile::events`], in that order), as [`report`] makes
+/// it with [`ReportOptions::event`] that event's index (which is ignored here), from one read of
+/// the file: perf report's tables of a recording with several events. Each report has the whole
+/// read's [`Report::lost_samples`] and [`Report::diagnostics`].
+pub fn report_per_event(file: &PerfFile, opts: &ReportOptions) -> Result<Vec<Report>> {
+    build(file, opts, true)
+}
+
+/// One event's histogram being built, with what its samples add up to.
+struct EventHist<'a> {
+    hist: Hist<'a>,
+    repeats: Repeats,
+    total: u64,
+    samples: u64,
+}
+
+/// [`report`] (one report: every event's samples, or [`ReportOptions::event`]'s) or, with
+/// `per_event`, [`report_per_event`] (one per event of the file).
+fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<Report>> {
     let mut folder = StackFolder::new(file, &opts.fold);
     let has = |k: SortKey| opts.sort.contains(&k);
-    let mut hist = Hist { sort: &opts.sort, tree: RbTree::default() };
+    let slots = if per_event { file.events().len() } else { 1 };
+    let mut hists: Vec<EventHist<'_>> = (0..slots)
+        .map(|_| EventHist {
+            hist: Hist { sort: &opts.sort, tree: RbTree::default() },
+            repeats: Repeats::default(),
+            total: 0,
+            samples: 0,
+        })
+        .collect();
     let mut names = Names::default();
-    let mut total = 0u64;
-    let (mut samples, mut lost_samples) = (0u64, 0u64);
+    let mut lost_samples = 0u64;
     let mut chain: Vec<ChainEntry> = Vec::new();
     // With `srcline` and `--children`: the chain's entries' source lines, and whether perf has
     // them from the start ([`StackFolder::chain_srclines`]).
@@ -711,7 +747,6 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
     // appends) from the root unless the call graph is callee-first.
     let order = opts.call_graph.unwrap_or(ChainOrder::Caller);
     let mut ranks = DsoRanks::new(file);
-    let mut repeats = Repeats::default();
     // perf's parent pattern, compiled only when the key asks for it (as perf resolves parents).
     let parent_re = if has(SortKey::Parent) {
         Some(
@@ -755,11 +790,16 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
             lost_samples = lost_samples.saturating_add(l.lost);
         }
         let RecordKind::Sample(s) = &r.kind else { continue };
-        if r.event.is_none_or(|e| opts.event.is_some_and(|want| want != e.index))
+        let Some(event) = r.event else { continue };
+        if !per_event && opts.event.is_some_and(|want| want != event.index)
             || !in_ranges(&ranges, s.time().unwrap_or(0))
         {
             continue;
         }
+        let Some(EventHist { hist, repeats, total, samples }) = hists.get_mut(if per_event { event.index } else { 0 })
+        else {
+            continue;
+        };
         let period = s.period_or_attr();
         let (pid, tid) = (s.pid().unwrap_or(u32::MAX), s.tid().unwrap_or(u32::MAX));
         if opts.branch {
@@ -769,8 +809,8 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
                 || filter.tid.is_some_and(|t| t != tid)
                 || filter.comm.as_ref().is_some_and(|c| *c != folder.comm(tid));
             for e in b.entries() {
-                total = total.saturating_add(1);
-                samples += 1;
+                *total = total.saturating_add(1);
+                *samples += 1;
                 if hidden {
                     continue;
                 }
@@ -801,8 +841,8 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
         let kernel = r.header.cpumode() == CpuMode::Kernel;
         let ip = s.ip().unwrap_or(0);
         let f = folder.locate(pid, kernel, ip);
-        total = total.saturating_add(period);
-        samples += 1;
+        *total = total.saturating_add(period);
+        *samples += 1;
         if filter.pid.is_some_and(|p| p != pid)
             || filter.tid.is_some_and(|t| t != tid)
             || filter.comm.as_ref().is_some_and(|c| *c != folder.comm(tid))
@@ -936,6 +976,29 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
             repeats.insert(plan, &f, &chain);
         }
     }
+    diagnostics.extend(folder.diagnostics());
+    Ok(hists
+        .into_iter()
+        .map(|h| Report {
+            rows: rows(h.hist, &h.repeats, h.total, opts, &folder),
+            total: h.total,
+            samples: h.samples,
+            lost_samples,
+            diagnostics: diagnostics.clone(),
+        })
+        .collect())
+}
+
+/// One histogram's rows: `repeats`' samples added, the entries in perf's order with their
+/// percentages of `total`.
+fn rows(
+    mut hist: Hist<'_>,
+    repeats: &Repeats,
+    total: u64,
+    opts: &ReportOptions,
+    folder: &StackFolder<'_>,
+) -> Vec<ReportRow> {
+    let has = |k: SortKey| opts.sort.contains(&k);
     // The repeats, added as perf adds each sample (sums, so the order does not matter: a path
     // seen before only adds to the nodes its first sample made or split).
     for plan in repeats.plans() {
@@ -961,8 +1024,7 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
         }
     }
     let pct = |p: u64| if total > 0 { 100.0 * p as f64 / total as f64 } else { 0.0 };
-    let rows = hist
-        .into_sorted(opts.children, opts.call_graph)
+    hist.into_sorted(opts.children, opts.call_graph)
         .into_iter()
         .map(|(k, a)| ReportRow {
             overhead: pct(a.period),
@@ -1000,9 +1062,7 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
             to: k.to.filter(|_| has(SortKey::DsoTo) || has(SortKey::SymTo)).map(end_row),
             cycles: k.cycles.filter(|_| has(SortKey::Cycles)),
         })
-        .collect();
-    diagnostics.extend(folder.diagnostics());
-    Ok(Report { rows, total, samples, lost_samples, diagnostics })
+        .collect()
 }
 
 /// A branch end resolved as perf resolves it ([`StackFolder::locate_any`]).
