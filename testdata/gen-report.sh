@@ -39,7 +39,7 @@ perf report --stdio --no-children -g none --pid 1838 -i sysw.data > sysw.data.re
 # Tracepoint-only recordings: perf's tracepoint sort mode, the `trace` key (each sample's text)
 # by default; the key with others, and on a recording without tracepoints (N/A).
 perf report --stdio --no-children -g none -i syscalls.data > syscalls.data.report 2>/dev/null
-for keys in comm,trace sym,trace; do
+for keys in comm,trace sym,trace trace,pid; do
 	perf report --stdio --no-children -g none --sort $keys -i syscalls.data > syscalls.data.report-sort-$keys 2>/dev/null
 done
 perf report --stdio --no-children -g none --sort trace -i multi.data > multi.data.report-sort-trace 2>/dev/null

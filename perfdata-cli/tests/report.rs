@@ -195,14 +195,17 @@ fn unknown_sort_key_is_a_clear_error() {
 }
 
 /// A recording of tracepoints only: perf's tracepoint sort mode, each sample's text as the key
-/// (`Trace output`, never padded), by default and with other keys; on a recording without
-/// tracepoints the key is `N/A`. Whole outputs of perf 6.1 (gen-report.sh) less its closing tip.
+/// (`Trace output`, padded only when a column follows), by default and with other keys (`pid`
+/// after it: perf's `Pid:Command` column, at least as wide as its header, comms padded to it); on
+/// a recording without tracepoints the key is `N/A`. Whole outputs of perf 6.1 (gen-report.sh)
+/// less its closing tip.
 #[test]
 fn tracepoint_text_key_equals_perf_report() {
-    let cases: [(&str, &[&str], &str); 4] = [
+    let cases: [(&str, &[&str], &str); 5] = [
         ("syscalls.data", &[], "syscalls.data.report"),
         ("syscalls.data", &["--sort", "comm,trace"], "syscalls.data.report-sort-comm,trace"),
         ("syscalls.data", &["--sort", "sym,trace"], "syscalls.data.report-sort-sym,trace"),
+        ("syscalls.data", &["--sort", "trace,pid"], "syscalls.data.report-sort-trace,pid"),
         ("multi.data", &["--sort", "trace"], "multi.data.report-sort-trace"),
     ];
     for (name, args, stored) in cases {

@@ -114,7 +114,7 @@ impl SortKey {
     pub fn header(self) -> &'static str {
         match self {
             SortKey::Comm => "Command",
-            SortKey::Pid => "Pid:Command",
+            SortKey::Pid => "    Pid:Command",
             SortKey::Dso => "Shared Object",
             SortKey::Sym => "Symbol",
             SortKey::Cpu => "CPU",
@@ -1342,6 +1342,12 @@ pub fn report_table(rows: &[ReportRow], total: u64, t: &TableOptions<'_>) -> Str
         .enumerate()
         .map(|(i, k)| match k {
             SortKey::Comm => comm_width,
+            // perf's Pid:Command column: 8 wider than its Command column would be
+            // (`hists__calc_col_len`: each entry's `thread__comm_len`, the length of the thread's
+            // comm perf caches when it first lays a table out, i.e. its last), at least its header.
+            SortKey::Pid => {
+                rows.iter().map(|r| r.comm_width.saturating_add(8)).max().unwrap_or(0).max(k.header().len())
+            }
             SortKey::Srcline => srcline_width,
             // perf's CPU column is as wide as its header (`-001` overflows it).
             SortKey::Cpu => k.header().len(),
@@ -1397,15 +1403,14 @@ pub fn report_table(rows: &[ReportRow], total: u64, t: &TableOptions<'_>) -> Str
         if t.samples {
             let _ = write!(o, "  {:>12}", r.samples);
         }
-        // Every column is padded to its width but a last symbol or source line (perf prints
-        // those with a precision only, and pads the columns before the last).
+        // Every column is padded to its width but a last symbol, source line or tracepoint text
+        // (perf prints those with a precision only, and pads the columns before the last:
+        // `hist_entry__snprintf_alignment`).
         for (i, ((v, w), k)) in c.iter().zip(&widths).zip(sort).enumerate() {
             match k {
-                SortKey::Sym | SortKey::Srcline | SortKey::SymFrom | SortKey::SymTo if i + 1 == sort.len() => {
-                    let _ = write!(o, "  {v}");
-                }
-                // perf prints the text with "%-.*s": never padded.
-                SortKey::Trace => {
+                SortKey::Sym | SortKey::Srcline | SortKey::SymFrom | SortKey::SymTo | SortKey::Trace
+                    if i + 1 == sort.len() =>
+                {
                     let _ = write!(o, "  {v}");
                 }
                 _ => {
