@@ -225,6 +225,34 @@ fn tracepoint_text_key_equals_perf_report() {
     assert_eq!(default.matches("# Overhead  Trace output").count(), 4);
 }
 
+/// A recording with several events (multi.data: cpu-clock, task-clock, page-faults with
+/// callchains, context-switches), all of them made in one read: one table per event, in the
+/// recording's order, as perf 6.1 prints them — by default (`--children`, where perf walks the
+/// samples of the events without callchains along the last callchain it resolved, and shows call
+/// graphs only for page-faults) and without children or graphs. Whole outputs (gen-report.sh)
+/// less perf's closing tip, byte for byte.
+#[test]
+fn several_events_equal_perf_report() {
+    let cases: [(&[&str], &str); 2] = [
+        (&[], "multi.data.report-default"),
+        (&["--no-children", "-g", "none", "--sort", "comm,dso,sym"], "multi.data.report-no-children-sort-comm,dso,sym"),
+    ];
+    for (args, stored) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_perfdata"))
+            .args(["report", testdata("multi.data").to_str().unwrap()])
+            .args(common::symbol_args(&testdata("folded/root")))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = std::fs::read_to_string(testdata(stored)).unwrap();
+        assert!(text.contains("# (Tip:"), "{stored}");
+        assert_eq!(text.matches("# Samples: ").count(), 4, "{stored}");
+        let expected = text.trim_end_matches('\n').rsplitn(4, '\n').nth(3).unwrap().to_string() + "\n";
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), expected, "{stored}");
+    }
+}
+
 /// Branch mode on the corpus's branch-stack recordings (../shared/corpus, used when present):
 /// the whole text equals perf 6.1's stored output (testdata/corpus-perf/generate.sh), byte for
 /// byte — by default (branch mode: one entry per branch, default keys

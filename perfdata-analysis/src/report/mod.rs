@@ -736,6 +736,22 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<R
     // With `srcline` and `--children`: the chain's entries' source lines, and whether perf has
     // them from the start ([`StackFolder::chain_srclines`]).
     let mut chain_lines: Vec<(String, bool)> = Vec::new();
+    // perf's callchain cursor as the last sample with a callchain left it (`last`, with its source
+    // lines): perf 6.1 resets it only when it resolves a callchain, so with `--children` a sample
+    // of an event without callchains adds the cumulative entries of that cursor (the previous
+    // callchain's functions, under this sample's thread), and their paths to the entries' call
+    // graphs, which order the rows but are not shown (the event has no callchains).
+    let mut last: Vec<ChainEntry> = Vec::new();
+    let mut last_lines: Vec<(String, bool)> = Vec::new();
+    // Only one event reported: the others' callchains still move the cursor when that event has
+    // none.
+    let others_move_cursor = opts.children
+        && !opts.branch
+        && !per_event
+        && opts
+            .event
+            .and_then(|i| file.events().get(i))
+            .is_some_and(|e| e.attr.sample_type & perfdata_core::abi::sample_type::CALLCHAIN == 0);
     // The entries a sample has added to (perf's `he_cache`: a function counts once per sample).
     let mut seen: Vec<usize> = Vec::new();
     // perf report's --time drops the other samples before anything counts them; --pid, --tid
@@ -791,9 +807,15 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<R
         }
         let RecordKind::Sample(s) = &r.kind else { continue };
         let Some(event) = r.event else { continue };
-        if !per_event && opts.event.is_some_and(|want| want != event.index)
-            || !in_ranges(&ranges, s.time().unwrap_or(0))
-        {
+        if !in_ranges(&ranges, s.time().unwrap_or(0)) {
+            continue;
+        }
+        let own_chain = event.attr.sample_type & perfdata_core::abi::sample_type::CALLCHAIN != 0;
+        if !per_event && opts.event.is_some_and(|want| want != event.index) {
+            if others_move_cursor && own_chain {
+                let pid = s.pid().unwrap_or(u32::MAX);
+                cursor(&mut folder, (&r, s, pid), lazy_srcline, order, &mut last, &mut last_lines);
+            }
             continue;
         }
         let Some(EventHist { hist, repeats, total, samples }) = hists.get_mut(if per_event { event.index } else { 0 })
@@ -851,20 +873,32 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<R
         }
         let walk = opts.children || opts.call_graph.is_some();
         if walk || parent_re.is_some() {
-            folder.chain(&r, s, &mut chain);
-            if lazy_srcline && opts.children {
-                folder.chain_srclines(pid, &chain, &mut chain_lines);
-            }
-            if walk && order == ChainOrder::Caller {
-                chain.reverse();
-                chain_lines.reverse();
-            }
+            let lines = lazy_srcline && opts.children;
+            cursor(
+                &mut folder,
+                (&r, s, pid),
+                lines,
+                if walk { order } else { ChainOrder::Callee },
+                &mut chain,
+                &mut chain_lines,
+            );
         }
+        // The sample's own callchain becomes the cursor; a sample without one walks the cursor as
+        // it is, with `--children` (`last`).
+        let stale = opts.children && !own_chain;
+        if own_chain && walk {
+            std::mem::swap(&mut chain, &mut last);
+            std::mem::swap(&mut chain_lines, &mut last_lines);
+        }
+        let fresh: &[ChainEntry] = if own_chain && walk { &last } else { &chain };
+        let (walked, walked_lines): (&[ChainEntry], &[(String, bool)]) =
+            if stale || own_chain && walk { (&last, &last_lines) } else { (&chain, &chain_lines) };
+        let graph = opts.call_graph.is_some();
         // The parent: the first function of the recorded callchain, in the cursor's order, whose
         // name matches (perf looks neither at inline frames nor at frames unwound from a stack
         // dump).
         let parent: Option<Rc<str>> = parent_re.as_ref().and_then(|re| {
-            chain
+            fresh
                 .iter()
                 .filter(|c| !c.inlined && !c.unwound)
                 .filter_map(|c| c.symbol.as_ref())
@@ -883,7 +917,7 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<R
         let key = if lazy_srcline || tps.is_some() {
             None
         } else {
-            repeats.key(s, &r, &f, leaf_addr, comm, keys, (walk || parent_re.is_some()).then_some(chain.as_slice()))
+            repeats.key(s, &r, &f, leaf_addr, comm, keys, (walk || parent_re.is_some()).then_some(walked))
         };
         if let Some(plan) = key.and_then(|k| repeats.hit(k)) {
             plan.period = plan.period.saturating_add(period);
@@ -928,15 +962,18 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<R
             if !walk {
                 break 'work;
             }
-            if opts.call_graph.is_some() {
-                plan.frames.extend(chain.iter().map(|c| callchain::Frame {
+            if graph {
+                plan.frames.extend(walked.iter().map(|c| callchain::Frame {
                     dso: ranks.rank(&c.dso),
                     ip: c.addr,
                     name: c.symbol.clone(),
                     start: c.start.unwrap_or(0),
                     inlined: c.inlined,
                 }));
-                if let Some(e) = hist.acc(i) {
+                // perf adds a sample's path to its own entry only when the sample has a callchain
+                // (`hist_entry__append_callchain`), the cursor's to the cumulative entries.
+                plan.stale = stale;
+                if let (Some(e), false) = (hist.acc(i), stale) {
                     e.tree.get_or_insert_default().append(&plan.frames, period, 1);
                 }
             }
@@ -949,13 +986,13 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<R
             // level of the one walked before (`fill_callchain_info` leaves the reused
             // addr_location's level as it was), the sample's for the first.
             let mut level = kernel;
-            for (at, c) in chain.iter().enumerate() {
+            for (at, c) in walked.iter().enumerate() {
                 let dso = names.dso(&c.dso);
                 let sym = c.symbol.as_deref().map_or(Sym::Addr(c.addr), |n| named(n, c.start, c.end, c.inlined));
                 if c.symbol.is_some() || dso.is_some() {
                     level = c.kernel;
                 }
-                let line = chain_lines.get(at);
+                let line = walked_lines.get(at);
                 let key = base.with(dso, sym, line.map(|(l, _)| Rc::from(l.as_str())));
                 key.srcline_seen.set(line.is_some_and(|(_, known)| *known));
                 if seen.iter().any(|&j| hist.key(j).is_some_and(|k| entry_cmp(&opts.sort, k, &key).is_eq())) {
@@ -964,7 +1001,7 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<R
                 let j = hist.entry(key, level, tid);
                 if let Some(e) = hist.acc(j) {
                     e.children = e.children.saturating_add(period);
-                    if opts.call_graph.is_some() {
+                    if graph {
                         e.tree.get_or_insert_default().append(plan.frames.get(at..).unwrap_or_default(), period, 1);
                     }
                 }
@@ -973,14 +1010,26 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<R
             }
         }
         if key.is_some() {
-            repeats.insert(plan, &f, &chain);
+            repeats.insert(plan, &f, walked);
         }
     }
     diagnostics.extend(folder.diagnostics());
+    // perf shows no call graphs for an event without callchains.
+    let chains = |i: usize| {
+        file.events().get(i).is_none_or(|e| e.attr.sample_type & perfdata_core::abi::sample_type::CALLCHAIN != 0)
+    };
     Ok(hists
         .into_iter()
-        .map(|h| Report {
-            rows: rows(h.hist, &h.repeats, h.total, opts, &folder),
+        .enumerate()
+        .map(|(i, h)| Report {
+            rows: rows(
+                h.hist,
+                &h.repeats,
+                h.total,
+                opts,
+                &folder,
+                if per_event { chains(i) } else { opts.event.is_none_or(chains) },
+            ),
             total: h.total,
             samples: h.samples,
             lost_samples,
@@ -989,14 +1038,35 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<R
         .collect())
 }
 
+/// perf's callchain cursor for sample `s` of record `r` (of process `pid`) into `chain`: its
+/// entries in `order`, and with `lines` their source lines into `lines_out`.
+fn cursor(
+    folder: &mut StackFolder<'_>,
+    (r, s, pid): (&Record<'_>, &Sample<'_>, u32),
+    lines: bool,
+    order: ChainOrder,
+    chain: &mut Vec<ChainEntry>,
+    lines_out: &mut Vec<(String, bool)>,
+) {
+    folder.chain(r, s, chain);
+    if lines {
+        folder.chain_srclines(pid, chain, lines_out);
+    }
+    if order == ChainOrder::Caller {
+        chain.reverse();
+        lines_out.reverse();
+    }
+}
+
 /// One histogram's rows: `repeats`' samples added, the entries in perf's order with their
-/// percentages of `total`.
+/// percentages of `total`, with their call graphs if `graphs`.
 fn rows(
     mut hist: Hist<'_>,
     repeats: &Repeats,
     total: u64,
     opts: &ReportOptions,
     folder: &StackFolder<'_>,
+    graphs: bool,
 ) -> Vec<ReportRow> {
     let has = |k: SortKey| opts.sort.contains(&k);
     // The repeats, added as perf adds each sample (sums, so the order does not matter: a path
@@ -1010,7 +1080,7 @@ fn rows(
             if opts.children {
                 e.children = e.children.saturating_add(period);
             }
-            if let Some(t) = e.tree.as_mut() {
+            if let (Some(t), false) = (e.tree.as_mut(), plan.stale) {
                 t.append(&plan.frames, period, count);
             }
         }
@@ -1057,7 +1127,7 @@ fn rows(
             parent: k.parent.as_deref().map(|p| p.split('\0').next().unwrap_or(p).to_string()),
             trace: k.trace.as_deref().map(str::to_string),
             comm_width: folder.comm(a.tid).len(),
-            call_graph: a.tree.map(|t| t.nodes()).unwrap_or_default(),
+            call_graph: a.tree.filter(|_| graphs).map(|t| t.nodes()).unwrap_or_default(),
             from: k.from.filter(|_| has(SortKey::DsoFrom) || has(SortKey::SymFrom)).map(end_row),
             to: k.to.filter(|_| has(SortKey::DsoTo) || has(SortKey::SymTo)).map(end_row),
             cycles: k.cycles.filter(|_| has(SortKey::Cycles)),
@@ -1110,6 +1180,9 @@ struct Plan {
     cumulative: Vec<(usize, usize)>,
     /// With call graphs: the path, in the graph's order.
     frames: Vec<callchain::Frame>,
+    /// The path is perf's cursor as an earlier sample left it (the sample has no callchain): the
+    /// sample's own entry's call graph gets nothing.
+    stale: bool,
     /// The repeats' event count and number.
     period: u64,
     count: u64,
