@@ -3,7 +3,7 @@
 use clap::Args;
 use perfdata_analysis::options::{FoldRequest, TimeRanges};
 use perfdata_analysis::report::{
-    report, report_table, CallGraph, ChainOrder, Report, ReportOptions, SortKey, TableOptions,
+    report_per_event, report_table, CallGraph, ChainOrder, Report, ReportOptions, SortKey, TableOptions,
 };
 use perfdata_core::abi::sample_type;
 use std::io::{BufWriter, Write};
@@ -179,32 +179,30 @@ pub fn run(a: &ReportArgs) -> crate::CliResult {
         Some(p) => Box::new(BufWriter::new(std::fs::File::create(p)?)),
         None => Box::new(BufWriter::new(std::io::stdout().lock())),
     };
-    let mut said = false;
+    let opts = ReportOptions {
+        sort: sort.clone(),
+        children,
+        fold,
+        event: None,
+        call_graph: graph.and_then(|g| g.order),
+        parent: a.parent.clone().unwrap_or_else(|| perfdata_analysis::report::DEFAULT_PARENT.to_string()),
+        exclude_other: a.exclude_other,
+        branch,
+    };
+    // Every event's table from one read of the file.
+    let reports = report_per_event(&f, &opts)?;
+    // Each report has the read's diagnostics: said once.
+    for d in reports.first().map(|r| r.diagnostics.as_slice()).unwrap_or_default() {
+        crate::damage::warn_in(crate::shown(&a.file), d);
+    }
     let mut first = true;
-    for ev in f.events() {
-        let opts = ReportOptions {
-            sort: sort.clone(),
-            children,
-            fold: fold.clone(),
-            event: Some(ev.index),
-            call_graph: graph.and_then(|g| g.order),
-            parent: a.parent.clone().unwrap_or_else(|| perfdata_analysis::report::DEFAULT_PARENT.to_string()),
-            exclude_other: a.exclude_other,
-            branch,
-        };
-        let done = report(&f, &opts)?;
-        if !said {
-            for d in &done.diagnostics {
-                crate::damage::warn_in(crate::shown(&a.file), d);
-            }
-            said = true;
-        }
+    for (ev, done) in f.events().iter().zip(&reports) {
         // perf skips the events without samples.
         if done.samples == 0 {
             continue;
         }
         if a.json {
-            write_json(&mut out, &done, table.percent_limit, &sort)?;
+            write_json(&mut out, done, table.percent_limit, &sort)?;
             continue;
         }
         if first {

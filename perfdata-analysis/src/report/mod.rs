@@ -114,7 +114,7 @@ impl SortKey {
     pub fn header(self) -> &'static str {
         match self {
             SortKey::Comm => "Command",
-            SortKey::Pid => "Pid:Command",
+            SortKey::Pid => "    Pid:Command",
             SortKey::Dso => "Shared Object",
             SortKey::Sym => "Symbol",
             SortKey::Cpu => "CPU",
@@ -812,24 +812,78 @@ fn dir(cmp: Ordering) -> Option<bool> {
     }
 }
 
-/// The report of `file`'s samples (all events together), rows most first as perf orders them, and
-/// the total event count ([`Report`]). The fold options' time ranges drop samples before anything counts them;
+/// The report of `file`'s samples (all events together, or [`ReportOptions::event`]'s), rows most
+/// first as perf orders them, and the total event count ([`Report`]). The fold options' time ranges drop samples before anything counts them;
 /// its pid, tid and comm filters keep only those threads' samples in the rows while the total (the
 /// percentages' base) counts every sample, as perf report's default `--percentage absolute`. (perf
 /// 6.1 itself merges the samples of every thread into an entry and shows the entry when its first
 /// sample's thread passes the filter; that differs from this where two threads of one command
 /// share a function, e.g. `--pid` of a multi-threaded process.)
 pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
+    let mut reports = build(file, opts, false)?;
+    Ok(reports.pop().unwrap_or_else(|| Report {
+        rows: Vec::new(),
+        total: 0,
+        samples: 0,
+        lost_samples: 0,
+        diagnostics: Vec::new(),
+    }))
+}
+
+/// The report of each event of `file` ([`PerfFile::events`], in that order), as [`report`] makes
+/// it with [`ReportOptions::event`] that event's index (which is ignored here), from one read of
+/// the file: perf report's tables of a recording with several events. Each report has the whole
+/// read's [`Report::lost_samples`] and [`Report::diagnostics`].
+pub fn report_per_event(file: &PerfFile, opts: &ReportOptions) -> Result<Vec<Report>> {
+    build(file, opts, true)
+}
+
+/// One event's histogram being built, with what its samples add up to.
+struct EventHist<'a> {
+    hist: Hist<'a>,
+    repeats: Repeats,
+    cache: EntryCache,
+    total: u64,
+    samples: u64,
+}
+
+/// [`report`] (one report: every event's samples, or [`ReportOptions::event`]'s) or, with
+/// `per_event`, [`report_per_event`] (one per event of the file).
+fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<Report>> {
     let mut folder = StackFolder::new(file, &opts.fold);
     let has = |k: SortKey| opts.sort.contains(&k);
-    let mut hist = Hist { sort: &opts.sort, tree: RbTree::default() };
+    let slots = if per_event { file.events().len() } else { 1 };
+    let mut hists: Vec<EventHist<'_>> = (0..slots)
+        .map(|_| EventHist {
+            hist: Hist { sort: &opts.sort, tree: RbTree::default() },
+            repeats: Repeats::default(),
+            cache: EntryCache::new(opts, has(SortKey::Srcline)),
+            total: 0,
+            samples: 0,
+        })
+        .collect();
     let mut names = Names::default();
-    let mut total = 0u64;
-    let (mut samples, mut lost_samples) = (0u64, 0u64);
+    let mut lost_samples = 0u64;
     let mut chain: Vec<ChainEntry> = Vec::new();
     // With `srcline` and `--children`: the chain's entries' source lines, and whether perf has
     // them from the start ([`StackFolder::chain_srclines`]).
     let mut chain_lines: Vec<(String, bool)> = Vec::new();
+    // perf's callchain cursor as the last sample with a callchain left it (`last`, with its source
+    // lines): perf 6.1 resets it only when it resolves a callchain, so with `--children` a sample
+    // of an event without callchains adds the cumulative entries of that cursor (the previous
+    // callchain's functions, under this sample's thread), and their paths to the entries' call
+    // graphs, which order the rows but are not shown (the event has no callchains).
+    let mut last: Vec<ChainEntry> = Vec::new();
+    let mut last_lines: Vec<(String, bool)> = Vec::new();
+    // Only one event reported: the others' callchains still move the cursor when that event has
+    // none.
+    let others_move_cursor = opts.children
+        && !opts.branch
+        && !per_event
+        && opts
+            .event
+            .and_then(|i| file.events().get(i))
+            .is_some_and(|e| e.attr.sample_type & perfdata_core::abi::sample_type::CALLCHAIN == 0);
     // The entries a sample has added to (perf's `he_cache`: a function counts once per sample).
     let mut seen: Vec<usize> = Vec::new();
     // perf report's --time drops the other samples before anything counts them; --pid, --tid
@@ -841,8 +895,6 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
     // appends) from the root unless the call graph is callee-first.
     let order = opts.call_graph.unwrap_or(ChainOrder::Caller);
     let mut ranks = DsoRanks::new(file);
-    let mut repeats = Repeats::default();
-    let mut cache = EntryCache::new(opts, has(SortKey::Srcline));
     // perf's parent pattern, compiled only when the key asks for it (as perf resolves parents).
     let parent_re = if has(SortKey::Parent) {
         Some(
@@ -886,11 +938,23 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
             lost_samples = lost_samples.saturating_add(l.lost);
         }
         let RecordKind::Sample(s) = &r.kind else { continue };
-        if r.event.is_none_or(|e| opts.event.is_some_and(|want| want != e.index))
-            || !in_ranges(&ranges, s.time().unwrap_or(0))
-        {
+        let Some(event) = r.event else { continue };
+        if !in_ranges(&ranges, s.time().unwrap_or(0)) {
             continue;
         }
+        let own_chain = event.attr.sample_type & perfdata_core::abi::sample_type::CALLCHAIN != 0;
+        if !per_event && opts.event.is_some_and(|want| want != event.index) {
+            if others_move_cursor && own_chain {
+                let pid = s.pid().unwrap_or(u32::MAX);
+                cursor(&mut folder, (&r, s, pid), lazy_srcline, order, &mut last, &mut last_lines);
+            }
+            continue;
+        }
+        let Some(EventHist { hist, repeats, cache, total, samples }) =
+            hists.get_mut(if per_event { event.index } else { 0 })
+        else {
+            continue;
+        };
         let period = s.period_or_attr();
         let (pid, tid) = (s.pid().unwrap_or(u32::MAX), s.tid().unwrap_or(u32::MAX));
         if opts.branch {
@@ -900,8 +964,8 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
                 || filter.tid.is_some_and(|t| t != tid)
                 || filter.comm.as_ref().is_some_and(|c| *c != folder.comm(tid));
             for e in b.entries() {
-                total = total.saturating_add(1);
-                samples += 1;
+                *total = total.saturating_add(1);
+                *samples += 1;
                 if hidden {
                     continue;
                 }
@@ -932,8 +996,8 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
         let kernel = r.header.cpumode() == CpuMode::Kernel;
         let ip = s.ip().unwrap_or(0);
         let f = folder.locate(pid, kernel, ip);
-        total = total.saturating_add(period);
-        samples += 1;
+        *total = total.saturating_add(period);
+        *samples += 1;
         if filter.pid.is_some_and(|p| p != pid)
             || filter.tid.is_some_and(|t| t != tid)
             || filter.comm.as_ref().is_some_and(|c| *c != folder.comm(tid))
@@ -942,20 +1006,32 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
         }
         let walk = opts.children || opts.call_graph.is_some();
         if walk || parent_re.is_some() {
-            folder.chain(&r, s, &mut chain);
-            if lazy_srcline && opts.children {
-                folder.chain_srclines(pid, &chain, &mut chain_lines);
-            }
-            if walk && order == ChainOrder::Caller {
-                chain.reverse();
-                chain_lines.reverse();
-            }
+            let lines = lazy_srcline && opts.children;
+            cursor(
+                &mut folder,
+                (&r, s, pid),
+                lines,
+                if walk { order } else { ChainOrder::Callee },
+                &mut chain,
+                &mut chain_lines,
+            );
         }
+        // The sample's own callchain becomes the cursor; a sample without one walks the cursor as
+        // it is, with `--children` (`last`).
+        let stale = opts.children && !own_chain;
+        if own_chain && walk {
+            std::mem::swap(&mut chain, &mut last);
+            std::mem::swap(&mut chain_lines, &mut last_lines);
+        }
+        let fresh: &[ChainEntry] = if own_chain && walk { &last } else { &chain };
+        let (walked, walked_lines): (&[ChainEntry], &[(String, bool)]) =
+            if stale || own_chain && walk { (&last, &last_lines) } else { (&chain, &chain_lines) };
+        let graph = opts.call_graph.is_some();
         // The parent: the first function of the recorded callchain, in the cursor's order, whose
         // name matches (perf looks neither at inline frames nor at frames unwound from a stack
         // dump).
         let parent: Option<Rc<str>> = parent_re.as_ref().and_then(|re| {
-            chain
+            fresh
                 .iter()
                 .filter(|c| !c.inlined && !c.unwound)
                 .filter_map(|c| c.symbol.as_ref())
@@ -974,7 +1050,7 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
         let key = if lazy_srcline || tps.is_some() {
             None
         } else {
-            repeats.key(s, &r, &f, leaf_addr, comm, keys, (walk || parent_re.is_some()).then_some(chain.as_slice()))
+            repeats.key(s, &r, &f, leaf_addr, comm, keys, (walk || parent_re.is_some()).then_some(walked))
         };
         if let Some(plan) = key.and_then(|k| repeats.hit(k)) {
             plan.period = plan.period.saturating_add(period);
@@ -1030,15 +1106,18 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
             if !walk {
                 break 'work;
             }
-            if opts.call_graph.is_some() {
-                plan.frames.extend(chain.iter().map(|c| callchain::Frame {
+            if graph {
+                plan.frames.extend(walked.iter().map(|c| callchain::Frame {
                     dso: ranks.rank(&c.dso),
                     ip: c.addr,
                     name: c.symbol.clone(),
                     start: c.start.unwrap_or(0),
                     inlined: c.inlined,
                 }));
-                if let Some(e) = hist.acc(i) {
+                // perf adds a sample's path to its own entry only when the sample has a callchain
+                // (`hist_entry__append_callchain`), the cursor's to the cumulative entries.
+                plan.stale = stale;
+                if let (Some(e), false) = (hist.acc(i), stale) {
                     e.tree.get_or_insert_default().append(&plan.frames, period, 1);
                 }
             }
@@ -1051,15 +1130,15 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
             // level of the one walked before (`fill_callchain_info` leaves the reused
             // addr_location's level as it was), the sample's for the first.
             let mut level = kernel;
-            if chain.iter().any(|c| c.inlined) {
+            if walked.iter().any(|c| c.inlined) {
                 cache.off();
             }
-            for (at, c) in chain.iter().enumerate() {
+            for (at, c) in walked.iter().enumerate() {
                 let dso = names.dso(&c.dso);
                 if c.symbol.is_some() || dso.is_some() {
                     level = c.kernel;
                 }
-                let line = chain_lines.get(at);
+                let line = walked_lines.get(at);
                 let id = cache.id(&base, dso.as_ref(), SymId::of(c.symbol.as_deref(), c.start, c.end, c.addr));
                 // A frame met before: its entry without a search (equal keys are one entry).
                 let j = match cache.get(id.as_ref()) {
@@ -1080,7 +1159,7 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
                 };
                 if let Some(e) = hist.acc(j) {
                     e.children = e.children.saturating_add(period);
-                    if opts.call_graph.is_some() {
+                    if graph {
                         e.tree.get_or_insert_default().append(plan.frames.get(at..).unwrap_or_default(), period, 1);
                     }
                 }
@@ -1093,9 +1172,65 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
             repeats.forget();
         }
         if key.is_some() && !cache.touched_mixed {
-            repeats.insert(plan, &f, &chain);
+            repeats.insert(plan, &f, walked);
         }
     }
+    diagnostics.extend(folder.diagnostics());
+    // perf shows no call graphs for an event without callchains.
+    let chains = |i: usize| {
+        file.events().get(i).is_none_or(|e| e.attr.sample_type & perfdata_core::abi::sample_type::CALLCHAIN != 0)
+    };
+    Ok(hists
+        .into_iter()
+        .enumerate()
+        .map(|(i, h)| Report {
+            rows: rows(
+                h.hist,
+                &h.repeats,
+                h.total,
+                opts,
+                &folder,
+                if per_event { chains(i) } else { opts.event.is_none_or(chains) },
+            ),
+            total: h.total,
+            samples: h.samples,
+            lost_samples,
+            diagnostics: diagnostics.clone(),
+        })
+        .collect())
+}
+
+/// perf's callchain cursor for sample `s` of record `r` (of process `pid`) into `chain`: its
+/// entries in `order`, and with `lines` their source lines into `lines_out`.
+fn cursor(
+    folder: &mut StackFolder<'_>,
+    (r, s, pid): (&Record<'_>, &Sample<'_>, u32),
+    lines: bool,
+    order: ChainOrder,
+    chain: &mut Vec<ChainEntry>,
+    lines_out: &mut Vec<(String, bool)>,
+) {
+    folder.chain(r, s, chain);
+    if lines {
+        folder.chain_srclines(pid, chain, lines_out);
+    }
+    if order == ChainOrder::Caller {
+        chain.reverse();
+        lines_out.reverse();
+    }
+}
+
+/// One histogram's rows: `repeats`' samples added, the entries in perf's order with their
+/// percentages of `total`, with their call graphs if `graphs`.
+fn rows(
+    mut hist: Hist<'_>,
+    repeats: &Repeats,
+    total: u64,
+    opts: &ReportOptions,
+    folder: &StackFolder<'_>,
+    graphs: bool,
+) -> Vec<ReportRow> {
+    let has = |k: SortKey| opts.sort.contains(&k);
     // The repeats, added as perf adds each sample (sums, so the order does not matter: a path
     // seen before only adds to the nodes its first sample made or split).
     for plan in repeats.plans() {
@@ -1107,7 +1242,7 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
             if opts.children {
                 e.children = e.children.saturating_add(period);
             }
-            if let Some(t) = e.tree.as_mut() {
+            if let (Some(t), false) = (e.tree.as_mut(), plan.stale) {
                 t.append(&plan.frames, period, count);
             }
         }
@@ -1121,8 +1256,7 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
         }
     }
     let pct = |p: u64| if total > 0 { 100.0 * p as f64 / total as f64 } else { 0.0 };
-    let rows = hist
-        .into_sorted(opts.children, opts.call_graph)
+    hist.into_sorted(opts.children, opts.call_graph)
         .into_iter()
         .map(|(k, a)| ReportRow {
             overhead: pct(a.period),
@@ -1155,14 +1289,12 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
             parent: k.parent.as_deref().map(|p| p.split('\0').next().unwrap_or(p).to_string()),
             trace: k.trace.as_deref().map(str::to_string),
             comm_width: folder.comm(a.tid).len(),
-            call_graph: a.tree.map(|t| t.nodes()).unwrap_or_default(),
+            call_graph: a.tree.filter(|_| graphs).map(|t| t.nodes()).unwrap_or_default(),
             from: k.from.filter(|_| has(SortKey::DsoFrom) || has(SortKey::SymFrom)).map(end_row),
             to: k.to.filter(|_| has(SortKey::DsoTo) || has(SortKey::SymTo)).map(end_row),
             cycles: k.cycles.filter(|_| has(SortKey::Cycles)),
         })
-        .collect();
-    diagnostics.extend(folder.diagnostics());
-    Ok(Report { rows, total, samples, lost_samples, diagnostics })
+        .collect()
 }
 
 /// A branch end resolved as perf resolves it ([`StackFolder::locate_any`]).
@@ -1210,6 +1342,9 @@ struct Plan {
     cumulative: Vec<(usize, usize)>,
     /// With call graphs: the path, in the graph's order.
     frames: Vec<callchain::Frame>,
+    /// The path is perf's cursor as an earlier sample left it (the sample has no callchain): the
+    /// sample's own entry's call graph gets nothing.
+    stale: bool,
     /// The repeats' event count and number.
     period: u64,
     count: u64,
@@ -1447,6 +1582,12 @@ pub fn report_table(rows: &[ReportRow], total: u64, t: &TableOptions<'_>) -> Str
         .enumerate()
         .map(|(i, k)| match k {
             SortKey::Comm => comm_width,
+            // perf's Pid:Command column: 8 wider than its Command column would be
+            // (`hists__calc_col_len`: each entry's `thread__comm_len`, the length of the thread's
+            // comm perf caches when it first lays a table out, i.e. its last), at least its header.
+            SortKey::Pid => {
+                rows.iter().map(|r| r.comm_width.saturating_add(8)).max().unwrap_or(0).max(k.header().len())
+            }
             SortKey::Srcline => srcline_width,
             // perf's CPU column is as wide as its header (`-001` overflows it).
             SortKey::Cpu => k.header().len(),
@@ -1502,15 +1643,14 @@ pub fn report_table(rows: &[ReportRow], total: u64, t: &TableOptions<'_>) -> Str
         if t.samples {
             let _ = write!(o, "  {:>12}", r.samples);
         }
-        // Every column is padded to its width but a last symbol or source line (perf prints
-        // those with a precision only, and pads the columns before the last).
+        // Every column is padded to its width but a last symbol, source line or tracepoint text
+        // (perf prints those with a precision only, and pads the columns before the last:
+        // `hist_entry__snprintf_alignment`).
         for (i, ((v, w), k)) in c.iter().zip(&widths).zip(sort).enumerate() {
             match k {
-                SortKey::Sym | SortKey::Srcline | SortKey::SymFrom | SortKey::SymTo if i + 1 == sort.len() => {
-                    let _ = write!(o, "  {v}");
-                }
-                // perf prints the text with "%-.*s": never padded.
-                SortKey::Trace => {
+                SortKey::Sym | SortKey::Srcline | SortKey::SymFrom | SortKey::SymTo | SortKey::Trace
+                    if i + 1 == sort.len() =>
+                {
                     let _ = write!(o, "  {v}");
                 }
                 _ => {
