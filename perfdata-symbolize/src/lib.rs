@@ -378,6 +378,23 @@ pub struct Frame {
 /// A symbol found for an address: its name, first address and end.
 type Found = Option<(Rc<str>, u64, u64)>;
 
+/// The one `Rc` of symbol `name` starting at `start` in `dso` ([`Symbolizer`]'s `names`).
+fn interned(
+    names: &mut HashMap<(Rc<str>, u64), Rc<str>, ahash::RandomState>,
+    dso: &Rc<str>,
+    start: u64,
+    name: &str,
+) -> Rc<str> {
+    match names.get(&(dso.clone(), start)) {
+        Some(n) if **n == *name => n.clone(),
+        _ => {
+            let n: Rc<str> = Rc::from(name);
+            names.insert((dso.clone(), start), n.clone());
+            n
+        }
+    }
+}
+
 impl Frame {
     /// A frame of `dso` with its symbol's name and first address, if found.
     fn of(found: Found, dso: Rc<str>) -> Frame {
@@ -395,9 +412,6 @@ enum Source {
     /// No symbols, and why.
     None(Error),
 }
-
-/// A kernel symbol found: its name, start and end.
-type KernelSym = (Rc<str>, u64, u64);
 
 /// The kernel's and its modules' symbols, as perf's kernel dso and module dsos hold them over
 /// time (see [`kmod`]).
@@ -418,11 +432,6 @@ struct KernelState {
     module_build_ids: Vec<(String, String, Vec<u8>)>,
     /// Changes whenever a kernel address may resolve differently than before.
     generation: u64,
-    /// What kallsyms names at each address looked up (one `Rc` per name: equal names compare
-    /// by pointer, and no lookup allocates twice).
-    found: HashMap<u64, Option<KernelSym>, ahash::RandomState>,
-    /// The names of `found`, by symbol start.
-    names: HashMap<u64, Rc<str>, ahash::RandomState>,
 }
 
 /// The symbolizer with its caches.
@@ -432,7 +441,12 @@ pub struct Symbolizer {
     kernel_build_id: Option<Vec<u8>>,
     sources: HashMap<String, Rc<Source>, ahash::RandomState>,
     kernel: KernelState,
+    /// What each address of a file (by dso name, the address in the file; the kernel's as it is)
+    /// resolved to.
     cache: HashMap<(Rc<str>, u64), Found, ahash::RandomState>,
+    /// The symbols' names, one `Rc` per (dso, start) ([`interned`]): the frames of one symbol
+    /// compare equal by pointer (report's repeats key them so), and a name is allocated once.
+    names: HashMap<(Rc<str>, u64), Rc<str>, ahash::RandomState>,
     dso_names: HashMap<String, Rc<str>, ahash::RandomState>,
     /// Every file opened, by path (`Err`: not a readable ELF file, and why), so each is mapped
     /// once.
@@ -563,6 +577,7 @@ impl Symbolizer {
             sources: HashMap::default(),
             kernel: KernelState::default(),
             cache: HashMap::default(),
+            names: HashMap::default(),
             dso_names: HashMap::default(),
             binaries: HashMap::new(),
             runtimes: HashMap::new(),
@@ -1373,24 +1388,17 @@ impl Symbolizer {
     /// `addr` in the kernel's own symbols (kallsyms).
     fn lookup_kallsyms(&mut self, addr: u64) -> Lookup {
         let dso = self.dso_name("[kernel.kallsyms]");
-        let found = match self.kernel.found.get(&addr) {
+        let key = (dso.clone(), addr);
+        let found = match self.cache.get(&key) {
             Some(f) => f.clone(),
             None => {
                 let kallsyms = self.kallsyms();
-                let names = &mut self.kernel.names;
+                let names = &mut self.names;
                 let f = kallsyms.and_then(|k| {
                     let (name, start, end) = k.find(addr)?;
-                    let name = match names.get(&start) {
-                        Some(n) if **n == *name => n.clone(),
-                        _ => {
-                            let n = Rc::from(name);
-                            names.insert(start, Rc::clone(&n));
-                            n
-                        }
-                    };
-                    Some((name, start, end))
+                    Some((interned(names, &dso, start, name), start, end))
                 });
-                self.kernel.found.insert(addr, f.clone());
+                self.cache.insert(key, f.clone());
                 f
             }
         };
@@ -1511,15 +1519,16 @@ impl Symbolizer {
                 .ok_or_else(|| NoName::new(dso, Error::NoSymbol { addr }));
         }
         let source = self.source(map);
+        let names = &mut self.names;
         let found: Found = match &*source {
             // perf demangles no perf map name (dso__load_perf_map keeps them as written).
-            Source::Absolute(t) => t.find(addr).map(|s| (Rc::from(s.name.as_str()), s.start, s.end)),
+            Source::Absolute(t) => t.find(addr).map(|s| (interned(names, &dso, s.start, &s.name), s.start, s.end)),
             Source::Elf(e, plt, _) => {
                 let vaddr = e.offset_to_vaddr(key.1);
                 plt.as_ref()
                     .unwrap_or(&e.symbols.table)
                     .find(vaddr)
-                    .map(|s| (Rc::from(demangle(&s.name)), s.start, s.end))
+                    .map(|s| (interned(names, &dso, s.start, &demangle(&s.name)), s.start, s.end))
             }
             Source::None(_) => None,
         };
