@@ -415,7 +415,7 @@ struct Names {
     /// Short names by the symbolizer's dso name (kept, so that its address stays its own).
     dsos: HashMap<usize, (Rc<str>, Option<Rc<str>>)>,
     /// The short names, each once.
-    shorts: HashMap<Rc<str>, Rc<str>>,
+    shorts: std::collections::HashSet<Rc<str>>,
 }
 
 impl Names {
@@ -434,7 +434,13 @@ impl Names {
         let shorts = &mut self.shorts;
         let (_, short) = self.dsos.entry(Rc::as_ptr(dso).cast::<u8>() as usize).or_insert_with(|| {
             // One `Rc` per short name, also for two files of one name ([`EntryCache::group`]).
-            let short = short_dso(dso).map(|s| shorts.entry(s.clone()).or_insert(s).clone());
+            let short = short_dso(dso).map(|s| match shorts.get(&s) {
+                Some(known) => known.clone(),
+                None => {
+                    shorts.insert(s.clone());
+                    s
+                }
+            });
             (dso.clone(), short)
         });
         short.clone()
@@ -706,7 +712,8 @@ impl SymId {
 /// and parent, whose comparison [`entry_cmp`] is then a total order over the keys remembered
 /// here: symbols not inlined, and unresolved addresses only while those compared with each other
 /// (of one shared object when it is compared first, else all) are in one half of the address
-/// space, since `sym_cmp` orders two addresses by the sign of their wrapping difference. Its
+/// space, since `sym_cmp` orders two addresses by the sign of their wrapping difference (and
+/// threads and CPUs only while they lie between -1 and 2^30, for the same reason). Its
 /// answer for a key is then the one entry equal to it, the same at every search. Once an inlined
 /// function is among the entries (its comparison by name can make a symbol equal to it), or a
 /// group of addresses spans both halves, those keys are searched for again, as perf searches.
@@ -781,6 +788,12 @@ impl EntryCache {
                 self.touched_mixed = true;
                 return None;
             }
+        }
+        // perf compares threads and CPUs by their `int` difference: an order while they span less
+        // than 2^31 (pids and CPUs do; a value from a damaged file may not).
+        let small = |v: i32| (-1..1 << 30).contains(&v);
+        if base.tid.is_some_and(|t| !small(t as i32)) || base.cpu.is_some_and(|c| !small(c)) {
+            return None;
         }
         let (tag, a, b) = match sym {
             _ if !self.on => return None,
@@ -1061,10 +1074,9 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<R
         cache.touched_mixed = false;
         let mixings = cache.mixings;
         'work: {
-            let sym_addr = if f.symbol.is_some() { 0 } else { folder.map_ip(pid, kernel, ip) };
             let sym = match f.symbol.as_deref() {
                 Some(n) => named(n, f.start, f.end, false),
-                None => Sym::Addr(sym_addr),
+                None => Sym::Addr(leaf_addr),
             };
             let base = Key {
                 comm: has(SortKey::Comm).then(|| {
@@ -1086,7 +1098,7 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<R
                 to: None,
                 cycles: None,
             };
-            let id = cache.id(&base, base.dso.as_ref(), SymId::of(f.symbol.as_deref(), f.start, f.end, sym_addr));
+            let id = cache.id(&base, base.dso.as_ref(), SymId::of(f.symbol.as_deref(), f.start, f.end, leaf_addr));
             let i = match cache.get(id.as_ref()) {
                 Some(i) => i,
                 None => {
