@@ -291,7 +291,8 @@ impl Tree {
         self.nodes.extend(new);
     }
 
-    /// `callchain_merge`: add `src`'s paths, each node's hits as one path, in its tree order.
+    /// `callchain_merge`: add `src`'s paths, each node's hits as one path, in its tree order
+    /// (the longest path appended stays this tree's).
     pub(super) fn merge(&mut self, src: &Tree) {
         let mut path = Vec::new();
         self.merge_node(src, 0, &mut path);
@@ -301,8 +302,10 @@ impl Tree {
         let Some(n) = src.nodes.get(at) else { return };
         let len = path.len();
         path.extend(n.val.iter().cloned());
-        if n.hit > 0 {
-            self.append(path, n.hit, 1);
+        // perf merges with `append_chain_children`, not `callchain_append`: the longest path
+        // stays the destination's own (it orders rows of equal Children, [`Tree::max_depth`]).
+        if n.hit > 0 && !path.is_empty() {
+            self.append_children(0, path, n.hit, 1);
         }
         for &c in n.children.iter() {
             self.merge_node(src, c, path);
@@ -556,4 +559,28 @@ fn subtree(
 /// perf's `1 << i` on an `int`: x86-64 shifts a 32-bit value by the count modulo 32.
 fn bit(i: usize) -> u32 {
     1u32.wrapping_shl((i % 32) as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path(ips: &[u64]) -> Vec<Frame> {
+        ips.iter().map(|&ip| Frame { dso: 1, ip, name: None, start: 0, inlined: false }).collect()
+    }
+
+    /// perf's `callchain_merge` adds the paths with `append_chain_children`: the merged tree's
+    /// longest path is still the longest it appended itself.
+    #[test]
+    fn merge_keeps_the_longest_own_path() {
+        let mut dst = Tree::default();
+        dst.append(&path(&[1, 2]), 10, 1);
+        let mut src = Tree::default();
+        src.append(&path(&[1, 2, 3, 4, 5]), 30, 3);
+        assert_eq!(src.max_depth(), 5);
+        dst.merge(&src);
+        assert_eq!(dst.max_depth(), 2);
+        dst.append(&path(&[7, 8, 9]), 1, 1);
+        assert_eq!(dst.max_depth(), 3);
+    }
 }
