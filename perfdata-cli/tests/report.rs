@@ -258,6 +258,41 @@ fn several_events_equal_perf_report() {
     let _ = std::fs::remove_dir_all(&novdso);
 }
 
+/// A thread perf saw no FORK of (testdata/comm-override.sh points it elsewhere, as if lost) is
+/// `:TID` until its first COMM, which renames that comm in place: perf shows the samples from
+/// before the COMM under the new name, merges their entries with the later ones, and orders rows
+/// of equal Children by the longest path each entry appended itself (a merge adds none). perf
+/// 6.1's default output and its plain table, byte for byte less the closing tip; nothing named
+/// from this machine.
+#[test]
+fn comm_renamed_in_place_equals_perf_report() {
+    let empty = std::env::temp_dir().join(format!("perfdata-comm-override-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    for (args, stored) in [(&[][..], "default"), (&["--no-children", "-g", "none"][..], "flat")] {
+        let out = Command::new(env!("CARGO_BIN_EXE_perfdata"))
+            .arg("report")
+            .arg(testdata("comm-override.data"))
+            .arg("--symfs")
+            .arg(&empty)
+            .arg("--buildid-dir")
+            .arg(&empty)
+            .args(["--kallsyms", "/dev/null"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = std::fs::read_to_string(testdata(&format!("comm-override.data.report-{stored}"))).unwrap();
+        assert!(text.contains("# (Tip:"), "{stored}");
+        let expected = text.trim_end_matches('\n').rsplitn(4, '\n').nth(3).unwrap().to_string() + "\n";
+        // The loop's samples, from before the COMM and in no map, are awk's; no `:TID` is left.
+        assert!(expected.contains("awk      [unknown]"), "{stored}");
+        assert!(!expected.contains("  :"), "{stored}");
+        let got = String::from_utf8(out.stdout).unwrap();
+        assert!(got == expected, "{stored}: differs from perf's\n{}", first_difference(&got, &expected));
+    }
+    let _ = std::fs::remove_dir(&empty);
+}
+
 /// A copy of the directory tree `from` at `to`, less its files named `[vdso]`.
 fn copy_without_vdso(from: &std::path::Path, to: &std::path::Path) {
     std::fs::create_dir_all(to).unwrap();

@@ -430,6 +430,16 @@ impl Names {
         }
     }
 
+    /// perf's `comm__override`: the first COMM of a thread that had only its `:TID` placeholder
+    /// renames that comm in place, so the entries made under it show the new name. The
+    /// placeholder's `Rc` and the new name's, when entries may hold the placeholder.
+    fn rename(&mut self, tid: u32, comm: &str) -> Option<(Rc<str>, Rc<str>)> {
+        let old = self.comms.get(&tid).filter(|c| ***c == *format!(":{}", tid as i32))?.clone();
+        let new: Rc<str> = comm.into();
+        self.comms.insert(tid, new.clone());
+        Some((old, new))
+    }
+
     fn dso(&mut self, dso: &Rc<str>) -> Option<Rc<str>> {
         let shorts = &mut self.shorts;
         let (_, short) = self.dsos.entry(Rc::as_ptr(dso).cast::<u8>() as usize).or_insert_with(|| {
@@ -603,6 +613,8 @@ fn entry_sort(
 struct Hist<'a> {
     sort: &'a [SortKey],
     tree: RbTree<(Key, Acc)>,
+    /// The entries of each comm (by the address of its `Rc`), for [`Hist::rename_comm`].
+    by_comm: HashMap<usize, Vec<usize>>,
 }
 
 impl Hist<'_> {
@@ -612,7 +624,23 @@ impl Hist<'_> {
         let found = self
             .tree
             .insert_by(|(k, _)| dir(entry_cmp(sort, k, &key)), || (key.clone(), Acc { kernel, tid, ..Acc::default() }));
+        if let (Ok(i), Some(c)) = (found, &key.comm) {
+            self.by_comm.entry(Rc::as_ptr(c).cast::<u8>() as usize).or_default().push(i);
+        }
         found.unwrap_or_else(|i| i)
+    }
+
+    /// Every entry whose comm is `old` now has `new`, where it lies in the tree (perf renames the
+    /// comm the entries point to; its tree is not re-sorted, and the searches that meet such an
+    /// entry compare the new name).
+    fn rename_comm(&mut self, old: &Rc<str>, new: &Rc<str>) {
+        let Some(entries) = self.by_comm.remove(&(Rc::as_ptr(old).cast::<u8>() as usize)) else { return };
+        for &i in &entries {
+            if let Some((k, _)) = self.tree.get_mut(i) {
+                k.comm = Some(new.clone());
+            }
+        }
+        self.by_comm.entry(Rc::as_ptr(new).cast::<u8>() as usize).or_default().extend(entries);
     }
 
     fn acc(&mut self, i: usize) -> Option<&mut Acc> {
@@ -727,10 +755,16 @@ struct EntryCache {
     halves: HashMap<u64, u8, ahash::RandomState>,
     /// How many times a group came to be in both halves.
     mixings: u64,
-    /// A key of the sample being added was an unresolved address of a group in both halves
-    /// (cleared by the caller): the sample is no plan for others ([`Repeats`]), since perf
-    /// searches for that key again and may find another entry.
+    /// A key of the sample being added was an unresolved address of a group in both halves, or
+    /// a comm among [`EntryCache::renames`] (cleared by the caller): the sample is no plan for
+    /// others ([`Repeats`]), since perf searches for that key again and may find another entry.
     touched_mixed: bool,
+    /// The comms renamed where their entries lie in the tree ([`Hist::rename_comm`]), each as
+    /// the lower and the higher of its old and new name. A search for a comm between them may
+    /// meet such an entry and turn the other way than its place in the tree says, so its answer
+    /// can change as the tree does: it is not remembered. Any other key compares the same with
+    /// the old and the new name, and the tree is still in order for it.
+    renames: Vec<(Rc<str>, Rc<str>)>,
     by_id: HashMap<[u64; 8], usize, ahash::RandomState>,
     /// The names whose addresses identities hold, kept so that no other name takes an address.
     held: HashMap<usize, Rc<str>, ahash::RandomState>,
@@ -756,6 +790,14 @@ impl EntryCache {
         self.on = false;
     }
 
+    /// Entries of comm `old` are now of `new` ([`EntryCache::renames`]); what was remembered is
+    /// forgotten.
+    fn renamed(&mut self, old: &Rc<str>, new: &Rc<str>) {
+        let (lo, hi) = if old.as_bytes() <= new.as_bytes() { (old, new) } else { (new, old) };
+        self.renames.push((lo.clone(), hi.clone()));
+        self.by_id.clear();
+    }
+
     fn hold(&mut self, name: Option<&Rc<str>>) -> u64 {
         let Some(name) = name else { return 0 };
         let at = Rc::as_ptr(name).cast::<u8>() as usize;
@@ -776,6 +818,13 @@ impl EntryCache {
     /// The identity of `base`'s key with the shared object `dso` (one of [`Names`]' short names,
     /// which it keeps) and the symbol `sym`; `None` where the answer is not remembered.
     fn id(&mut self, base: &Key, dso: Option<&Rc<str>>, sym: SymId) -> Option<[u64; 8]> {
+        if let Some(c) = &base.comm {
+            let c = c.as_bytes();
+            if self.renames.iter().any(|(lo, hi)| lo.as_bytes() <= c && c <= hi.as_bytes()) {
+                self.touched_mixed = true;
+                return None;
+            }
+        }
         let dso = dso.map_or(0, |d| Rc::as_ptr(d).cast::<u8>() as u64);
         if let SymId::Addr(a) = sym {
             let half = 1u8 << (a >> 63);
@@ -868,7 +917,7 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<R
     let slots = if per_event { file.events().len() } else { 1 };
     let mut hists: Vec<EventHist<'_>> = (0..slots)
         .map(|_| EventHist {
-            hist: Hist { sort: &opts.sort, tree: RbTree::default() },
+            hist: Hist { sort: &opts.sort, tree: RbTree::default(), by_comm: HashMap::default() },
             repeats: Repeats::default(),
             cache: EntryCache::new(opts, has(SortKey::Srcline)),
             total: 0,
@@ -940,7 +989,21 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<R
     }
     for r in file.records(Order::Time)? {
         let Ok(r) = r else { continue };
+        // A thread nothing named yet (its FORK was not recorded) has perf's `:TID`; its first
+        // COMM renames the entries made under it.
+        let unnamed = match &r.kind {
+            RecordKind::Comm(c) if !folder.comm_set(c.tid) => Some(c.tid),
+            _ => None,
+        };
         folder.record(&r);
+        if let Some((old, new)) = unnamed.and_then(|tid| names.rename(tid, folder.comm_ref(tid)?)) {
+            for h in &mut hists {
+                h.hist.rename_comm(&old, &new);
+                // Searches that meet a renamed entry may now end elsewhere, as perf's do.
+                h.cache.renamed(&old, &new);
+                h.repeats.forget();
+            }
+        }
         if let Some(t) = tps.as_mut() {
             t.observe(&r, &mut |w| diagnostics.push(w));
         }

@@ -418,6 +418,12 @@ impl<'o> StackFolder<'o> {
         self.folder.machine.comm_ref(tid)
     }
 
+    /// Whether a COMM (or a FORK from a named parent) named thread `tid`: else its comm is perf's
+    /// `:TID` placeholder, which its first COMM renames in place (perf's `comm_set`).
+    pub(crate) fn comm_set(&self, tid: u32) -> bool {
+        self.folder.machine.thread(tid).is_some_and(|t| t.comm_set)
+    }
+
     /// Add `weight` to a folded stack.
     pub fn add(&mut self, id: StackId, weight: u64) {
         self.table.add(id.0, weight);
