@@ -4,6 +4,10 @@ const pending = new Map();
 let nextId = 1;
 let opened = null;
 const shown = new Set();
+// The flame graph asked for as soon as a recording opens, before the overview's counts (the
+// worker answers in order): `show` takes it rather than asking again. Its arguments and the
+// recording it is of, so a later choice or another file does not take it.
+let early = null;
 
 const $ = (id) => document.getElementById(id);
 
@@ -86,6 +90,9 @@ async function openRecording(file) {
     $("progress").hidden = true;
     status(`${file.name}: ${mb(file.size)} read in ${Math.round(performance.now() - start)} ms`);
     document.body.classList.add("open");
+    const compat = $("compat").value;
+    early = { of: opened, compat, answer: ask("flamegraph", { args: { title: "Flame Graph", compat } }) };
+    early.answer.catch(() => {}); // said by `show` when the view is opened
     showOverview(file.name);
     show(document.querySelector("nav button.on").dataset.view);
   } catch (e) {
@@ -94,9 +101,24 @@ async function openRecording(file) {
   }
 }
 
+/// The overview: the header at once; the counts (a pass over every record) when the worker has
+/// them, after the first flame graph.
 function showOverview(name) {
   const v = $("overview");
-  const s = opened.stats;
+  const of = opened;
+  v.replaceChildren(
+    Object.assign(document.createElement("h2"), { textContent: name }),
+    Object.assign(document.createElement("p"), { textContent: "computing the counts…" }),
+    Object.assign(document.createElement("pre"), { textContent: of.header }),
+  );
+  ask("stats").then(
+    (r) => of === opened && showCounts(name, r.value),
+    (e) => of === opened && v.replaceChildren(Object.assign(document.createElement("p"), { className: "bad", textContent: e.message })),
+  );
+}
+
+function showCounts(name, s) {
+  const v = $("overview");
   const events = Object.entries(s.samples_by_event).map(([e, n]) => [e, n.toLocaleString()]);
   const types = Object.entries(s.types).map(([t, n]) => [t, n.toLocaleString()]);
   v.replaceChildren(
@@ -122,7 +144,9 @@ async function show(name) {
   try {
     if (name === "flamegraph") {
       const compat = $("compat").value;
-      const r = await ask("flamegraph", { args: { title: "Flame Graph", compat } });
+      const first = early && early.of === opened && early.compat === compat ? early.answer : null;
+      early = null;
+      const r = await (first || ask("flamegraph", { args: { title: "Flame Graph", compat } }));
       v.replaceChildren(svgFrame(r.value, "80vh"), note(r.ms));
     } else if (name === "sched") {
       const lat = await ask("sched_latency", { args: { compat: $("sched-compat").value } });
@@ -157,6 +181,7 @@ $("symbols").addEventListener("change", async (e) => {
     const lines = await ask("symbols", { files: [...e.target.files] });
     $("symbols-log").textContent += lines.join("\n") + "\n";
     shown.delete("flamegraph"); // the one view that names frames
+    early = null;
     show(document.querySelector("nav button.on").dataset.view);
   } catch (err) {
     status(err.message, true);

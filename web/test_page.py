@@ -85,7 +85,7 @@ def view(driver, name):
 
 def test_overview_counts_the_samples(page):
     open_recording(page, "fp.data")
-    overview = page.find_element(By.ID, "overview")
+    overview = view(page, "overview")  # the counts come after the first flame graph
     rows = [r.text for r in overview.find_elements(By.CSS_SELECTOR, "table tr")]
     # perf report --stats: 152 samples of cpu-clock, 173 records (testdata/README.md).
     assert "cpu-clock 152" in rows
