@@ -77,6 +77,10 @@ pub struct AnnotateOptions {
     /// Leading directories taken off the source files' paths before the prefix (perf's
     /// `--prefix-strip`).
     pub prefix_strip: Option<u32>,
+    /// Leave out the symbols whose share of their event's count is under this percentage
+    /// (perf's `--percent-limit`; 0: none left out). With [`AnnotateOptions::symbol`] the share
+    /// is of that symbol's samples only, as in perf 6.1: 100 for each symbol of that name alone.
+    pub percent_limit: f32,
 }
 
 impl Default for AnnotateOptions {
@@ -88,6 +92,7 @@ impl Default for AnnotateOptions {
             objdump: PathBuf::from("objdump"),
             prefix: None,
             prefix_strip: None,
+            percent_limit: 0.0,
         }
     }
 }
@@ -305,14 +310,26 @@ pub fn disassemble(sym: &SymbolSamples, opts: &AnnotateOptions) -> Result<Annota
     Ok(a)
 }
 
-/// Every symbol of [`symbol_samples`], each annotated or with why it could not be (perf prints
-/// that and goes on with the next; after a shared object's failure, as perf, its other symbols
-/// are left out).
+/// The symbol's share of its event's count in percent, as perf 6.1 compares it with
+/// `--percent-limit` (in single precision; 0 when the event counted nothing).
+pub fn overhead(sym: &SymbolSamples) -> f32 {
+    if sym.event_total.1 == 0 {
+        return 0.0;
+    }
+    (100.0 * sym.period as f64 / sym.event_total.1 as f64) as f32
+}
+
+/// Every symbol of [`symbol_samples`] not under [`AnnotateOptions::percent_limit`], each
+/// annotated or with why it could not be (perf prints that and goes on with the next; after a
+/// shared object's failure, as perf, its other symbols are left out).
 pub fn annotate(file: &PerfFile, opts: &AnnotateOptions) -> Result<Vec<std::result::Result<Annotation, Error>>> {
     let mut failed: Vec<String> = Vec::new();
     let mut out = Vec::new();
     for sym in symbol_samples(file, opts)? {
         if failed.contains(&sym.dso) {
+            continue;
+        }
+        if opts.percent_limit != 0.0 && overhead(&sym) < opts.percent_limit {
             continue;
         }
         let a = disassemble(&sym, opts);

@@ -19,6 +19,11 @@ pub struct AnnotateArgs {
     /// shows 0.00 for every instruction there, and so does perfdata).
     #[arg(long, value_name = "TYPE", default_value = "local-period")]
     percent_type: String,
+    /// Leave out the symbols whose share of their event's count is under this percentage
+    /// (perf's --percent-limit: read as C's strtof reads it, so `5%` is 5 and `abc` 0, no
+    /// limit). With SYMBOL the share is of that symbol's samples only, as in perf 6.1.
+    #[arg(long, value_name = "PERCENT", allow_hyphen_values = true)]
+    percent_limit: Option<String>,
     /// Each instruction's number of samples instead of its percentage (perf annotate -n).
     #[arg(short = 'n', long = "show-nr-samples")]
     show_nr_samples: bool,
@@ -68,9 +73,12 @@ pub fn run(a: &AnnotateArgs) -> crate::CliResult {
         objdump: a.objdump.clone(),
         prefix: a.prefix.clone(),
         prefix_strip: a.prefix_strip,
+        percent_limit: a.percent_limit.as_deref().map_or(0.0, strtof),
     };
     let done = annotate(&f, &opts)?;
-    if let (Some(name), true) = (&a.symbol, done.is_empty()) {
+    // Symbols left out by --percent-limit are not an error: perf prints nothing either.
+    let limited = done.is_empty() && opts.percent_limit != 0.0;
+    if let (Some(name), true, false) = (&a.symbol, done.is_empty(), limited) {
         return Err(format!("no samples in a symbol named {name}").into());
     }
     let mut out = crate::out::Out::new(a.output.as_ref())?;
@@ -92,8 +100,29 @@ pub fn run(a: &AnnotateArgs) -> crate::CliResult {
         }
     }
     let status = out.finish(&[])?;
-    if printed == 0 {
+    if printed == 0 && !limited {
         return Err("no symbol could be annotated (see above)".into());
     }
     Ok(status)
+}
+
+/// C's `strtof`: the number at the start of `s` (after white space), 0 when there is none.
+fn strtof(s: &str) -> f32 {
+    let s = s.trim_start_matches(|c: char| c.is_ascii_whitespace());
+    // The longest prefix Rust reads as a number; Rust takes what strtof takes but hex floats.
+    (1..=s.len()).rev().filter_map(|n| s.get(..n)).find_map(|p| p.parse::<f32>().ok()).unwrap_or(0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn percent_limit_as_strtof_reads_it() {
+        use super::strtof;
+        assert_eq!(strtof("5"), 5.0);
+        assert_eq!(strtof("5%"), 5.0);
+        assert_eq!(strtof(" 2.5e1x"), 25.0);
+        assert_eq!(strtof("-1"), -1.0);
+        assert_eq!(strtof("abc"), 0.0);
+        assert_eq!(strtof(""), 0.0);
+    }
 }

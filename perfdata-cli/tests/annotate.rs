@@ -157,3 +157,14 @@ fn samples_outside_the_named_symbol_are_not_counted() {
     assert_eq!(body(&local), body(&global));
     assert!(String::from_utf8_lossy(&global.stdout).contains("percent: global period"));
 }
+
+#[test]
+fn percent_limit_leaving_out_everything_prints_nothing() {
+    // perf 6.1 prints nothing for a symbol under the limit (with SYMBOL, its share is 100).
+    let cache = Cache::new("limit");
+    for args in [&["--percent-limit", "100.5", "leaf"][..], &["--percent-limit", "90"]] {
+        let out = run("fp.data", args, &cache);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
