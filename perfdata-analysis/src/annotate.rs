@@ -81,6 +81,9 @@ pub struct AnnotateOptions {
     /// (perf's `--percent-limit`; 0: none left out). With [`AnnotateOptions::symbol`] the share
     /// is of that symbol's samples only, as in perf 6.1: 100 for each symbol of that name alone.
     pub percent_limit: f32,
+    /// objdump's disassembler options (perf's `-M`/`--disassembler-style`, e.g. `intel`),
+    /// passed on as `-M STYLE`.
+    pub disassembler_style: Option<String>,
 }
 
 impl Default for AnnotateOptions {
@@ -93,6 +96,7 @@ impl Default for AnnotateOptions {
             prefix: None,
             prefix_strip: None,
             percent_limit: 0.0,
+            disassembler_style: None,
         }
     }
 }
@@ -258,16 +262,21 @@ fn add(t: &mut (u64, u64), period: u64) {
     t.1 = t.1.saturating_add(period);
 }
 
-/// The arguments perf 6.1 gives objdump for a symbol's addresses in `binary`.
+/// The arguments perf 6.1 gives objdump for a symbol's addresses in `binary` (`-M STYLE` first).
 pub fn objdump_args(sym: &SymbolSamples, binary: &std::path::Path, opts: &AnnotateOptions) -> Vec<std::ffi::OsString> {
-    let mut args: Vec<std::ffi::OsString> = vec![
+    let mut args: Vec<std::ffi::OsString> = Vec::new();
+    if let Some(style) = &opts.disassembler_style {
+        args.push("-M".into());
+        args.push(style.into());
+    }
+    args.extend::<[std::ffi::OsString; 6]>([
         format!("--start-address=0x{:016x}", sym.start).into(),
         format!("--stop-address=0x{:016x}", sym.end).into(),
         "-l".into(),
         "-d".into(),
         "--no-show-raw-insn".into(),
         "-S".into(),
-    ];
+    ]);
     if let Some(p) = &opts.prefix {
         args.push("--prefix".into());
         args.push(p.into());
@@ -564,6 +573,24 @@ mod tests {
             a.lines.iter().filter(|l| l.address.is_some()).map(|l| (l.samples, l.percent)).collect();
         assert_eq!(got, [(1, 12.5), (3, 37.5)]);
         assert_eq!(a.lines.get(3).and_then(|l| l.source_line), Some(7));
+        let opts = AnnotateOptions { disassembler_style: Some("intel".into()), ..AnnotateOptions::default() };
+        let args = objdump_args(&a.symbol, std::path::Path::new("/bin/x"), &opts);
+        let args: Vec<&str> = args.iter().filter_map(|a| a.to_str()).collect();
+        assert_eq!(
+            args,
+            [
+                "-M",
+                "intel",
+                "--start-address=0x0000000000000100",
+                "--stop-address=0x0000000000000110",
+                "-l",
+                "-d",
+                "--no-show-raw-insn",
+                "-S",
+                "-C",
+                "/bin/x"
+            ]
+        );
         let text = annotation_text(&a, false);
         assert!(text.contains("         : 7   int a;\n   12.50 :   100:    nop\n   37.50 :   104:    ret\n"), "{text}");
         assert!(text.starts_with(

@@ -27,6 +27,10 @@ pub struct AnnotateArgs {
     /// Each instruction's number of samples instead of its percentage (perf annotate -n).
     #[arg(short = 'n', long = "show-nr-samples")]
     show_nr_samples: bool,
+    /// objdump's disassembler style, passed on as `objdump -M STYLE` (perf's -M, e.g. `-M
+    /// intel` for Intel syntax).
+    #[arg(short = 'M', long, value_name = "STYLE")]
+    disassembler_style: Option<String>,
     /// The objdump to run (default: objdump on PATH).
     #[arg(long, value_name = "PATH", default_value = "objdump")]
     objdump: PathBuf,
@@ -73,6 +77,7 @@ pub fn run(a: &AnnotateArgs) -> crate::CliResult {
         objdump: a.objdump.clone(),
         prefix: a.prefix.clone(),
         prefix_strip: a.prefix_strip,
+        disassembler_style: a.disassembler_style.clone(),
         percent_limit: a.percent_limit.as_deref().map_or(0.0, strtof),
     };
     let done = annotate(&f, &opts)?;
