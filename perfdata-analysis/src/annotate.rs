@@ -84,6 +84,9 @@ pub struct AnnotateOptions {
     /// objdump's disassembler options (perf's `-M`/`--disassembler-style`, e.g. `intel`),
     /// passed on as `-M STYLE`.
     pub disassembler_style: Option<String>,
+    /// Each instruction's bytes before it (perf's `--asm-raw`: objdump without
+    /// `--no-show-raw-insn`).
+    pub asm_raw: bool,
 }
 
 impl Default for AnnotateOptions {
@@ -97,6 +100,7 @@ impl Default for AnnotateOptions {
             prefix_strip: None,
             percent_limit: 0.0,
             disassembler_style: None,
+            asm_raw: false,
         }
     }
 }
@@ -262,21 +266,22 @@ fn add(t: &mut (u64, u64), period: u64) {
     t.1 = t.1.saturating_add(period);
 }
 
-/// The arguments perf 6.1 gives objdump for a symbol's addresses in `binary` (`-M STYLE` first).
+/// The arguments perf 6.1 gives objdump for a symbol's addresses in `binary` (`-M STYLE` first;
+/// `--no-show-raw-insn` unless [`AnnotateOptions::asm_raw`]).
 pub fn objdump_args(sym: &SymbolSamples, binary: &std::path::Path, opts: &AnnotateOptions) -> Vec<std::ffi::OsString> {
     let mut args: Vec<std::ffi::OsString> = Vec::new();
     if let Some(style) = &opts.disassembler_style {
         args.push("-M".into());
         args.push(style.into());
     }
-    args.extend::<[std::ffi::OsString; 6]>([
-        format!("--start-address=0x{:016x}", sym.start).into(),
-        format!("--stop-address=0x{:016x}", sym.end).into(),
-        "-l".into(),
-        "-d".into(),
-        "--no-show-raw-insn".into(),
-        "-S".into(),
-    ]);
+    args.push(format!("--start-address=0x{:016x}", sym.start).into());
+    args.push(format!("--stop-address=0x{:016x}", sym.end).into());
+    args.push("-l".into());
+    args.push("-d".into());
+    if !opts.asm_raw {
+        args.push("--no-show-raw-insn".into());
+    }
+    args.push("-S".into());
     if let Some(p) = &opts.prefix {
         args.push("--prefix".into());
         args.push(p.into());
@@ -591,6 +596,9 @@ mod tests {
                 "/bin/x"
             ]
         );
+        let opts = AnnotateOptions { asm_raw: true, ..AnnotateOptions::default() };
+        let args = objdump_args(&a.symbol, std::path::Path::new("/bin/x"), &opts);
+        assert!(!args.iter().any(|a| a == "--no-show-raw-insn") && args.iter().any(|a| a == "-S"));
         let text = annotation_text(&a, false);
         assert!(text.contains("         : 7   int a;\n   12.50 :   100:    nop\n   37.50 :   104:    ret\n"), "{text}");
         assert!(text.starts_with(

@@ -31,6 +31,10 @@ pub struct AnnotateArgs {
     /// intel` for Intel syntax).
     #[arg(short = 'M', long, value_name = "STYLE")]
     disassembler_style: Option<String>,
+    /// Each instruction's bytes before it, as objdump prints them (perf's --asm-raw: objdump
+    /// without --no-show-raw-insn; a long instruction's further bytes on a line of their own).
+    #[arg(long)]
+    asm_raw: bool,
     /// The objdump to run (default: objdump on PATH).
     #[arg(long, value_name = "PATH", default_value = "objdump")]
     objdump: PathBuf,
@@ -78,6 +82,7 @@ pub fn run(a: &AnnotateArgs) -> crate::CliResult {
         prefix: a.prefix.clone(),
         prefix_strip: a.prefix_strip,
         disassembler_style: a.disassembler_style.clone(),
+        asm_raw: a.asm_raw,
         percent_limit: a.percent_limit.as_deref().map_or(0.0, strtof),
     };
     let done = annotate(&f, &opts)?;
