@@ -1,7 +1,7 @@
 //! `perfdata annotate`: perf annotate's `--stdio` text, objdump run as perf 6.1 runs it.
 
 use clap::Args;
-use perfdata_analysis::annotate::{annotate, annotation_text, AnnotateOptions, PercentType};
+use perfdata_analysis::annotate::{annotate, annotation_text, source_line_summary, AnnotateOptions, PercentType};
 use perfdata_analysis::options::{FoldRequest, TimeRanges};
 use perfdata_analysis::Error;
 use std::path::PathBuf;
@@ -35,6 +35,11 @@ pub struct AnnotateArgs {
     /// without --no-show-raw-insn; a long instruction's further bytes on a line of their own).
     #[arg(long)]
     asm_raw: bool,
+    /// Each instruction over 0.5 percent followed by its source line (where that changes), and
+    /// before each symbol a summary of its source lines, highest share first (perf's
+    /// -l/--print-line; the lines come from the binary's DWARF, as addr2line reads it).
+    #[arg(short = 'l', long)]
+    print_line: bool,
     /// The objdump to run (default: objdump on PATH).
     #[arg(long, value_name = "PATH", default_value = "objdump")]
     objdump: PathBuf,
@@ -83,6 +88,7 @@ pub fn run(a: &AnnotateArgs) -> crate::CliResult {
         prefix_strip: a.prefix_strip,
         disassembler_style: a.disassembler_style.clone(),
         asm_raw: a.asm_raw,
+        print_line: a.print_line,
         percent_limit: a.percent_limit.as_deref().map_or(0.0, strtof),
     };
     let done = annotate(&f, &opts)?;
@@ -96,6 +102,9 @@ pub fn run(a: &AnnotateArgs) -> crate::CliResult {
     for ann in done {
         match ann {
             Ok(ann) => {
+                if a.print_line {
+                    out.put(&source_line_summary(&ann));
+                }
                 out.put(&annotation_text(&ann, a.show_nr_samples));
                 printed += 1;
             }
