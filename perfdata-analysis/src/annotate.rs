@@ -13,6 +13,8 @@ use crate::stacks::StackFolder;
 use crate::{Error, Result};
 use perfdata_core::record::CpuMode;
 use perfdata_core::{Order, PerfFile, RecordKind};
+use perfdata_symbolize::inline::DebugInfo;
+use perfdata_symbolize::SrcLine;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -77,6 +79,19 @@ pub struct AnnotateOptions {
     /// Leading directories taken off the source files' paths before the prefix (perf's
     /// `--prefix-strip`).
     pub prefix_strip: Option<u32>,
+    /// Leave out the symbols whose share of their event's count is under this percentage
+    /// (perf's `--percent-limit`; 0: none left out). With [`AnnotateOptions::symbol`] the share
+    /// is of that symbol's samples only, as in perf 6.1: 100 for each symbol of that name alone.
+    pub percent_limit: f32,
+    /// objdump's disassembler options (perf's `-M`/`--disassembler-style`, e.g. `intel`),
+    /// passed on as `-M STYLE`.
+    pub disassembler_style: Option<String>,
+    /// Each instruction's bytes before it (perf's `--asm-raw`: objdump without
+    /// `--no-show-raw-insn`).
+    pub asm_raw: bool,
+    /// Give each instruction over 0.5 percent its source line ([`AnnotatedLine::srcline`],
+    /// perf's `--print-line`).
+    pub print_line: bool,
 }
 
 impl Default for AnnotateOptions {
@@ -88,6 +103,10 @@ impl Default for AnnotateOptions {
             objdump: PathBuf::from("objdump"),
             prefix: None,
             prefix_strip: None,
+            percent_limit: 0.0,
+            disassembler_style: None,
+            asm_raw: false,
+            print_line: false,
         }
     }
 }
@@ -141,6 +160,10 @@ pub struct AnnotatedLine {
     pub source_file: Option<String>,
     /// Its line number.
     pub source_line: Option<u32>,
+    /// With [`AnnotateOptions::print_line`], for an instruction over 0.5 percent: its source
+    /// line as perf's `--print-line` names it (`spin.c:31`: the first `addr2line -i` record's
+    /// file name and line; `spin[1249]` when there is none).
+    pub srcline: Option<String>,
 }
 
 /// A symbol's annotation: its samples and objdump's lines with their shares.
@@ -253,16 +276,22 @@ fn add(t: &mut (u64, u64), period: u64) {
     t.1 = t.1.saturating_add(period);
 }
 
-/// The arguments perf 6.1 gives objdump for a symbol's addresses in `binary`.
+/// The arguments perf 6.1 gives objdump for a symbol's addresses in `binary` (`-M STYLE` first;
+/// `--no-show-raw-insn` unless [`AnnotateOptions::asm_raw`]).
 pub fn objdump_args(sym: &SymbolSamples, binary: &std::path::Path, opts: &AnnotateOptions) -> Vec<std::ffi::OsString> {
-    let mut args: Vec<std::ffi::OsString> = vec![
-        format!("--start-address=0x{:016x}", sym.start).into(),
-        format!("--stop-address=0x{:016x}", sym.end).into(),
-        "-l".into(),
-        "-d".into(),
-        "--no-show-raw-insn".into(),
-        "-S".into(),
-    ];
+    let mut args: Vec<std::ffi::OsString> = Vec::new();
+    if let Some(style) = &opts.disassembler_style {
+        args.push("-M".into());
+        args.push(style.into());
+    }
+    args.push(format!("--start-address=0x{:016x}", sym.start).into());
+    args.push(format!("--stop-address=0x{:016x}", sym.end).into());
+    args.push("-l".into());
+    args.push("-d".into());
+    if !opts.asm_raw {
+        args.push("--no-show-raw-insn".into());
+    }
+    args.push("-S".into());
     if let Some(p) = &opts.prefix {
         args.push("--prefix".into());
         args.push(p.into());
@@ -279,6 +308,11 @@ pub fn objdump_args(sym: &SymbolSamples, binary: &std::path::Path, opts: &Annota
 /// has no binary ([`Error::Missing`]), objdump cannot be started ([`Error::Io`] with its path) or
 /// prints no line ([`Error::Disassembly`]).
 pub fn disassemble(sym: &SymbolSamples, opts: &AnnotateOptions) -> Result<Annotation> {
+    disassemble_with(sym, opts, &mut HashMap::new())
+}
+
+/// [`disassemble`], with the debug info of the binaries read so far (for `print_line`).
+fn disassemble_with(sym: &SymbolSamples, opts: &AnnotateOptions, debug: &mut DebugCache) -> Result<Annotation> {
     let binary = sym
         .binary
         .as_ref()
@@ -302,20 +336,83 @@ pub fn disassemble(sym: &SymbolSamples, opts: &AnnotateOptions) -> Result<Annota
     }
     let mut a = Annotation { symbol: sym.clone(), percent_type: opts.percent_type, lines };
     shares(&mut a);
+    if opts.print_line {
+        let info = debug
+            .entry(binary.clone())
+            .or_insert_with(|| Rc::new(perfdata_symbolize::Binary::open(binary).map(|b| DebugInfo::load(&b))));
+        source_lines(&mut a, info.as_ref().as_ref());
+    }
     Ok(a)
 }
 
-/// Every symbol of [`symbol_samples`], each annotated or with why it could not be (perf prints
-/// that and goes on with the next; after a shared object's failure, as perf, its other symbols
-/// are left out).
+/// The debug info of each binary read for source lines (`None`: it could not be read).
+type DebugCache = HashMap<PathBuf, Rc<Option<DebugInfo>>>;
+
+/// perf's `--print-line` source line of each instruction over 0.5 percent: what its
+/// `get_srcline` gives for the instruction's address, the first `addr2line -i` record's
+/// `FILE:LINE` (the file's last component), else `MODULE[ADDRESS]`. Read from the binary
+/// objdump disassembles.
+fn source_lines(a: &mut Annotation, debug: Option<&DebugInfo>) {
+    let module: Rc<str> = perfdata_symbolize::srcline::short_name(&a.symbol.dso).into();
+    for l in &mut a.lines {
+        let Some(addr) = l.address.filter(|_| l.percent > 0.5) else { continue };
+        let records = debug.map(|d| d.addr2line(addr)).unwrap_or_default();
+        let line = match records.first() {
+            Some(r) => SrcLine::from_record(r),
+            None => SrcLine::Address { module: module.clone(), addr },
+        };
+        l.srcline = Some(line.to_string());
+    }
+}
+
+/// perf's `--print-line` summary, printed before the symbol's annotation: the source lines of
+/// [`AnnotatedLine::srcline`], each with the sum of its instructions' percentages, highest first
+/// (equal sums in descending byte order of the line, as perf's tree leaves them).
+pub fn source_line_summary(a: &Annotation) -> String {
+    let mut sums: Vec<(&str, f64)> = Vec::new();
+    for l in &a.lines {
+        let Some(path) = l.srcline.as_deref() else { continue };
+        match sums.iter_mut().find(|(p, _)| *p == path) {
+            Some((_, sum)) => *sum += l.percent,
+            None => sums.push((path, l.percent)),
+        }
+    }
+    sums.sort_by(|x, y| y.0.cmp(x.0));
+    sums.sort_by(|x, y| y.1.total_cmp(&x.1));
+    let mut o = format!("\nSorted summary for file {}\n{}\n\n", a.symbol.dso, "-".repeat(46));
+    if sums.is_empty() {
+        o.push_str(" Nothing higher than 0.5%\n");
+    }
+    for (path, sum) in sums {
+        let _ = writeln!(o, " {sum:7.2} {path}");
+    }
+    o
+}
+
+/// The symbol's share of its event's count in percent, as perf 6.1 compares it with
+/// `--percent-limit` (in single precision; 0 when the event counted nothing).
+pub fn overhead(sym: &SymbolSamples) -> f32 {
+    if sym.event_total.1 == 0 {
+        return 0.0;
+    }
+    (100.0 * sym.period as f64 / sym.event_total.1 as f64) as f32
+}
+
+/// Every symbol of [`symbol_samples`] not under [`AnnotateOptions::percent_limit`], each
+/// annotated or with why it could not be (perf prints that and goes on with the next; after a
+/// shared object's failure, as perf, its other symbols are left out).
 pub fn annotate(file: &PerfFile, opts: &AnnotateOptions) -> Result<Vec<std::result::Result<Annotation, Error>>> {
     let mut failed: Vec<String> = Vec::new();
     let mut out = Vec::new();
+    let mut debug = DebugCache::new();
     for sym in symbol_samples(file, opts)? {
         if failed.contains(&sym.dso) {
             continue;
         }
-        let a = disassemble(&sym, opts);
+        if opts.percent_limit != 0.0 && overhead(&sym) < opts.percent_limit {
+            continue;
+        }
+        let a = disassemble_with(&sym, opts, &mut debug);
         if a.is_err() {
             failed.push(sym.dso.clone());
         }
@@ -416,6 +513,7 @@ fn parse_objdump(text: &str, path: &str, sym: &SymbolSamples) -> Vec<AnnotatedLi
             percent: 0.0,
             source_file: address.and(fileloc.as_ref().map(|f| f.0.clone())),
             source_line: address.and(fileloc.as_ref().map(|f| f.1)),
+            srcline: None,
         });
         line_nr += 1;
     }
@@ -475,13 +573,21 @@ pub fn annotation_text(a: &Annotation, samples: bool) -> String {
     o.push_str(&"-".repeat(head.len() + 4));
     o.push('\n');
     let width = a.lines.iter().rev().find_map(|l| l.address).map_or(0, |x| format!("{x:x}").len());
+    // perf names an instruction's source line (--print-line) only where it changes.
+    let mut prev: Option<&str> = None;
     for l in &a.lines {
         match l.address {
-            Some(addr) if samples => {
-                let _ = writeln!(o, " {:>7} :   {addr:>width$x}:{}", l.samples, l.text);
-            }
             Some(addr) => {
-                let _ = writeln!(o, " {:>7.2} :   {addr:>width$x}:{}", l.percent, l.text);
+                if samples {
+                    let _ = write!(o, " {:>7} :   {addr:>width$x}:{}", l.samples, l.text);
+                } else {
+                    let _ = write!(o, " {:>7.2} :   {addr:>width$x}:{}", l.percent, l.text);
+                }
+                if let Some(path) = l.srcline.as_deref().filter(|p| prev != Some(*p)) {
+                    let _ = write!(o, " // {path}");
+                    prev = Some(path);
+                }
+                o.push('\n');
             }
             None if l.text.is_empty() => o.push_str("         :\n"),
             None => {
@@ -547,6 +653,44 @@ mod tests {
             a.lines.iter().filter(|l| l.address.is_some()).map(|l| (l.samples, l.percent)).collect();
         assert_eq!(got, [(1, 12.5), (3, 37.5)]);
         assert_eq!(a.lines.get(3).and_then(|l| l.source_line), Some(7));
+        let opts = AnnotateOptions { disassembler_style: Some("intel".into()), ..AnnotateOptions::default() };
+        let args = objdump_args(&a.symbol, std::path::Path::new("/bin/x"), &opts);
+        let args: Vec<&str> = args.iter().filter_map(|a| a.to_str()).collect();
+        assert_eq!(
+            args,
+            [
+                "-M",
+                "intel",
+                "--start-address=0x0000000000000100",
+                "--stop-address=0x0000000000000110",
+                "-l",
+                "-d",
+                "--no-show-raw-insn",
+                "-S",
+                "-C",
+                "/bin/x"
+            ]
+        );
+        // --print-line: a source line named where it changes; the summary sums each line's
+        // percentages, highest first, equal ones in descending byte order.
+        let mut b = a.clone();
+        for (l, p) in b.lines.iter_mut().filter(|l| l.address.is_some()).zip(["x.c:2", "x.c:1"]) {
+            l.srcline = Some(p.to_string());
+        }
+        b.lines.iter_mut().for_each(|l| l.percent = if l.address.is_some() { 50.0 } else { 0.0 });
+        assert!(annotation_text(&b, false).contains("   50.00 :   100:    nop // x.c:2\n"));
+        let summary = source_line_summary(&b);
+        assert_eq!(summary, "\nSorted summary for file /bin/x\n----------------------------------------------\n\n   50.00 x.c:2\n   50.00 x.c:1\n");
+        if let Some(l) = b.lines.get_mut(4) {
+            l.srcline = Some("x.c:2".into());
+        }
+        assert!(annotation_text(&b, false).contains("   50.00 :   104:    ret\n"));
+        assert!(source_line_summary(&b).ends_with("\n\n  100.00 x.c:2\n"));
+        b.lines.iter_mut().for_each(|l| l.srcline = None);
+        assert!(source_line_summary(&b).ends_with("\n\n Nothing higher than 0.5%\n"));
+        let opts = AnnotateOptions { asm_raw: true, ..AnnotateOptions::default() };
+        let args = objdump_args(&a.symbol, std::path::Path::new("/bin/x"), &opts);
+        assert!(!args.iter().any(|a| a == "--no-show-raw-insn") && args.iter().any(|a| a == "-S"));
         let text = annotation_text(&a, false);
         assert!(text.contains("         : 7   int a;\n   12.50 :   100:    nop\n   37.50 :   104:    ret\n"), "{text}");
         assert!(text.starts_with(
