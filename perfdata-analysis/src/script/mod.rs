@@ -232,6 +232,11 @@ pub fn write_script_with(
             return res;
         }
     }
+    inline(f, opts, w)
+}
+
+/// [`produce`] and `w` on this thread, one after the other for each message.
+fn inline(f: &PerfFile<'_>, opts: &ScriptOptions, w: Writer<'_>) -> crate::Result<ScriptSummary> {
     let w = std::cell::RefCell::new(w);
     let failed = std::cell::RefCell::new(None);
     let summary = produce(
@@ -940,5 +945,42 @@ fn bpf_output(raw: &[u8], l: &mut String) {
     if printable && hit_nul {
         let s = raw.split(|&b| b == 0).next().unwrap_or(&[]);
         let _ = writeln!(l, "{:>17} \"{}\"", "BPF string:", String::from_utf8_lossy(s));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one-thread path (WebAssembly's) writes what the two threads write.
+    #[test]
+    fn one_thread_writes_what_two_write() {
+        let td = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/script-rec");
+        let opts = ScriptOptions {
+            symbolize: SymbolizeOptions {
+                symfs: Some(td.join("root")),
+                kallsyms: Some(td.join("kallsyms-48dc540c8b76393804ca8088dbfa7d42911a9444")),
+                ignore_jitdump: true,
+                ..SymbolizeOptions::default()
+            },
+            ..ScriptOptions::default()
+        };
+        for name in ["deep.data", "brstack.data"] {
+            let f = PerfFile::open(td.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let (mut two, mut one) = (Vec::new(), Vec::new());
+            let (mut w2, mut w1) = (Vec::new(), Vec::new());
+            write_script_with(&f, &opts, &mut two, &mut |m| w2.push(m)).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let w = Writer {
+                texts: Texts::default(),
+                bytes: Vec::new(),
+                ns: false,
+                out: &mut one,
+                warn: &mut |m| w1.push(m),
+            };
+            inline(&f, &opts, w).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(two.len() > 1000, "{name}: {} bytes", two.len());
+            assert!(one == two, "{name}: the outputs differ");
+            assert_eq!(w1, w2, "{name}");
+        }
     }
 }
