@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::io::Write;
 
 use crate::options::{FoldedOptions, TimeRanges};
-use crate::stacks::{BranchEnd, FramePrint, ScriptFrames};
+use crate::stacks::{Batch, BranchEnd, Columns, FramePrint, ScriptFrames, Texts};
 
 /// Tracepoint formats known so far while reading records: a file's from the start, a pipe's from
 /// its `HEADER_TRACING_DATA` record on.
@@ -186,7 +186,8 @@ struct Run<'f, 'o> {
     data_src: decode::DataSrcColumn,
     arch: String,
     ranges: Vec<crate::options::TimeRange>,
-    buf: Vec<u8>,
+    /// The output made since the last batch was handed on.
+    batch: Batch,
     line: String,
     stat: stat::StatTable,
     /// The last value read of each counter id (samples that read a group).
@@ -214,13 +215,135 @@ pub fn write_script(f: &PerfFile<'_>, out: &mut dyn Write, warn: &mut dyn FnMut(
 /// its callchain) per sample, perf 6.1's fields, widths and symbol names. Records that cannot be
 /// read are skipped and reported to `warn` once each (after `out` is flushed, so the report lands
 /// where the line would have been), as are the reader's diagnostics at the end.
+///
+/// Two threads share the work: this one turns the output into bytes and writes them (copying the
+/// frame texts, made once each), another reads the records and makes the output (threads, maps,
+/// symbols, the sample lines). Batches of output, in order, go from one to the other through a
+/// bounded queue. Without threads (WebAssembly) one thread does both.
 pub fn write_script_with(
     f: &PerfFile<'_>,
     opts: &ScriptOptions,
     out: &mut dyn Write,
     warn: &mut dyn FnMut(String),
 ) -> crate::Result<ScriptSummary> {
-    let io = |source| crate::Error::Output { what: "the script output", source };
+    let mut w = Writer { texts: Texts::default(), bytes: Vec::new(), ns: opts.ns, out, warn };
+    if !cfg!(target_family = "wasm") {
+        if let Some(res) = threaded(f, opts, &mut w) {
+            return res;
+        }
+    }
+    inline(f, opts, w)
+}
+
+/// [`produce`] and `w` on this thread, one after the other for each message.
+fn inline(f: &PerfFile<'_>, opts: &ScriptOptions, w: Writer<'_>) -> crate::Result<ScriptSummary> {
+    let w = std::cell::RefCell::new(w);
+    let failed = std::cell::RefCell::new(None);
+    let summary = produce(
+        f,
+        opts,
+        &|m| match w.borrow_mut().take(m) {
+            Ok(_) => true,
+            Err(e) => {
+                *failed.borrow_mut() = Some(e);
+                false
+            }
+        },
+        &|| None,
+    );
+    match failed.into_inner() {
+        Some(e) => Err(e),
+        None => summary,
+    }
+}
+
+/// Batches on their way to the writing thread, at most: bounds the memory ahead of the writer.
+const BATCHES_IN_FLIGHT: usize = 4;
+
+/// A batch's [`Batch::size`] when it is handed on.
+const BATCH_SIZE: usize = 1 << 16;
+
+/// What the reading thread hands the writing one, in output order.
+enum Msg {
+    /// Output.
+    Batch(Batch),
+    /// Flush the output (written so far) to its destination.
+    Flush,
+    /// A warning, for `warn`.
+    Warn(String),
+}
+
+/// The writing side: turns batches into bytes, writes them, says the warnings.
+struct Writer<'w> {
+    texts: Texts,
+    bytes: Vec<u8>,
+    /// `--ns`.
+    ns: bool,
+    out: &'w mut dyn Write,
+    warn: &'w mut dyn FnMut(String),
+}
+
+impl Writer<'_> {
+    /// Act on one message; a batch is handed back, for its memory.
+    fn take(&mut self, m: Msg) -> crate::Result<Option<Batch>> {
+        let io = |source| crate::Error::Output { what: "the script output", source };
+        match m {
+            Msg::Batch(b) => {
+                self.bytes.clear();
+                let ns = self.ns;
+                self.texts.expand(&b, &mut self.bytes, |c, comm, out| columns(c, comm, ns, out));
+                self.out.write_all(&self.bytes).map_err(io)?;
+                return Ok(Some(b));
+            }
+            Msg::Flush => self.out.flush().map_err(io)?,
+            Msg::Warn(m) => (self.warn)(m),
+        }
+        Ok(None)
+    }
+}
+
+/// Run [`produce`] on a thread of its own and `w` on this one; `None` if no thread could be
+/// started.
+fn threaded(f: &PerfFile<'_>, opts: &ScriptOptions, w: &mut Writer<'_>) -> Option<crate::Result<ScriptSummary>> {
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Msg>(BATCHES_IN_FLIGHT);
+    let (back_tx, back_rx) = std::sync::mpsc::channel::<Batch>();
+    std::thread::scope(|scope| {
+        let producer = std::thread::Builder::new()
+            .name("perfdata-script".into())
+            .spawn_scoped(scope, move || produce(f, opts, &|m| tx.send(m).is_ok(), &|| back_rx.try_recv().ok()))
+            .ok()?;
+        let mut written = Ok(());
+        while let Ok(m) = rx.recv() {
+            match w.take(m) {
+                Ok(Some(b)) => {
+                    let _ = back_tx.send(b);
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    written = Err(e);
+                    break;
+                }
+            }
+        }
+        // The reader stops at its next batch once nobody takes them.
+        drop(rx);
+        let summary = producer.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        Some(written.and(summary))
+    })
+}
+
+/// Read `f`'s records and make `perf script`'s output, handed to `send` in order (which says
+/// false when the output failed: then stop); `recycle` gives back a batch already written, if
+/// any.
+fn produce(
+    f: &PerfFile<'_>,
+    opts: &ScriptOptions,
+    send: &dyn Fn(Msg) -> bool,
+    recycle: &dyn Fn() -> Option<Batch>,
+) -> crate::Result<ScriptSummary> {
+    let warn = &mut |m: String| {
+        send(Msg::Warn(m));
+    };
     let fold = FoldedOptions { inline: opts.inline, symbolize: opts.symbolize.clone(), ..FoldedOptions::default() };
     let mut tps = TpState::new(f, warn);
     let mut outputs = fields::Outputs::default();
@@ -310,22 +433,31 @@ pub fn write_script_with(
         data_src: decode::DataSrcColumn::default(),
         arch,
         ranges,
-        buf: Vec::with_capacity(1 << 17),
+        batch: Batch::default(),
         line: String::new(),
         stat: stat::StatTable::default(),
         read_last: HashMap::new(),
         _file: std::marker::PhantomData,
     };
     let mut recs = f.records(Order::Time)?;
+    // Send the batch and start a new one; false when the output failed.
+    let hand_on = |b: &mut Batch| {
+        if b.is_empty() {
+            return true;
+        }
+        let mut next = recycle().unwrap_or_default();
+        next.clear();
+        send(Msg::Batch(std::mem::replace(b, next)))
+    };
     let mut summary = ScriptSummary::default();
     while let Some(rec) = recs.next_record() {
         let r = match rec {
             Ok(r) => r,
             Err(e) => {
                 summary.damaged += 1;
-                out.write_all(&run.buf).map_err(io)?;
-                run.buf.clear();
-                out.flush().map_err(io)?;
+                if !hand_on(&mut run.batch) || !send(Msg::Flush) {
+                    return Ok(summary);
+                }
                 warn(e.to_string());
                 continue;
             }
@@ -340,7 +472,7 @@ pub fn write_script_with(
             run.frames.record(&r);
             run.side_band(&r);
         }
-        run.stat.record(&r, &mut run.buf);
+        run.stat.record(&r, &mut run.batch.lits);
         if let (RecordKind::Sample(s), Some(ev)) = (&r.kind, r.event) {
             match s.read().filter(|_| ev.attr.sample_type & sample_type::READ != 0) {
                 // perf delivers a sample that reads counters as one sample per counter read,
@@ -364,13 +496,13 @@ pub fn write_script_with(
                 }
             }
         }
-        if run.buf.len() >= 1 << 16 {
-            out.write_all(&run.buf).map_err(io)?;
-            run.buf.clear();
+        if run.batch.size() >= BATCH_SIZE && !hand_on(&mut run.batch) {
+            return Ok(summary);
         }
     }
-    out.write_all(&run.buf).map_err(io)?;
-    out.flush().map_err(io)?;
+    if !hand_on(&mut run.batch) || !send(Msg::Flush) {
+        return Ok(summary);
+    }
     for d in f.diagnostics().iter().chain(recs.diagnostics().iter()) {
         warn(format!("warning: {d}"));
     }
@@ -392,59 +524,26 @@ impl Run<'_, '_> {
         pid: Option<u32>,
         cpu: Option<u32>,
         time: Option<u64>,
+        period: Option<u64>,
     ) {
-        let b = &mut self.buf;
-        if fields & fields::COMM != 0 {
-            let t = comm_tid.unwrap_or(u32::MAX);
-            let m = self.frames.machine();
-            let owned;
-            let comm = match m.comm_ref(t) {
-                Some(c) => c,
-                None => {
-                    owned = m.comm(t);
-                    &owned
-                }
-            };
-            // `%16s`: padded by bytes, as C's printf.
-            if comm_plain {
-                b.extend_from_slice(comm.as_bytes());
-            } else {
-                num::pad(b, comm.as_bytes(), 16, false, b' ');
-            }
-            b.push(b' ');
+        let cols = Columns {
+            fields,
+            comm_plain,
+            pid: pid.map_or(-1, |p| i64::from(p as i32)),
+            tid: tid.map_or(-1, |t| i64::from(t as i32)),
+            cpu,
+            time,
+            period,
+        };
+        if fields & fields::COMM == 0 {
+            self.batch.columns(cols, &[]);
+            return;
         }
-        let (p, t) = (pid.map_or(-1, |p| i64::from(p as i32)), tid.map_or(-1, |t| i64::from(t as i32)));
-        match (fields & fields::PID != 0, fields & fields::TID != 0) {
-            (true, true) => {
-                num::signed(b, p, 5, false);
-                b.push(b'/');
-                num::signed(b, t, 5, true);
-                b.push(b' ');
-            }
-            (true, false) => {
-                num::signed(b, p, 5, false);
-                b.push(b' ');
-            }
-            (false, true) => {
-                num::signed(b, t, 5, false);
-                b.push(b' ');
-            }
-            _ => {}
-        }
-        if fields & fields::CPU != 0 {
-            b.push(b'[');
-            num::signed(b, i64::from(cpu.unwrap_or(0) as i32), 0, false);
-            // `[%03d]`
-            let n = b.len();
-            let digits = b.iter().rev().take_while(|c| c.is_ascii_digit()).count();
-            if digits < 3 {
-                let at = n - digits;
-                b.splice(at..at, std::iter::repeat_n(b'0', 3 - digits));
-            }
-            b.extend_from_slice(b"] ");
-        }
-        if fields & fields::TIME != 0 {
-            num::time(b, time.unwrap_or(0), self.opts.ns);
+        let t = comm_tid.unwrap_or(u32::MAX);
+        let m = self.frames.machine();
+        match m.comm_ref(t) {
+            Some(c) => self.batch.columns(cols, c.as_bytes()),
+            None => self.batch.columns(cols, m.comm(t).as_bytes()),
         }
     }
 
@@ -514,11 +613,8 @@ impl Run<'_, '_> {
             s.pid(),
             s.cpu(),
             s.time(),
+            has(fields::PERIOD).then(|| period.unwrap_or_else(|| s.period_or_attr())),
         );
-        if has(fields::PERIOD) {
-            num::dec(&mut self.buf, period.unwrap_or_else(|| s.period_or_attr()), 10, false);
-            self.buf.push(b' ');
-        }
         if has(fields::EVNAME) {
             let w = self.name_width.unwrap_or(0);
             if self.names.len() <= ev.index {
@@ -526,13 +622,13 @@ impl Run<'_, '_> {
             }
             if let Some(slot) = self.names.get_mut(ev.index) {
                 let name = slot.get_or_insert_with(|| format!("{:>w$}: ", event_name(ev, tps.get())));
-                self.buf.extend_from_slice(name.as_bytes());
+                self.batch.lits.extend_from_slice(name.as_bytes());
             }
         }
         if has(fields::TRACE) {
             if let Some((fmt, raw)) = tps.format_of(r) {
                 if let Some(tp) = tps.get() {
-                    self.buf.extend_from_slice(&tp.render_bytes(fmt, raw));
+                    self.batch.lits.extend_from_slice(&tp.render_bytes(fmt, raw));
                 }
             }
         }
@@ -541,9 +637,9 @@ impl Run<'_, '_> {
         if has(fields::ADDR) {
             let _ = write!(l, "{:16x}", s.addr().unwrap_or(0));
             if addr_correlates_sym(ev) && (has(fields::SYM) || has(fields::DSO)) {
-                self.buf.extend_from_slice(self.line.as_bytes());
+                self.batch.lits.extend_from_slice(self.line.as_bytes());
                 self.line.clear();
-                self.frames.write_addr(r, s, print, &mut self.buf);
+                self.frames.write_addr(r, s, print, &mut self.batch);
             }
         }
         let l = &mut self.line;
@@ -557,14 +653,14 @@ impl Run<'_, '_> {
         if has(fields::INS_LAT) {
             let _ = write!(l, "{:16}", s.weight_struct().map_or(0, |(_, lat, _)| lat));
         }
-        self.buf.extend_from_slice(self.line.as_bytes());
+        self.batch.lits.extend_from_slice(self.line.as_bytes());
         if has(fields::IP) {
             if chain {
-                self.buf.push(b'\n');
-                self.frames.write_chain(r, s, print, self.opts.max_stack, &mut self.buf);
+                self.batch.lits.push(b'\n');
+                self.frames.write_chain(r, s, print, self.opts.max_stack, &mut self.batch);
             } else {
-                self.buf.push(b' ');
-                self.frames.write_ip(r, s, print, &mut self.buf);
+                self.batch.lits.push(b' ');
+                self.frames.write_ip(r, s, print, &mut self.batch);
             }
         }
         self.line.clear();
@@ -590,19 +686,19 @@ impl Run<'_, '_> {
             None
         };
         if let (Some(form), Some(b)) = (branch_form, s.branch_stack()) {
-            self.buf.extend_from_slice(self.line.as_bytes());
+            self.batch.lits.extend_from_slice(self.line.as_bytes());
             self.line.clear();
             let pid = s.pid().unwrap_or(u32::MAX);
             let kernel_sample = r.header.cpumode() == perfdata_core::record::CpuMode::Kernel;
             // perf: ` 0xFROM(dso)/0xTO(dso)/flags `, the symbol form without the first space.
             let first = if form == BranchEnd::Symbol { "" } else { " " };
             for e in b.entries() {
-                self.buf.extend_from_slice(first.as_bytes());
-                self.frames.write_branch_end(pid, kernel_sample, e.from, form, has(fields::DSO), &mut self.buf);
-                self.buf.push(b'/');
-                self.frames.write_branch_end(pid, kernel_sample, e.to, form, has(fields::DSO), &mut self.buf);
+                self.batch.lits.extend_from_slice(first.as_bytes());
+                self.frames.write_branch_end(pid, kernel_sample, e.from, form, has(fields::DSO), &mut self.batch);
+                self.batch.lits.push(b'/');
+                self.frames.write_branch_end(pid, kernel_sample, e.to, form, has(fields::DSO), &mut self.batch);
                 let _ = write!(self.line, "{} ", decode::branch_flags(&e));
-                self.buf.extend_from_slice(self.line.as_bytes());
+                self.batch.lits.extend_from_slice(self.line.as_bytes());
                 self.line.clear();
             }
         }
@@ -624,7 +720,7 @@ impl Run<'_, '_> {
             let _ = write!(l, " {}", decode::page_size_name(s.code_page_size().unwrap_or(0)));
         }
         l.push('\n');
-        self.buf.extend_from_slice(self.line.as_bytes());
+        self.batch.lits.extend_from_slice(self.line.as_bytes());
         true
     }
 
@@ -704,8 +800,60 @@ impl Run<'_, '_> {
             RecordKind::Mmap2(m) => Some(m.tid),
             _ => tid,
         };
-        self.start(fl, plain, comm_tid, tid.or(comm_tid), pid, cpu, time);
-        self.buf.extend_from_slice(text.as_bytes());
+        self.start(fl, plain, comm_tid, tid.or(comm_tid), pid, cpu, time, None);
+        self.batch.lits.extend_from_slice(text.as_bytes());
+    }
+}
+
+/// A sample line's first columns as perf prints them (`perf_sample__fprintf_start`, then the
+/// period), into `b`: `comm` is the comm's bytes, `ns` says whether times have nanoseconds.
+fn columns(c: &Columns, comm: &[u8], ns: bool, b: &mut Vec<u8>) {
+    let fields = c.fields;
+    if fields & fields::COMM != 0 {
+        // `%16s`: padded by bytes, as C's printf.
+        if c.comm_plain {
+            b.extend_from_slice(comm);
+        } else {
+            num::pad(b, comm, 16, false, b' ');
+        }
+        b.push(b' ');
+    }
+    let (p, t) = (c.pid, c.tid);
+    match (fields & fields::PID != 0, fields & fields::TID != 0) {
+        (true, true) => {
+            num::signed(b, p, 5, false);
+            b.push(b'/');
+            num::signed(b, t, 5, true);
+            b.push(b' ');
+        }
+        (true, false) => {
+            num::signed(b, p, 5, false);
+            b.push(b' ');
+        }
+        (false, true) => {
+            num::signed(b, t, 5, false);
+            b.push(b' ');
+        }
+        _ => {}
+    }
+    if fields & fields::CPU != 0 {
+        b.push(b'[');
+        num::signed(b, i64::from(c.cpu.unwrap_or(0) as i32), 0, false);
+        // `[%03d]`
+        let n = b.len();
+        let digits = b.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+        if digits < 3 {
+            let at = n - digits;
+            b.splice(at..at, std::iter::repeat_n(b'0', 3 - digits));
+        }
+        b.extend_from_slice(b"] ");
+    }
+    if fields & fields::TIME != 0 {
+        num::time(b, c.time.unwrap_or(0), ns);
+    }
+    if let Some(period) = c.period {
+        num::dec(b, period, 10, false);
+        b.push(b' ');
     }
 }
 
@@ -797,5 +945,42 @@ fn bpf_output(raw: &[u8], l: &mut String) {
     if printable && hit_nul {
         let s = raw.split(|&b| b == 0).next().unwrap_or(&[]);
         let _ = writeln!(l, "{:>17} \"{}\"", "BPF string:", String::from_utf8_lossy(s));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one-thread path (WebAssembly's) writes what the two threads write.
+    #[test]
+    fn one_thread_writes_what_two_write() {
+        let td = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/script-rec");
+        let opts = ScriptOptions {
+            symbolize: SymbolizeOptions {
+                symfs: Some(td.join("root")),
+                kallsyms: Some(td.join("kallsyms-48dc540c8b76393804ca8088dbfa7d42911a9444")),
+                ignore_jitdump: true,
+                ..SymbolizeOptions::default()
+            },
+            ..ScriptOptions::default()
+        };
+        for name in ["deep.data", "brstack.data"] {
+            let f = PerfFile::open(td.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let (mut two, mut one) = (Vec::new(), Vec::new());
+            let (mut w2, mut w1) = (Vec::new(), Vec::new());
+            write_script_with(&f, &opts, &mut two, &mut |m| w2.push(m)).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let w = Writer {
+                texts: Texts::default(),
+                bytes: Vec::new(),
+                ns: false,
+                out: &mut one,
+                warn: &mut |m| w1.push(m),
+            };
+            inline(&f, &opts, w).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(two.len() > 1000, "{name}: {} bytes", two.len());
+            assert!(one == two, "{name}: the outputs differ");
+            assert_eq!(w1, w2, "{name}");
+        }
     }
 }

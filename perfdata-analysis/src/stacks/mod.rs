@@ -53,5 +53,5 @@ pub(crate) use pipeline::{fold_all, time_ranges, SampleFilter};
 #[cfg(feature = "pprof")]
 pub(crate) use pipeline::{fold_sites, SampleSink, SiteSample};
 pub use table::{FoldedStacks, StackFolder, StackId};
-pub(crate) use text::{BranchEnd, FramePrint, ScriptFrames};
+pub(crate) use text::{Batch, BranchEnd, Columns, FramePrint, ScriptFrames, Texts};
 pub use unwind::feature_build_ids;

@@ -1,5 +1,9 @@
 //! Frames as `perf script` prints them ([`ScriptFrames`]): a sample's ip or callchain, each
-//! resolved address written once as text and then copied from a cache.
+//! resolved address written once as text and then referred to by number.
+//!
+//! The output is a [`Batch`]: literal bytes and references to frame texts, each text sent once
+//! (when first made) and kept by the [`Texts`] that turns batches into bytes — on another thread,
+//! so that copying the texts out is not the reading thread's work.
 //!
 //! perf 6.1's rules (`sample__fprintf_sym`, `sample__fprintf_callchain`): a callchain frame is a
 //! line `\t<addr> <sym>+0x<off> (<dso>)`, where the address of a user frame is relative to its map
@@ -17,6 +21,166 @@ use perfdata_symbolize::{FastMap, SrcLine};
 use super::folder::{cut_to_max_stack, frame_slot, walk_chain, Folder, FrameKey};
 use super::unwind::DwarfUnwind;
 use crate::options::FoldedOptions;
+
+/// Output made on the reading thread ([`ScriptFrames`] and the sample lines): literal bytes,
+/// frame texts defined once and references to them. [`Texts::expand`] turns it into bytes.
+#[derive(Default)]
+pub(crate) struct Batch {
+    /// Literal bytes, and the bytes of texts defined ([`Op::Def`]), in order.
+    pub(crate) lits: Vec<u8>,
+    ops: Vec<Op>,
+    /// The columns of [`Op::Cols`], in order.
+    cols: Vec<Columns>,
+    /// The bytes of [`Batch::lits`] the ops cover; the rest is literal, still to be noted.
+    done: usize,
+}
+
+/// A sample line's first columns, formatted on the writing side (`perf script`'s
+/// `perf_sample__fprintf_start` and the period): numbers, and the comm's bytes in the batch.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Columns {
+    /// The columns printed (`script::fields` bits).
+    pub(crate) fields: u64,
+    /// The comm as is, not padded to 16 bytes.
+    pub(crate) comm_plain: bool,
+    /// Process and thread ids (-1 when unknown).
+    pub(crate) pid: i64,
+    /// See [`Columns::pid`].
+    pub(crate) tid: i64,
+    /// The CPU.
+    pub(crate) cpu: Option<u32>,
+    /// The time.
+    pub(crate) time: Option<u64>,
+    /// The period, printed after the other columns when there is one.
+    pub(crate) period: Option<u64>,
+}
+
+/// One step of a [`Batch`].
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    /// Copy this many literal bytes.
+    Lit(u32),
+    /// This many bytes are the next frame text (numbered from 0 after a [`Op::Reset`]).
+    Def(u32),
+    /// Copy frame text number N.
+    Frame(u32),
+    /// Forget every frame text.
+    Reset,
+    /// The next [`Columns`], with this many bytes of comm.
+    Cols(u32),
+}
+
+impl Batch {
+    /// Note the literal bytes written to [`Batch::lits`] since the last op.
+    fn close_lit(&mut self) {
+        while self.lits.len() > self.done {
+            let n = (self.lits.len() - self.done).min(u32::MAX as usize);
+            self.ops.push(Op::Lit(n as u32));
+            self.done += n;
+        }
+    }
+
+    /// Define the next frame text.
+    fn def(&mut self, text: &[u8]) {
+        self.close_lit();
+        self.lits.extend_from_slice(text);
+        self.ops.push(Op::Def(u32::try_from(text.len()).unwrap_or(0)));
+        self.done = self.lits.len();
+    }
+
+    /// Append frame text number `id`.
+    fn frame(&mut self, id: u32) {
+        self.close_lit();
+        self.ops.push(Op::Frame(id));
+    }
+
+    /// Append a sample line's first columns, `comm` the comm's bytes.
+    pub(crate) fn columns(&mut self, cols: Columns, comm: &[u8]) {
+        self.close_lit();
+        let comm = comm.get(..comm.len().min(u32::MAX as usize)).unwrap_or(&[]);
+        self.lits.extend_from_slice(comm);
+        self.ops.push(Op::Cols(comm.len() as u32));
+        self.cols.push(cols);
+        self.done = self.lits.len();
+    }
+
+    /// Forget every frame text (the cache is emptied).
+    fn reset(&mut self) {
+        self.close_lit();
+        self.ops.push(Op::Reset);
+    }
+
+    /// About how much memory the batch holds: time to hand it on when this grows.
+    pub(crate) fn size(&self) -> usize {
+        self.lits.len() + self.ops.len() * 8 + self.cols.len() * 48
+    }
+
+    /// Whether nothing was written since [`Batch::clear`].
+    pub(crate) fn is_empty(&self) -> bool {
+        self.lits.is_empty() && self.ops.is_empty()
+    }
+
+    /// Empty the batch, keeping its memory.
+    pub(crate) fn clear(&mut self) {
+        self.lits.clear();
+        self.ops.clear();
+        self.cols.clear();
+        self.done = 0;
+    }
+}
+
+/// The frame texts of a stream of [`Batch`]es, to turn them into bytes.
+#[derive(Default)]
+pub(crate) struct Texts {
+    bytes: Vec<u8>,
+    /// Where each text ends in [`Texts::bytes`].
+    ends: Vec<usize>,
+}
+
+impl Texts {
+    /// Append batch `b`'s bytes to `out`, its frame texts from those of earlier batches, its
+    /// columns as `columns` formats them (with the comm's bytes).
+    pub(crate) fn expand(
+        &mut self,
+        b: &Batch,
+        out: &mut Vec<u8>,
+        mut columns: impl FnMut(&Columns, &[u8], &mut Vec<u8>),
+    ) {
+        let mut cols = b.cols.iter();
+        let mut at = 0usize;
+        let mut lit = |n: u32| {
+            let from = at;
+            at = at.saturating_add(n as usize);
+            b.lits.get(from..at).unwrap_or(&[])
+        };
+        for op in &b.ops {
+            match *op {
+                Op::Lit(n) => out.extend_from_slice(lit(n)),
+                Op::Def(n) => {
+                    self.bytes.extend_from_slice(lit(n));
+                    self.ends.push(self.bytes.len());
+                }
+                Op::Frame(id) => {
+                    let id = id as usize;
+                    let end = self.ends.get(id).copied().unwrap_or(0);
+                    let start = if id == 0 { 0 } else { self.ends.get(id - 1).copied().unwrap_or(end) };
+                    out.extend_from_slice(self.bytes.get(start..end).unwrap_or(&[]));
+                }
+                Op::Reset => {
+                    self.bytes.clear();
+                    self.ends.clear();
+                }
+                Op::Cols(n) => {
+                    let comm = lit(n);
+                    if let Some(c) = cols.next() {
+                        columns(c, comm, out);
+                    }
+                }
+            }
+        }
+        out.extend_from_slice(b.lits.get(b.done..).unwrap_or(&[]));
+    }
+}
 
 /// Which parts of a frame are printed (perf's `print_ip_opts`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -79,22 +243,22 @@ pub(crate) struct ScriptFrames<'o> {
     dwarf: Option<DwarfUnwind>,
     ips: Vec<u64>,
     unwound: Vec<u64>,
-    /// Frame texts, back to back; [`ScriptFrames::cache`] holds ranges into it.
-    texts: Vec<u8>,
-    cache: FastMap<(FrameKey, u8), (u32, u32)>,
+    /// Frame texts' numbers in the output's [`Texts`], by frame and parts printed.
+    cache: FastMap<(FrameKey, u8), u32>,
+    /// The bytes of the frame texts defined since the cache was last emptied.
+    text_bytes: usize,
     /// A direct-mapped cache in front of [`ScriptFrames::cache`]: most frames are a few thousand
     /// hot addresses.
     front: Vec<Option<FrontEntry>>,
     line: String,
-    scratch: Vec<u8>,
     /// The user files whose symbols perf has loaded by now (`dso__load`, on the first symbol
     /// lookup in them): perf then counts their addresses as adjusted, which `-F brstackoff`
     /// shows.
     loaded: std::collections::HashSet<String>,
 }
 
-/// A frame's key (its [`FrameKey`] and [`FramePrint`] bits) and its text's range.
-type FrontEntry = ((FrameKey, u8), (u32, u32));
+/// A frame's key (its [`FrameKey`] and [`FramePrint`] bits) and its text's number.
+type FrontEntry = ((FrameKey, u8), u32);
 
 /// Entries of [`ScriptFrames::front`] (a power of two).
 const FRONT_SLOTS: usize = 1 << 14;
@@ -111,11 +275,10 @@ impl<'o> ScriptFrames<'o> {
             dwarf: DwarfUnwind::for_file(file, opts),
             ips: Vec::new(),
             unwound: Vec::new(),
-            texts: Vec::new(),
+            text_bytes: 0,
             cache: FastMap::default(),
             front: vec![None; FRONT_SLOTS],
             line: String::new(),
-            scratch: Vec::new(),
             loaded: std::collections::HashSet::new(),
         }
     }
@@ -146,12 +309,12 @@ impl<'o> ScriptFrames<'o> {
 
     /// Append sample `s`'s ip as perf prints it on the sample line (no callchain): `<ip>
     /// <sym>+0x<off> (<dso>)`, parts as `print` says, the ip absolute.
-    pub(crate) fn write_ip(&mut self, r: &Record<'_>, s: &Sample<'_>, print: FramePrint, out: &mut Vec<u8>) {
+    pub(crate) fn write_ip(&mut self, r: &Record<'_>, s: &Sample<'_>, print: FramePrint, out: &mut Batch) {
         let kernel = r.header.cpumode() == CpuMode::Kernel;
         let pid = s.pid().unwrap_or(u32::MAX);
         let ip = s.ip().unwrap_or(0);
         self.folder.enter_process(pid);
-        self.text(pid, kernel, false, ip, print.bits() | ONE_LINE, out);
+        self.text(pid, kernel, false, ip, print.bits() | ONE_LINE, out, true);
     }
 
     /// Take in that perf looked up sample `s`'s ip (`machine__resolve`, for every sample it
@@ -172,7 +335,7 @@ impl<'o> ScriptFrames<'o> {
     /// the address: ` <sym>[+0x<off>]` when `print.sym`, ` (<dso>)` when `print.dso`. perf looks
     /// the address up in the sample's space first and then in the space the address belongs to
     /// (`thread__find_map_fb`), so a kernel sample's fault on a user address finds the user map.
-    pub(crate) fn write_addr(&mut self, r: &Record<'_>, s: &Sample<'_>, print: FramePrint, out: &mut Vec<u8>) {
+    pub(crate) fn write_addr(&mut self, r: &Record<'_>, s: &Sample<'_>, print: FramePrint, out: &mut Batch) {
         let Some(addr) = s.addr() else { return };
         let kernel_sample = r.header.cpumode() == CpuMode::Kernel;
         self.write_data_addr(s.pid().unwrap_or(u32::MAX), kernel_sample, addr, print, out);
@@ -186,12 +349,12 @@ impl<'o> ScriptFrames<'o> {
         kernel_sample: bool,
         addr: u64,
         print: FramePrint,
-        out: &mut Vec<u8>,
+        out: &mut Batch,
     ) {
         let kernel = self.space_of(pid, kernel_sample, addr);
         let print = FramePrint { ip: false, srcline: false, unknown_as_addr: false, branch: false, ..print };
         self.folder.enter_process(pid);
-        self.text(pid, kernel, false, addr, print.bits() | ONE_LINE, out);
+        self.text(pid, kernel, false, addr, print.bits() | ONE_LINE, out, true);
     }
 
     /// Append one end `addr` of a branch stack entry of a sample of process `pid` (of the
@@ -213,7 +376,7 @@ impl<'o> ScriptFrames<'o> {
         addr: u64,
         form: BranchEnd,
         dso: bool,
-        out: &mut Vec<u8>,
+        out: &mut Batch,
     ) {
         use std::io::Write;
         let kernel = self.space_of(pid, kernel_sample, addr);
@@ -221,7 +384,7 @@ impl<'o> ScriptFrames<'o> {
         match form {
             BranchEnd::Symbol => {
                 let print = FramePrint { sym: true, symoff: true, dso, branch: true, ..FramePrint::default() };
-                self.text(pid, kernel, false, addr, print.bits() | ONE_LINE, out);
+                self.text(pid, kernel, false, addr, print.bits() | ONE_LINE, out, true);
             }
             BranchEnd::Address | BranchEnd::Offset => {
                 let folder = &mut self.folder;
@@ -238,10 +401,10 @@ impl<'o> ScriptFrames<'o> {
                     Some(m) => m.map_ip(addr),
                     None => addr,
                 };
-                let _ = write!(out, "{printed:#x}");
+                let _ = write!(out.lits, "{printed:#x}");
                 if dso {
                     let print = FramePrint { dso: true, branch: true, ..FramePrint::default() };
-                    self.text(pid, kernel, false, addr, print.bits() | ONE_LINE, out);
+                    self.text(pid, kernel, false, addr, print.bits() | ONE_LINE, out, true);
                 }
             }
         }
@@ -270,7 +433,7 @@ impl<'o> ScriptFrames<'o> {
         s: &Sample<'_>,
         print: FramePrint,
         max_stack: usize,
-        out: &mut Vec<u8>,
+        out: &mut Batch,
     ) -> bool {
         let Some(c) = s.callchain() else { return false };
         let kernel = r.header.cpumode() == CpuMode::Kernel;
@@ -279,10 +442,7 @@ impl<'o> ScriptFrames<'o> {
         // may be the one that loads the kernel's or a module's symbols.
         // (Through the text cache, keyed with no parts printed: once per address.)
         if let (true, Some(ip)) = (kernel, s.ip()) {
-            let mut none = std::mem::take(&mut self.scratch);
-            self.text(pid, true, false, ip, 0, &mut none);
-            none.clear();
-            self.scratch = none;
+            self.text(pid, true, false, ip, 0, out, false);
         }
         self.folder.enter_process(pid);
         let mut ips = std::mem::take(&mut self.ips);
@@ -299,53 +459,58 @@ impl<'o> ScriptFrames<'o> {
         ips.truncate(chain_len);
         self.unwound.truncate(unwound_len);
         let bits = print.bits();
-        let at = out.len();
-        let complete =
-            walk_chain(ips.iter().copied(), kernel, |kernel, ip| self.text(pid, kernel, false, ip, bits, out));
+        // perf takes a chain with an unknown context marker for corrupt and prints none of it
+        // (having looked up the frames before the marker).
+        let complete = walk_chain(ips.iter().copied(), kernel, |_, _| {});
+        walk_chain(ips.iter().copied(), kernel, |kernel, ip| self.text(pid, kernel, false, ip, bits, out, complete));
         if complete {
             let unwound = std::mem::take(&mut self.unwound);
             for &ip in &unwound {
-                self.text(pid, false, true, ip, bits, out);
+                self.text(pid, false, true, ip, bits, out, true);
             }
             self.unwound = unwound;
-        } else {
-            // perf takes a chain with an unknown context marker for corrupt and prints none of it.
-            out.truncate(at);
         }
         self.ips = ips;
         true
     }
 
-    /// Append the text of one frame, from the cache or made now.
-    fn text(&mut self, pid: u32, kernel: bool, unwound: bool, addr: u64, bits: u8, out: &mut Vec<u8>) {
+    /// Append the text of one frame to `out` (only define it there, for later frames, unless
+    /// `print`), from the cache or made now.
+    #[allow(clippy::too_many_arguments)]
+    fn text(&mut self, pid: u32, kernel: bool, unwound: bool, addr: u64, bits: u8, out: &mut Batch, print: bool) {
         let space = if kernel { u32::MAX } else { pid };
         let gen = self.folder.generation(kernel);
         let key = ((space, gen, kernel, false, unwound, addr), bits);
         let slot = frame_slot(&key.0, key.1, FRONT_SLOTS);
         let hit = match self.front.get(slot) {
-            Some(Some((k, range))) if *k == key => Some(*range),
+            Some(Some((k, id))) if *k == key => Some(*id),
             _ => self.cache.get(&key).copied(),
         };
-        if let Some((at, len)) = hit {
+        if let Some(id) = hit {
             if let Some(e) = self.front.get_mut(slot) {
-                *e = Some((key, (at, len)));
+                *e = Some((key, id));
             }
-            let (at, len) = (at as usize, len as usize);
-            out.extend_from_slice(self.texts.get(at..at.saturating_add(len)).unwrap_or(&[]));
+            if print {
+                out.frame(id);
+            }
             return;
         }
-        if self.cache.len() >= TEXT_CACHE_MAX || self.texts.len() >= u32::MAX as usize / 2 {
+        if self.cache.len() >= TEXT_CACHE_MAX || self.text_bytes >= u32::MAX as usize / 2 {
             self.cache.clear();
-            self.texts.clear();
+            self.text_bytes = 0;
             self.front.fill(None);
+            out.reset();
         }
         let mut line = std::mem::take(&mut self.line);
         line.clear();
         self.format(pid, kernel, unwound, addr, bits, &mut line);
-        out.extend_from_slice(line.as_bytes());
-        let at = u32::try_from(self.texts.len()).unwrap_or(u32::MAX);
-        self.texts.extend_from_slice(line.as_bytes());
-        self.cache.insert(key, (at, u32::try_from(line.len()).unwrap_or(0)));
+        let id = u32::try_from(self.cache.len()).unwrap_or(u32::MAX);
+        out.def(line.as_bytes());
+        if print {
+            out.frame(id);
+        }
+        self.text_bytes += line.len();
+        self.cache.insert(key, id);
         self.line = line;
     }
 
