@@ -292,7 +292,12 @@ impl Writer<'_> {
                 self.bytes.clear();
                 let ns = self.ns;
                 self.texts.expand(&b, &mut self.bytes, |c, comm, out| columns(c, comm, ns, out));
-                self.out.write_all(&self.bytes).map_err(io)?;
+                // In blocks of at most a batch's size: a batch's frame numbers can stand for
+                // far more text, and a consumer that holds each write (Python's iterator) is
+                // bounded by the size of the writes.
+                for block in self.bytes.chunks(BATCH_SIZE) {
+                    self.out.write_all(block).map_err(io)?;
+                }
                 return Ok(Some(b));
             }
             Msg::Flush => self.out.flush().map_err(io)?,
