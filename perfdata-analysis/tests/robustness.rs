@@ -12,7 +12,7 @@ use perfdata_analysis::folded::{folded, Compat, FoldedOptions};
 use perfdata_core::tracepoint::Tracepoints;
 use perfdata_core::{HeaderInfo, Order, PerfFile, RecordKind};
 use perfdata_symbolize::SymbolizeOptions;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 
 /// The shared counting allocator: live heap bytes and the peak of a measured call (all tests of
 /// this binary share it, so the bound checked below is only asserted while tests run one at a
@@ -108,6 +108,7 @@ fn drain_inner(data: &[u8]) -> (usize, usize) {
 #[cfg(feature = "parquet")]
 fn parquet_tables(file: &PerfFile<'_>) {
     use perfdata_analysis::export::parquet::{write_parquet, ParquetOptions};
+    use std::sync::atomic::AtomicUsize;
     static N: AtomicUsize = AtomicUsize::new(0);
     let n = N.fetch_add(1, Relaxed);
     if !n.is_multiple_of(8) {
