@@ -756,15 +756,17 @@ struct EntryCache {
     /// How many times a group came to be in both halves.
     mixings: u64,
     /// A key of the sample being added was an unresolved address of a group in both halves, or
-    /// a comm among [`EntryCache::renames`] (cleared by the caller): the sample is no plan for
+    /// a comm within [`EntryCache::renames`] (cleared by the caller): the sample is no plan for
     /// others ([`Repeats`]), since perf searches for that key again and may find another entry.
     touched_mixed: bool,
-    /// The comms renamed where their entries lie in the tree ([`Hist::rename_comm`]), each as
-    /// the lower and the higher of its old and new name. A search for a comm between them may
-    /// meet such an entry and turn the other way than its place in the tree says, so its answer
-    /// can change as the tree does: it is not remembered. Any other key compares the same with
-    /// the old and the new name, and the tree is still in order for it.
-    renames: Vec<(Rc<str>, Rc<str>)>,
+    /// The span of the comms renamed where their entries lie in the tree ([`Hist::rename_comm`]):
+    /// the lowest and the highest of their old and new names. A search for a comm between a
+    /// rename's two names may meet such an entry and turn the other way than its place in the
+    /// tree says, so its answer can change as the tree does: it is not remembered. One span over
+    /// all renames (the `:TID` names all sort first, so theirs overlap anyway) keeps that check
+    /// one comparison however many threads are renamed; a key outside it compares the same with
+    /// every old and new name, and the tree is in order for it.
+    renames: Option<(Rc<str>, Rc<str>)>,
     by_id: HashMap<[u64; 8], usize, ahash::RandomState>,
     /// The names whose addresses identities hold, kept so that no other name takes an address.
     held: HashMap<usize, Rc<str>, ahash::RandomState>,
@@ -793,8 +795,12 @@ impl EntryCache {
     /// Entries of comm `old` are now of `new` ([`EntryCache::renames`]); what was remembered is
     /// forgotten.
     fn renamed(&mut self, old: &Rc<str>, new: &Rc<str>) {
-        let (lo, hi) = if old.as_bytes() <= new.as_bytes() { (old, new) } else { (new, old) };
-        self.renames.push((lo.clone(), hi.clone()));
+        let (mut lo, mut hi) = if old.as_bytes() <= new.as_bytes() { (old, new) } else { (new, old) };
+        if let Some((l, h)) = &self.renames {
+            lo = if l.as_bytes() < lo.as_bytes() { l } else { lo };
+            hi = if h.as_bytes() > hi.as_bytes() { h } else { hi };
+        }
+        self.renames = Some((lo.clone(), hi.clone()));
         self.by_id.clear();
     }
 
@@ -820,7 +826,7 @@ impl EntryCache {
     fn id(&mut self, base: &Key, dso: Option<&Rc<str>>, sym: SymId) -> Option<[u64; 8]> {
         if let Some(c) = &base.comm {
             let c = c.as_bytes();
-            if self.renames.iter().any(|(lo, hi)| lo.as_bytes() <= c && c <= hi.as_bytes()) {
+            if self.renames.as_ref().is_some_and(|(lo, hi)| lo.as_bytes() <= c && c <= hi.as_bytes()) {
                 self.touched_mixed = true;
                 return None;
             }
