@@ -843,13 +843,13 @@ fn columns(c: &Columns, comm: &[u8], ns: bool, b: &mut Vec<u8>) {
     }
     if fields & fields::CPU != 0 {
         b.push(b'[');
+        // `[%03d]`: zeros after the sign, three characters with it (`-01`).
+        let start = b.len();
         num::signed(b, i64::from(c.cpu.unwrap_or(0) as i32), 0, false);
-        // `[%03d]`
-        let n = b.len();
-        let digits = b.iter().rev().take_while(|c| c.is_ascii_digit()).count();
-        if digits < 3 {
-            let at = n - digits;
-            b.splice(at..at, std::iter::repeat_n(b'0', 3 - digits));
+        let width = b.len().saturating_sub(start);
+        if width < 3 {
+            let at = if b.get(start) == Some(&b'-') { start + 1 } else { start };
+            b.splice(at..at, std::iter::repeat_n(b'0', 3 - width));
         }
         b.extend_from_slice(b"] ");
     }
@@ -956,6 +956,30 @@ fn bpf_output(raw: &[u8], l: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The CPU column is C's `[%03d]`, for a CPU read as -1 too.
+    #[test]
+    fn cpu_column_is_printf_03d() {
+        let text = |cpu: u32| {
+            let c = Columns {
+                fields: fields::CPU,
+                comm_plain: false,
+                pid: -1,
+                tid: -1,
+                cpu: Some(cpu),
+                time: None,
+                period: None,
+            };
+            let mut b = Vec::new();
+            columns(&c, b"", false, &mut b);
+            String::from_utf8(b).unwrap()
+        };
+        assert_eq!(text(1), "[001] ");
+        assert_eq!(text(12), "[012] ");
+        assert_eq!(text(1234), "[1234] ");
+        assert_eq!(text(u32::MAX), "[-01] ");
+        assert_eq!(text(u32::MAX - 9), "[-10] ");
+    }
 
     /// The one-thread path (WebAssembly's) writes what the two threads write.
     #[test]
