@@ -14,7 +14,7 @@ use crate::{Error, Result};
 use perfdata_core::record::CpuMode;
 use perfdata_core::{Order, PerfFile, RecordKind};
 use perfdata_symbolize::inline::DebugInfo;
-use perfdata_symbolize::SrcLine;
+use perfdata_symbolize::{FastMap, SrcLine};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -180,6 +180,81 @@ pub struct Annotation {
 /// Identity of a symbol's histogram: event, shared object, symbol name, start, end.
 type SymKey = (usize, Rc<str>, Rc<str>, u64, u64);
 
+/// Remembered addresses before [`symbol_samples`] forgets them all (a long system-wide
+/// recording's orphaned generations accumulate): about 80 bytes each.
+const SEEN_MAX: usize = 1 << 20;
+
+/// Where a sample's address lands for perf annotate.
+#[derive(Clone)]
+enum Landing {
+    /// In no named symbol.
+    Unnamed,
+    /// In a symbol of another name than the one asked for.
+    Other,
+    /// In the symbol of this histogram: counted when `inside` it, at offset `off` from its start
+    /// (`None`: its binary could not be read, so there are no per-instruction hits).
+    Symbol { key: SymKey, inside: bool, off: Option<u64> },
+}
+
+/// Resolve address `ip` of process `pid` (`kernel`: a kernel address), sampled by event
+/// `event`, for [`symbol_samples`]: the histogram it counts in (made in `syms` the first time,
+/// numbered in order of appearance), if any.
+#[allow(clippy::too_many_arguments)]
+fn land(
+    folder: &mut StackFolder<'_>,
+    syms: &mut HashMap<SymKey, (SymbolSamples, usize)>,
+    opts: &AnnotateOptions,
+    names: &[String],
+    event: usize,
+    pid: u32,
+    kernel: bool,
+    ip: u64,
+) -> Landing {
+    let f = folder.locate(pid, kernel, ip);
+    let (Some(name), Some(start), Some(end)) = (f.symbol.as_deref(), f.start, f.end) else {
+        return Landing::Unnamed;
+    };
+    let name: Rc<str> = name.split('\0').next().unwrap_or(name).into();
+    if opts.symbol.as_deref().is_some_and(|want| want != &*name) {
+        return Landing::Other;
+    }
+    // The sample's address as objdump shows it: the ELF virtual address for a binary, the
+    // address itself in the kernel.
+    let (addr, binary) = if kernel {
+        (ip, Err("a kernel symbol: perf annotates it only from a vmlinux".to_string()))
+    } else {
+        match folder.binary_at(pid, ip) {
+            Some((Ok(b), off)) => (b.offset_to_vaddr(off), Ok(b.path().to_path_buf())),
+            Some((Err(e), _)) => (u64::MAX, Err(e.to_string())),
+            None => (u64::MAX, Err("no map".to_string())),
+        }
+    };
+    let order = syms.len();
+    let key = (event, f.dso.clone(), name.clone(), start, end);
+    let (e, _) = syms.entry(key.clone()).or_insert_with(|| {
+        let sym = SymbolSamples {
+            event,
+            event_name: names.get(event).cloned().unwrap_or_default(),
+            dso: f.dso.to_string(),
+            symbol: name.to_string(),
+            start,
+            end,
+            samples: 0,
+            period: 0,
+            hits: BTreeMap::new(),
+            event_total: (0, 0),
+            binary,
+        };
+        (sym, order)
+    });
+    let readable = e.binary.is_ok();
+    Landing::Symbol {
+        key,
+        inside: (start..end).contains(&addr) || !readable,
+        off: addr.checked_sub(start).filter(|_| readable),
+    }
+}
+
 /// The symbols with samples, per event in the file's order, hottest first within an event (perf
 /// annotate's order: event count, then shared object and symbol name); only those named
 /// [`AnnotateOptions::symbol`] when it is set. Unresolved addresses are left out.
@@ -189,6 +264,9 @@ pub fn symbol_samples(file: &PerfFile, opts: &AnnotateOptions) -> Result<Vec<Sym
     let mut syms: HashMap<SymKey, (SymbolSamples, usize)> = HashMap::new();
     let mut totals: HashMap<usize, (u64, u64)> = HashMap::new();
     let names: Vec<String> = file.events().iter().map(|e| e.display_name()).collect();
+    // What each address came to, by address space, its generation and the address: most
+    // samples repeat an address seen before, and resolving one again would give the same.
+    let mut seen: FastMap<(u32, u32, usize, u64), Landing> = FastMap::default();
     for r in file.records(Order::Time)? {
         let Ok(r) = r else { continue };
         folder.record(&r);
@@ -201,56 +279,35 @@ pub fn symbol_samples(file: &PerfFile, opts: &AnnotateOptions) -> Result<Vec<Sym
         let pid = s.pid().unwrap_or(u32::MAX);
         let kernel = r.header.cpumode() == CpuMode::Kernel;
         let ip = s.ip().unwrap_or(0);
-        let f = folder.locate(pid, kernel, ip);
-        let (Some(name), Some(start), Some(end)) = (f.symbol.clone(), f.start, f.end) else {
+        let (space, generation) = folder.space_key(pid, kernel);
+        let key = (space, generation, ev.index, ip);
+        let landing = match seen.get(&key) {
+            Some(l) => l.clone(),
+            None => {
+                if seen.len() >= SEEN_MAX {
+                    seen.clear();
+                }
+                let l = land(&mut folder, &mut syms, opts, &names, ev.index, pid, kernel, ip);
+                seen.insert(key, l.clone());
+                l
+            }
+        };
+        match landing {
             // perf 6.1 drops a sample outside the named symbol before it counts it.
-            if opts.symbol.is_none() {
+            Landing::Unnamed if opts.symbol.is_none() => add(totals.entry(ev.index).or_default(), period),
+            Landing::Unnamed | Landing::Other => {}
+            Landing::Symbol { key, inside, off } => {
                 add(totals.entry(ev.index).or_default(), period);
-            }
-            continue;
-        };
-        let name: Rc<str> = name.split('\0').next().unwrap_or(&name).into();
-        if opts.symbol.as_deref().is_some_and(|want| want != &*name) {
-            continue;
-        }
-        add(totals.entry(ev.index).or_default(), period);
-        // The sample's address as objdump shows it: the ELF virtual address for a binary, the
-        // address itself in the kernel.
-        let (addr, binary) = if kernel {
-            (ip, Err("a kernel symbol: perf annotates it only from a vmlinux".to_string()))
-        } else {
-            match folder.binary_at(pid, ip) {
-                Some((Ok(b), off)) => (b.offset_to_vaddr(off), Ok(b.path().to_path_buf())),
-                Some((Err(e), _)) => (u64::MAX, Err(e.to_string())),
-                None => (u64::MAX, Err("no map".to_string())),
-            }
-        };
-        let order = syms.len();
-        let key = (ev.index, f.dso.clone(), name.clone(), start, end);
-        let (e, _) = syms.entry(key).or_insert_with(|| {
-            let sym = SymbolSamples {
-                event: ev.index,
-                event_name: names.get(ev.index).cloned().unwrap_or_default(),
-                dso: f.dso.to_string(),
-                symbol: name.to_string(),
-                start,
-                end,
-                samples: 0,
-                period: 0,
-                hits: BTreeMap::new(),
-                event_total: (0, 0),
-                binary,
-            };
-            (sym, order)
-        });
-        // perf's histogram takes only addresses inside the symbol.
-        if (start..end).contains(&addr) || e.binary.is_err() {
-            e.samples += 1;
-            e.period = e.period.saturating_add(period);
-            if let Some(off) = addr.checked_sub(start).filter(|_| e.binary.is_ok()) {
-                let h = e.hits.entry(off).or_default();
-                h.0 += 1;
-                h.1 = h.1.saturating_add(period);
+                // perf's histogram takes only addresses inside the symbol.
+                if let (true, Some((e, _))) = (inside, syms.get_mut(&key)) {
+                    e.samples += 1;
+                    e.period = e.period.saturating_add(period);
+                    if let Some(off) = off {
+                        let h = e.hits.entry(off).or_default();
+                        h.0 += 1;
+                        h.1 = h.1.saturating_add(period);
+                    }
+                }
             }
         }
     }

@@ -246,6 +246,15 @@ impl<'o> StackFolder<'o> {
         f
     }
 
+    /// What [`StackFolder::locate`]'s answer for address `ip` of process `pid` (`kernel`: a
+    /// kernel address) depends on besides the address: the address space and the generation of
+    /// its maps (bumped when they change, and for the kernel when its symbols do). Two calls with
+    /// equal keys give the same frame, so a caller may remember answers by key.
+    pub(crate) fn space_key(&mut self, pid: u32, kernel: bool) -> (u32, u32) {
+        self.folder.enter_process(pid);
+        (if kernel { u32::MAX } else { pid }, self.folder.generation(kernel))
+    }
+
     /// Address `ip` of process `pid` as perf resolves a branch stack's end (`ip__resolve_ams`):
     /// in a map of the process (level `.`), else in the kernel's (`k`), else nowhere (`H`, the
     /// level of the last mode tried). Gives the frame, the level and the address relative to the
