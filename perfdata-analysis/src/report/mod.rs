@@ -1077,7 +1077,7 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<R
         }
         let kernel = r.header.cpumode() == CpuMode::Kernel;
         let ip = s.ip().unwrap_or(0);
-        let f = folder.locate(pid, kernel, ip);
+        let f = folder.locate_remembered(pid, kernel, ip);
         *total = total.saturating_add(period);
         *samples += 1;
         if filter.pid.is_some_and(|p| p != pid)

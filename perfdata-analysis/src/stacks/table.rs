@@ -141,7 +141,13 @@ pub struct StackFolder<'o> {
     /// `--call-graph dwarf`: the unwinder, and the user frames it found for the current sample.
     dwarf: Option<DwarfUnwind>,
     unwound: Vec<u64>,
+    /// [`StackFolder::locate_remembered`]'s answers, by address space, generation, and address.
+    located: FastMap<(u32, u32, bool, u64), perfdata_symbolize::Frame>,
 }
+
+/// Answers [`StackFolder::locate_remembered`] keeps before it forgets them all (a long
+/// system-wide recording's orphaned generations accumulate): about 60 bytes each.
+const LOCATED_MAX: usize = 1 << 20;
 
 impl<'o> StackFolder<'o> {
     /// A folder for the records of `file` (loads the kernel's symbols unless no event samples
@@ -158,6 +164,7 @@ impl<'o> StackFolder<'o> {
             ips: Vec::new(),
             dwarf: DwarfUnwind::for_file(file, opts),
             unwound: Vec::new(),
+            located: FastMap::default(),
         }
     }
 
@@ -243,6 +250,24 @@ impl<'o> StackFolder<'o> {
             let map = self.folder.machine.find_map(pid, ip, false);
             self.folder.sym.resolve_in(pid, map, ip)
         };
+        f
+    }
+
+    /// [`StackFolder::locate`], answered from memory for an address of an address space whose
+    /// maps have not changed since it was last looked up (the same frame, looked up once: an
+    /// unnamed address counts once per generation in [`StackFolder::diagnostics`], as folding
+    /// counts it).
+    pub(crate) fn locate_remembered(&mut self, pid: u32, kernel: bool, ip: u64) -> perfdata_symbolize::Frame {
+        let (space, generation) = self.space_key(pid, kernel);
+        let key = (space, generation, kernel, ip);
+        if let Some(f) = self.located.get(&key) {
+            return f.clone();
+        }
+        if self.located.len() >= LOCATED_MAX {
+            self.located.clear();
+        }
+        let f = self.locate(pid, kernel, ip);
+        self.located.insert(key, f.clone());
         f
     }
 
