@@ -406,14 +406,17 @@ fn names_cmp(a: &Rc<str>, b: &Rc<str>) -> Ordering {
     }
 }
 
+/// A symbolizer's dso name (kept) and the short name an entry shows.
+type DsoNames = (Rc<str>, Option<Rc<str>>);
+
 /// The comms and shared objects of the entries, one `Rc` per name: most comparisons of
 /// [`entry_cmp`] are between equal names, which are then told equal by pointer.
 #[derive(Default)]
 struct Names {
     /// A thread's comm as last seen.
-    comms: HashMap<u32, Rc<str>>,
+    comms: HashMap<u32, Rc<str>, ahash::RandomState>,
     /// Short names by the symbolizer's dso name (kept, so that its address stays its own).
-    dsos: HashMap<usize, (Rc<str>, Option<Rc<str>>)>,
+    dsos: HashMap<usize, DsoNames, ahash::RandomState>,
     /// The short names, each once.
     shorts: std::collections::HashSet<Rc<str>>,
 }
@@ -1454,10 +1457,10 @@ struct Plan {
 #[derive(Default)]
 struct Repeats {
     plans: Vec<Plan>,
-    index: HashMap<Box<[u64]>, usize>,
+    index: HashMap<Box<[u64]>, usize, ahash::RandomState>,
     key: Vec<u64>,
     /// Each comm's number (comms are keyed by name: a thread's comm changes).
-    comms: HashMap<String, u64>,
+    comms: HashMap<String, u64, ahash::RandomState>,
     hits: u64,
     misses: u64,
     /// The names whose addresses keys hold, kept alive so no other name takes an address.
@@ -1575,7 +1578,7 @@ impl Repeats {
 struct DsoRanks {
     by_name: HashMap<Box<[u8]>, u32>,
     /// The symbolizer's names (one `Rc` per shared object), by address.
-    by_rc: HashMap<usize, (Rc<str>, u32)>,
+    by_rc: HashMap<usize, (Rc<str>, u32), ahash::RandomState>,
 }
 
 /// perf's name of the kernel's shared object.
