@@ -444,6 +444,9 @@ pub struct Symbolizer {
     /// What each address of a file (by dso name, the address in the file; the kernel's as it is)
     /// resolved to.
     cache: HashMap<(Rc<str>, u64), Found, ahash::RandomState>,
+    /// What each kallsyms address resolved to, with the kernel's dso name: a callchain's kernel
+    /// frames are looked up here, keyed by the address alone.
+    kallsyms_cache: (Option<Rc<str>>, HashMap<u64, Found, ahash::RandomState>),
     /// The symbols' names, one `Rc` per (dso, start) ([`interned`]): the frames of one symbol
     /// compare equal by pointer (report's repeats key them so), and a name is allocated once.
     names: HashMap<(Rc<str>, u64), Rc<str>, ahash::RandomState>,
@@ -577,6 +580,7 @@ impl Symbolizer {
             sources: HashMap::default(),
             kernel: KernelState::default(),
             cache: HashMap::default(),
+            kallsyms_cache: Default::default(),
             names: HashMap::default(),
             dso_names: HashMap::default(),
             binaries: HashMap::new(),
@@ -1387,9 +1391,15 @@ impl Symbolizer {
 
     /// `addr` in the kernel's own symbols (kallsyms).
     fn lookup_kallsyms(&mut self, addr: u64) -> Lookup {
-        let dso = self.dso_name("[kernel.kallsyms]");
-        let key = (dso.clone(), addr);
-        let found = match self.cache.get(&key) {
+        let dso = match &self.kallsyms_cache.0 {
+            Some(d) => d.clone(),
+            None => {
+                let d = self.dso_name("[kernel.kallsyms]");
+                self.kallsyms_cache.0 = Some(d.clone());
+                d
+            }
+        };
+        let found = match self.kallsyms_cache.1.get(&addr) {
             Some(f) => f.clone(),
             None => {
                 let kallsyms = self.kallsyms();
@@ -1398,7 +1408,7 @@ impl Symbolizer {
                     let (name, start, end) = k.find(addr)?;
                     Some((interned(names, &dso, start, name), start, end))
                 });
-                self.cache.insert(key, f.clone());
+                self.kallsyms_cache.1.insert(addr, f.clone());
                 f
             }
         };

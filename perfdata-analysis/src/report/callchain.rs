@@ -13,6 +13,7 @@
 
 use perfdata_symbolize::rbtree::RbTree;
 use std::cmp::Ordering;
+use std::collections::HashMap;
 use std::fmt::Write;
 use std::rc::Rc;
 
@@ -162,37 +163,149 @@ fn match_chain(old: &Frame, new: &Frame) -> Ordering {
     (old.dso, old.ip).cmp(&(new.dso, new.ip))
 }
 
+/// A frame's number in its report's [`Frames`].
+pub(super) type FrameId = u32;
+
+/// The distinct frames of one report's call graphs; the trees hold their numbers.
+///
+/// Each frame also has a class key: [`match_chain`] compares two named frames that are not
+/// inlined by (object, start), two inlined ones (or an inlined and a named one) by name, and any
+/// other pair by (object, address). Within one of the classes "named", "unnamed" and "inlined"
+/// that is a total order, and two frames of a class are equal exactly when their keys are: the
+/// key is the class's value (object and start, object and address, or the name) numbered in the
+/// order it is first met, with the class in its upper half.
+#[derive(Default)]
+pub(super) struct Frames {
+    /// The frames, by number.
+    frames: Vec<Frame>,
+    /// Each frame's class key.
+    keys: Vec<u64>,
+    /// Each frame's text ([`Frame::text`]), made once: the trees show a frame in many nodes.
+    texts: Vec<Box<str>>,
+    /// The frames by their fields (the name by the address of its `Rc`, which `frames` keeps).
+    by_frame: HashMap<(u32, u64, usize, u64, bool), FrameId, ahash::RandomState>,
+    /// The class keys of named and unnamed frames by (unnamed, object, start or address).
+    by_place: HashMap<(bool, u32, u64), u64, ahash::RandomState>,
+    /// The class keys of inlined frames by name.
+    by_name: HashMap<Rc<str>, u64, ahash::RandomState>,
+}
+
+/// The class part of a [`Frames`] key: a named frame, not inlined.
+const NAMED: u64 = 0;
+/// The class part of a [`Frames`] key: an unresolved frame.
+const UNNAMED: u64 = 1 << 32;
+/// The class part of a [`Frames`] key: an inlined function.
+const INLINED: u64 = 2 << 32;
+
+impl Frames {
+    /// `frame`'s number, the same for every equal frame (more than `u32::MAX` frames, which no
+    /// memory holds, would share the last number).
+    pub(super) fn id(&mut self, frame: Frame) -> FrameId {
+        let name = frame.name.as_ref().map_or(0, |n| Rc::as_ptr(n).cast::<u8>() as usize);
+        let fields = (frame.dso, frame.ip, name, frame.start, frame.inlined);
+        if let Some(&id) = self.by_frame.get(&fields) {
+            return id;
+        }
+        let id = FrameId::try_from(self.frames.len()).unwrap_or(FrameId::MAX);
+        let next = self.by_place.len() as u64 + self.by_name.len() as u64;
+        let key = match &frame.name {
+            Some(n) if frame.inlined => INLINED | *self.by_name.entry(n.clone()).or_insert(next),
+            Some(_) => NAMED | *self.by_place.entry((false, frame.dso, frame.start)).or_insert(next),
+            None => UNNAMED | *self.by_place.entry((true, frame.dso, frame.ip)).or_insert(next),
+        };
+        self.texts.push(frame.text().into());
+        self.frames.push(frame);
+        self.keys.push(key);
+        self.by_frame.insert(fields, id);
+        id
+    }
+
+    /// Frame number `id`.
+    fn get(&self, id: FrameId) -> Option<&Frame> {
+        self.frames.get(id as usize)
+    }
+
+    /// `match_chain(old, new) == Equal`: by the class keys when both frames are of one class.
+    fn same(&self, old: FrameId, new: FrameId) -> bool {
+        if old == new {
+            return true;
+        }
+        match (self.keys.get(old as usize), self.keys.get(new as usize)) {
+            (Some(&o), Some(&n)) if o >> 32 == n >> 32 => o == n,
+            _ => self.cmp(old, new) == Ordering::Equal,
+        }
+    }
+
+    /// `match_chain(old, new)`; a number no frame has sorts last.
+    fn cmp(&self, old: FrameId, new: FrameId) -> Ordering {
+        match (self.get(old), self.get(new)) {
+            (Some(o), Some(n)) => match_chain(o, n),
+            (o, n) => n.is_some().cmp(&o.is_some()),
+        }
+    }
+
+    /// `id`'s class key.
+    fn key(&self, id: FrameId) -> Option<u64> {
+        self.keys.get(id as usize).copied()
+    }
+
+    /// A frame's text (see [`Frame::text`]).
+    fn text(&self, id: FrameId) -> String {
+        self.texts.get(id as usize).map(|t| t.to_string()).unwrap_or_default()
+    }
+}
+
 /// perf's `struct callchain_node`.
 #[derive(Default)]
 struct Node {
-    val: Vec<Frame>,
+    /// The frames: `Tree::frames[at..at + len]`.
+    at: usize,
+    len: usize,
     hit: u64,
     children_hit: u64,
     count: u64,
     children_count: u64,
     /// `rb_root_in`: the children by their first frame.
     children: RbTree<usize>,
+    /// The children's number in [`Tree::index`] (a split node's children move to its first
+    /// child, with their number).
+    set: usize,
+    /// The class of the children's first frames (the upper half of a [`Frames`] key), when they
+    /// are all of one: `MIXED` when not, `None` without children.
+    class: Option<u64>,
 }
+
+/// [`Node::class`] of children of more than one class.
+const MIXED: u64 = u64::MAX;
 
 /// One entry's callchain tree (`struct callchain_root`); node 0 is the root.
 pub(super) struct Tree {
     nodes: Vec<Node>,
+    /// The children of the nodes whose children are all of one class, by (their number, the
+    /// class key of their first frame). Within a class [`match_chain`] is a total order of
+    /// which the children's red-black tree is a search tree, so the child found here is the one
+    /// its descent finds, and one not found here it does not find either.
+    index: HashMap<(usize, u64), usize, ahash::RandomState>,
+    /// The next children's number.
+    sets: usize,
+    /// The nodes' frames, each node's a run of them (a split node's two parts share its run).
+    frames: Vec<FrameId>,
     /// The longest path appended (perf's `max_depth`).
     max_depth: usize,
 }
 
 impl Default for Tree {
     fn default() -> Self {
-        Tree { nodes: vec![Node::default()], max_depth: 0 }
+        Tree { nodes: vec![Node::default()], index: HashMap::default(), sets: 1, frames: Vec::new(), max_depth: 0 }
     }
 }
 
 impl Tree {
-    /// `callchain_append`: add `count` samples of one path (in the graph's order) and their
-    /// event count (perf adds them one by one; the hits add up the same).
-    pub(super) fn append(&mut self, path: &[Frame], period: u64, count: u64) {
+    /// `callchain_append`: add `count` samples of one path (in the graph's order, frames of
+    /// `table`) and their event count (perf adds them one by one; the hits add up the same).
+    pub(super) fn append(&mut self, table: &Frames, path: &[FrameId], period: u64, count: u64) {
         if !path.is_empty() {
-            self.append_children(0, path, period, count);
+            self.append_children(table, 0, path, period, count);
             self.max_depth = self.max_depth.max(path.len());
         }
     }
@@ -202,14 +315,61 @@ impl Tree {
         self.max_depth
     }
 
+    /// Node `n`'s frames.
+    fn val(&self, n: &Node) -> &[FrameId] {
+        self.frames.get(n.at..n.at.saturating_add(n.len)).unwrap_or_default()
+    }
+
+    /// A new node of `path`'s frames with `count` samples ending in it.
+    fn leaf(&mut self, path: &[FrameId], period: u64, count: u64) -> Node {
+        let at = self.frames.len();
+        self.frames.extend_from_slice(path);
+        Node { at, len: path.len(), hit: period, count, set: self.new_set(), ..Node::default() }
+    }
+
+    /// A number for a node's children.
+    fn new_set(&mut self) -> usize {
+        self.sets += 1;
+        self.sets
+    }
+
+    /// Node `at`'s child whose first frame is `first` (of class key `key`), if its children are
+    /// all of `key`'s class: `Some(None)` when it has no such child.
+    fn indexed(&self, at: usize, key: u64) -> Option<Option<usize>> {
+        let n = self.nodes.get(at)?;
+        (n.class == Some(key >> 32)).then(|| self.index.get(&(n.set, key)).copied())
+    }
+
+    /// Note `child` (its first frame of class key `key`) as node `at`'s new child.
+    fn indexing(&mut self, at: usize, child: usize, key: Option<u64>) {
+        let Some(n) = self.nodes.get_mut(at) else { return };
+        let class = key.map_or(MIXED, |k| k >> 32);
+        n.class = match n.class {
+            None => Some(class),
+            Some(c) if c == class => Some(c),
+            Some(_) => Some(MIXED),
+        };
+        if let (Some(_), Some(k)) = (n.class.filter(|&c| c != MIXED), key) {
+            self.index.insert((n.set, k), child);
+        }
+    }
+
     /// `append_chain_children`: find the child whose first frame is `path`'s, or add one.
-    fn append_children(&mut self, at: usize, path: &[Frame], period: u64, count: u64) {
-        let Some(first) = path.first() else { return };
+    fn append_children(&mut self, table: &Frames, at: usize, path: &[FrameId], period: u64, count: u64) {
+        let Some(&first) = path.first() else { return };
+        let key = table.key(first);
+        if let Some(Some(child)) = key.and_then(|k| self.indexed(at, k)) {
+            self.append_chain(table, child, path, period, count);
+            if let Some(n) = self.nodes.get_mut(at) {
+                n.children_hit = n.children_hit.saturating_add(period);
+                n.children_count += count;
+            }
+            return;
+        }
         let Some(mut kids) = self.nodes.get_mut(at).map(|n| std::mem::take(&mut n.children)) else { return };
         let next = self.nodes.len();
-        let nodes = &self.nodes;
         let found = kids.insert_by(
-            |&c| match nodes.get(c).and_then(|n| n.val.first()).map(|f| match_chain(f, first)) {
+            |&c| match self.nodes.get(c).and_then(|n| self.val(n).first()).map(|&f| table.cmp(f, first)) {
                 Some(Ordering::Equal) | None => None,
                 Some(o) => Some(o == Ordering::Less),
             },
@@ -218,15 +378,19 @@ impl Tree {
         let child = match found {
             Err(slot) => kids.get(slot).copied(),
             Ok(_) => {
-                self.nodes.push(Node { val: path.to_vec(), hit: period, count, ..Node::default() });
+                let leaf = self.leaf(path, period, count);
+                self.nodes.push(leaf);
                 None
             }
         };
         if let Some(n) = self.nodes.get_mut(at) {
             n.children = kids;
         }
+        if child.is_none() {
+            self.indexing(at, next, key);
+        }
         if let Some(child) = child {
-            self.append_chain(child, path, period, count);
+            self.append_chain(table, child, path, period, count);
         }
         if let Some(n) = self.nodes.get_mut(at) {
             n.children_hit = n.children_hit.saturating_add(period);
@@ -236,50 +400,59 @@ impl Tree {
 
     /// `append_chain` of a child whose first frame matches: the frames it shares with `path`,
     /// then a split, a hit, or the rest among its children.
-    fn append_chain(&mut self, at: usize, path: &[Frame], period: u64, count: u64) {
-        let Some(node) = self.nodes.get_mut(at) else { return };
-        let matches =
-            node.val.iter().zip(path).take_while(|(old, new)| match_chain(old, new) == Ordering::Equal).count();
+    fn append_chain(&mut self, table: &Frames, at: usize, path: &[FrameId], period: u64, count: u64) {
+        let Some(node) = self.nodes.get(at) else { return };
+        let len = node.len;
+        let matches = self.val(node).iter().zip(path).take_while(|&(&old, &new)| table.same(old, new)).count();
         let rest = path.get(matches..).unwrap_or_default();
-        if matches < node.val.len() {
-            self.split(at, matches, rest, period, count);
+        if matches < len {
+            self.split(table, at, matches, rest, period, count);
         } else if rest.is_empty() {
-            node.hit = node.hit.saturating_add(period);
-            node.count += count;
+            if let Some(node) = self.nodes.get_mut(at) {
+                node.hit = node.hit.saturating_add(period);
+                node.count += count;
+            }
         } else {
-            self.append_children(at, rest, period, count);
+            self.append_children(table, at, rest, period, count);
         }
     }
 
     /// `split_add_child`: node `at` keeps its first `keep` frames; the rest, with its hits and
     /// children, become its first child; the rest of the path (if any) its second.
-    fn split(&mut self, at: usize, keep: usize, rest: &[Frame], period: u64, count: u64) {
+    fn split(&mut self, table: &Frames, at: usize, keep: usize, rest: &[FrameId], period: u64, count: u64) {
         let first = self.nodes.len();
         let second = first + 1;
+        let new = rest.first().map(|_| self.leaf(rest, period, count));
         let Some(n) = self.nodes.get_mut(at) else { return };
-        let tail = n.val.split_off(keep);
-        let old = tail.first().cloned();
         let moved = Node {
-            val: tail,
+            at: n.at.saturating_add(keep),
+            len: n.len.saturating_sub(keep),
             hit: n.hit,
             children_hit: n.children_hit,
             count: n.count,
             children_count: n.children_count,
             children: std::mem::take(&mut n.children),
+            set: n.set,
+            class: n.class.take(),
         };
+        n.len = keep;
         n.children_hit = moved.hit.saturating_add(moved.children_hit);
         n.children_count = moved.count + moved.children_count;
         let _ = n.children.insert_by(|_| Some(true), || first);
-        let new = match (rest.first(), old) {
-            (Some(new), Some(old)) => {
+        let old = self.frames.get(moved.at).copied();
+        let set = self.new_set();
+        let Some(n) = self.nodes.get_mut(at) else { return };
+        n.set = set;
+        let new = match (rest.first(), old, new) {
+            (Some(&new_first), Some(old), Some(new)) => {
                 n.hit = 0;
                 n.count = 0;
                 n.children_hit = n.children_hit.saturating_add(period);
                 n.children_count += count;
                 // The second child goes left of the first when the first's frame sorts before it.
-                let left = match_chain(&old, new) == Ordering::Less;
+                let left = table.cmp(old, new_first) == Ordering::Less;
                 let _ = n.children.insert_by(|_| Some(left), || second);
-                Some(Node { val: rest.to_vec(), hit: period, count, ..Node::default() })
+                Some(new)
             }
             _ => {
                 n.hit = period;
@@ -287,38 +460,45 @@ impl Tree {
                 None
             }
         };
+        let second_key = new.as_ref().and(rest.first()).and_then(|&f| table.key(f));
+        let second_made = new.is_some();
         self.nodes.push(moved);
         self.nodes.extend(new);
+        self.indexing(at, first, old.and_then(|f| table.key(f)));
+        if second_made {
+            self.indexing(at, second, second_key);
+        }
     }
 
     /// `callchain_merge`: add `src`'s paths, each node's hits as one path, in its tree order
-    /// (the longest path appended stays this tree's).
-    pub(super) fn merge(&mut self, src: &Tree) {
+    /// (the longest path appended stays this tree's). Both trees' frames are `table`'s.
+    pub(super) fn merge(&mut self, table: &Frames, src: &Tree) {
         let mut path = Vec::new();
-        self.merge_node(src, 0, &mut path);
+        self.merge_node(table, src, 0, &mut path);
     }
 
-    fn merge_node(&mut self, src: &Tree, at: usize, path: &mut Vec<Frame>) {
+    fn merge_node(&mut self, table: &Frames, src: &Tree, at: usize, path: &mut Vec<FrameId>) {
         let Some(n) = src.nodes.get(at) else { return };
         let len = path.len();
-        path.extend(n.val.iter().cloned());
+        path.extend_from_slice(src.val(n));
         // perf merges with `append_chain_children`, not `callchain_append`: the longest path
         // stays the destination's own (it orders rows of equal Children, [`Tree::max_depth`]).
         if n.hit > 0 && !path.is_empty() {
-            self.append_children(0, path, n.hit, 1);
+            self.append_children(table, 0, path, n.hit, 1);
         }
         for &c in n.children.iter() {
-            self.merge_node(src, c, path);
+            self.merge_node(table, src, c, path);
         }
         path.truncate(len);
     }
 
-    /// The tree as [`CallNode`]s: the root's children, each node's children in perf's tree order.
-    pub(super) fn nodes(&self) -> Vec<CallNode> {
-        self.children_of(0, 0)
+    /// The tree as [`CallNode`]s (frames of `table`): the root's children, each node's children in
+    /// perf's tree order.
+    pub(super) fn nodes(&self, table: &Frames) -> Vec<CallNode> {
+        self.children_of(table, 0, 0)
     }
 
-    fn children_of(&self, at: usize, depth: usize) -> Vec<CallNode> {
+    fn children_of(&self, table: &Frames, at: usize, depth: usize) -> Vec<CallNode> {
         let Some(n) = self.nodes.get(at) else { return Vec::new() };
         // A path is at most a callchain long; the depth guard only bounds the recursion.
         if depth > 4096 {
@@ -328,12 +508,12 @@ impl Tree {
             .iter()
             .filter_map(|&c| self.nodes.get(c).map(|m| (c, m)))
             .map(|(c, m)| CallNode {
-                frames: m.val.iter().map(Frame::text).collect(),
+                frames: self.val(m).iter().map(|&f| table.text(f)).collect(),
                 period: m.hit,
                 total_period: m.hit.saturating_add(m.children_hit),
                 samples: m.count,
                 total_samples: m.count + m.children_count,
-                children: self.children_of(c, depth + 1),
+                children: self.children_of(table, c, depth + 1),
             })
             .collect()
     }
@@ -565,22 +745,24 @@ fn bit(i: usize) -> u32 {
 mod tests {
     use super::*;
 
-    fn path(ips: &[u64]) -> Vec<Frame> {
-        ips.iter().map(|&ip| Frame { dso: 1, ip, name: None, start: 0, inlined: false }).collect()
+    fn path(table: &mut Frames, ips: &[u64]) -> Vec<FrameId> {
+        ips.iter().map(|&ip| table.id(Frame { dso: 1, ip, name: None, start: 0, inlined: false })).collect()
     }
 
     /// perf's `callchain_merge` adds the paths with `append_chain_children`: the merged tree's
     /// longest path is still the longest it appended itself.
     #[test]
     fn merge_keeps_the_longest_own_path() {
+        let t = &mut Frames::default();
+        let (short, long, other) = (path(t, &[1, 2]), path(t, &[1, 2, 3, 4, 5]), path(t, &[7, 8, 9]));
         let mut dst = Tree::default();
-        dst.append(&path(&[1, 2]), 10, 1);
+        dst.append(t, &short, 10, 1);
         let mut src = Tree::default();
-        src.append(&path(&[1, 2, 3, 4, 5]), 30, 3);
+        src.append(t, &long, 30, 3);
         assert_eq!(src.max_depth(), 5);
-        dst.merge(&src);
+        dst.merge(t, &src);
         assert_eq!(dst.max_depth(), 2);
-        dst.append(&path(&[7, 8, 9]), 1, 1);
+        dst.append(t, &other, 1, 1);
         assert_eq!(dst.max_depth(), 3);
     }
 }

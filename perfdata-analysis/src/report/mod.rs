@@ -406,14 +406,17 @@ fn names_cmp(a: &Rc<str>, b: &Rc<str>) -> Ordering {
     }
 }
 
+/// A symbolizer's dso name (kept) and the short name an entry shows.
+type DsoNames = (Rc<str>, Option<Rc<str>>);
+
 /// The comms and shared objects of the entries, one `Rc` per name: most comparisons of
 /// [`entry_cmp`] are between equal names, which are then told equal by pointer.
 #[derive(Default)]
 struct Names {
     /// A thread's comm as last seen.
-    comms: HashMap<u32, Rc<str>>,
+    comms: HashMap<u32, Rc<str>, ahash::RandomState>,
     /// Short names by the symbolizer's dso name (kept, so that its address stays its own).
-    dsos: HashMap<usize, (Rc<str>, Option<Rc<str>>)>,
+    dsos: HashMap<usize, DsoNames, ahash::RandomState>,
     /// The short names, each once.
     shorts: std::collections::HashSet<Rc<str>>,
 }
@@ -653,8 +656,14 @@ impl Hist<'_> {
 
     /// The entries in perf's output order: `hists__collapse_resort` (entries merged again in
     /// tree order into a second tree, when the comm is a key: perf collapses only then), then
-    /// `hists__output_resort` (a stable sort by [`entry_sort`]).
-    fn into_sorted(self, children: bool, chain_order: Option<ChainOrder>) -> Vec<(Key, Acc)> {
+    /// `hists__output_resort` (a stable sort by [`entry_sort`]). `frames`: the call graphs'
+    /// frames.
+    fn into_sorted(
+        self,
+        children: bool,
+        chain_order: Option<ChainOrder>,
+        frames: &callchain::Frames,
+    ) -> Vec<(Key, Acc)> {
         let sort = self.sort;
         let mut tree = self.tree;
         let order = tree.in_order();
@@ -675,7 +684,7 @@ impl Hist<'_> {
                             a.period = a.period.saturating_add(acc.period);
                             a.children = a.children.saturating_add(acc.children);
                             if let (Some(dst), Some(src)) = (&mut a.tree, &acc.tree) {
-                                dst.merge(src);
+                                dst.merge(frames, src);
                             }
                         }
                     }
@@ -931,6 +940,8 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<R
         })
         .collect();
     let mut names = Names::default();
+    // The call graphs' frames, numbered once for every tree of every histogram.
+    let mut frames = callchain::Frames::default();
     let mut lost_samples = 0u64;
     let mut chain: Vec<ChainEntry> = Vec::new();
     // With `srcline` and `--children`: the chain's entries' source lines, and whether perf has
@@ -1188,18 +1199,20 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<R
                 break 'work;
             }
             if graph {
-                plan.frames.extend(walked.iter().map(|c| callchain::Frame {
-                    dso: ranks.rank(&c.dso),
-                    ip: c.addr,
-                    name: c.symbol.clone(),
-                    start: c.start.unwrap_or(0),
-                    inlined: c.inlined,
+                plan.frames.extend(walked.iter().map(|c| {
+                    frames.id(callchain::Frame {
+                        dso: ranks.rank(&c.dso),
+                        ip: c.addr,
+                        name: c.symbol.clone(),
+                        start: c.start.unwrap_or(0),
+                        inlined: c.inlined,
+                    })
                 }));
                 // perf adds a sample's path to its own entry only when the sample has a callchain
                 // (`hist_entry__append_callchain`), the cursor's to the cumulative entries.
                 plan.stale = stale;
                 if let (Some(e), false) = (hist.acc(i), stale) {
-                    e.tree.get_or_insert_default().append(&plan.frames, period, 1);
+                    e.tree.get_or_insert_default().append(&frames, &plan.frames, period, 1);
                 }
             }
             if !opts.children {
@@ -1241,7 +1254,12 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<R
                 if let Some(e) = hist.acc(j) {
                     e.children = e.children.saturating_add(period);
                     if graph {
-                        e.tree.get_or_insert_default().append(plan.frames.get(at..).unwrap_or_default(), period, 1);
+                        e.tree.get_or_insert_default().append(
+                            &frames,
+                            plan.frames.get(at..).unwrap_or_default(),
+                            period,
+                            1,
+                        );
                     }
                 }
                 seen.push(j);
@@ -1271,6 +1289,7 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<R
                 h.total,
                 opts,
                 &folder,
+                &frames,
                 if per_event { chains(i) } else { opts.event.is_none_or(chains) },
             ),
             total: h.total,
@@ -1309,6 +1328,7 @@ fn rows(
     total: u64,
     opts: &ReportOptions,
     folder: &StackFolder<'_>,
+    frames: &callchain::Frames,
     graphs: bool,
 ) -> Vec<ReportRow> {
     let has = |k: SortKey| opts.sort.contains(&k);
@@ -1324,20 +1344,20 @@ fn rows(
                 e.children = e.children.saturating_add(period);
             }
             if let (Some(t), false) = (e.tree.as_mut(), plan.stale) {
-                t.append(&plan.frames, period, count);
+                t.append(frames, &plan.frames, period, count);
             }
         }
         for &(j, at) in &plan.cumulative {
             if let Some(e) = hist.acc(j) {
                 e.children = e.children.saturating_add(period);
                 if let Some(t) = e.tree.as_mut() {
-                    t.append(plan.frames.get(at..).unwrap_or_default(), period, count);
+                    t.append(frames, plan.frames.get(at..).unwrap_or_default(), period, count);
                 }
             }
         }
     }
     let pct = |p: u64| if total > 0 { 100.0 * p as f64 / total as f64 } else { 0.0 };
-    hist.into_sorted(opts.children, opts.call_graph)
+    hist.into_sorted(opts.children, opts.call_graph, frames)
         .into_iter()
         .map(|(k, a)| ReportRow {
             overhead: pct(a.period),
@@ -1370,7 +1390,7 @@ fn rows(
             parent: k.parent.as_deref().map(|p| p.split('\0').next().unwrap_or(p).to_string()),
             trace: k.trace.as_deref().map(str::to_string),
             comm_width: folder.comm(a.tid).len(),
-            call_graph: a.tree.filter(|_| graphs).map(|t| t.nodes()).unwrap_or_default(),
+            call_graph: a.tree.filter(|_| graphs).map(|t| t.nodes(frames)).unwrap_or_default(),
             from: k.from.filter(|_| has(SortKey::DsoFrom) || has(SortKey::SymFrom)).map(end_row),
             to: k.to.filter(|_| has(SortKey::DsoTo) || has(SortKey::SymTo)).map(end_row),
             cycles: k.cycles.filter(|_| has(SortKey::Cycles)),
@@ -1422,7 +1442,7 @@ struct Plan {
     /// With `--children`: the callchain's entries and where their part of the path starts.
     cumulative: Vec<(usize, usize)>,
     /// With call graphs: the path, in the graph's order.
-    frames: Vec<callchain::Frame>,
+    frames: Vec<callchain::FrameId>,
     /// The path is perf's cursor as an earlier sample left it (the sample has no callchain): the
     /// sample's own entry's call graph gets nothing.
     stale: bool,
@@ -1437,10 +1457,10 @@ struct Plan {
 #[derive(Default)]
 struct Repeats {
     plans: Vec<Plan>,
-    index: HashMap<Box<[u64]>, usize>,
+    index: HashMap<Box<[u64]>, usize, ahash::RandomState>,
     key: Vec<u64>,
     /// Each comm's number (comms are keyed by name: a thread's comm changes).
-    comms: HashMap<String, u64>,
+    comms: HashMap<String, u64, ahash::RandomState>,
     hits: u64,
     misses: u64,
     /// The names whose addresses keys hold, kept alive so no other name takes an address.
@@ -1558,7 +1578,7 @@ impl Repeats {
 struct DsoRanks {
     by_name: HashMap<Box<[u8]>, u32>,
     /// The symbolizer's names (one `Rc` per shared object), by address.
-    by_rc: HashMap<usize, (Rc<str>, u32)>,
+    by_rc: HashMap<usize, (Rc<str>, u32), ahash::RandomState>,
 }
 
 /// perf's name of the kernel's shared object.
