@@ -1081,27 +1081,64 @@ impl PerfData {
     ///     percent_type: what the percentages are of, perf's ``--percent-type``:
     ///         ``"local-period"`` (default), ``"global-period"``, ``"local-hits"``,
     ///         ``"global-hits"``.
+    ///     percent_limit: leave out the symbols whose share of their event's count (in percent)
+    ///         is under this, perf's ``--percent-limit`` (0, the default: none left out; not
+    ///         negative). With ``symbol`` the share is of that symbol's samples only, as in perf
+    ///         6.1, so only a limit over 100 leaves it out (an empty DataFrame, not an error).
+    ///     disassembler_style: objdump's disassembler options, perf's ``-M``/
+    ///         ``--disassembler-style`` (e.g. ``"intel"``), passed on as ``objdump -M STYLE``;
+    ///         None (default): objdump's own (AT&T on x86).
+    ///     asm_raw: each instruction's bytes before it in ``instruction``, as perf's
+    ///         ``--asm-raw`` prints them (objdump without ``--no-show-raw-insn``); the further
+    ///         bytes of a long instruction are a row of their own at their address, as perf
+    ///         prints them on a line of their own. Default False.
+    ///     print_line: add a ``srcline`` column, perf's ``-l``/``--print-line``: for each
+    ///         instruction over 0.5 percent its source line as perf names it (``spin.c:31``,
+    ///         the file's last component and the line, from the binary's DWARF; ``spin[1249]``
+    ///         without line information), None for the others. perf's text shows it only where
+    ///         it changes; ``df.groupby("srcline").percent.sum()`` is perf's sorted summary.
+    ///         Default False.
+    ///     objdump: the objdump to run, perf's ``--objdump`` (a path; None, the default:
+    ///         ``objdump`` on ``PATH``). One that cannot be run is an OSError.
+    ///     prefix: prepended to the source files' paths objdump reads source lines from, perf's
+    ///         ``--prefix`` (``source_file`` names the file so found). Default None.
+    ///     prefix_strip: leading directories taken off those paths before ``prefix``, perf's
+    ///         ``--prefix-strip`` (a non-negative int; as in perf, more than 0 needs ``prefix``).
+    ///         Default None.
     ///     **options: ``folded()``'s symbol options (``symfs``, ``kallsyms``, ``buildid_dir``,
     ///         ``symbols``…) and ``time``.
     ///
     /// Returns:
     ///     pandas.DataFrame: one row per instruction: ``event``, ``dso``, ``symbol``, ``address``
-    ///     (objdump's), ``instruction`` (objdump's text), ``samples``, ``period``, ``percent``,
+    ///     (objdump's), ``instruction`` (objdump's text as perf prints it after the address:
+    ///     with ``asm_raw`` the bytes first), ``samples``, ``period``, ``percent``,
     ///     ``source_file`` and ``source_line`` (the last source line objdump named before it;
-    ///     None without line information). A symbol that cannot be annotated (its binary not
-    ///     found, a kernel symbol) is left out and said in ``diagnostics``; a named one is a
-    ///     ValueError.
+    ///     None without line information), and with ``print_line`` ``srcline``. A symbol that
+    ///     cannot be annotated (its binary not found, a kernel symbol) is left out and said in
+    ///     ``diagnostics``; a named one is a ValueError.
     ///
     /// Example:
     ///     >>> a = perfdata.open("perf.data").annotate()
     ///     >>> list(a.columns)[:5]
     ///     ['event', 'dso', 'symbol', 'address', 'instruction']
-    #[pyo3(signature = (symbol=None, *, percent_type="local-period", **options))]
+    ///     >>> a = perfdata.open("perf.data").annotate(print_line=True, disassembler_style="intel")
+    ///     >>> list(a.columns)[-3:]
+    ///     ['source_file', 'source_line', 'srcline']
+    #[pyo3(signature = (symbol=None, *, percent_type="local-period", percent_limit=0.0, disassembler_style=None,
+                        asm_raw=false, print_line=false, objdump=None, prefix=None, prefix_strip=None, **options))]
+    #[allow(clippy::too_many_arguments)]
     fn annotate<'py>(
         &self,
         py: Python<'py>,
         symbol: Option<String>,
         percent_type: &str,
+        percent_limit: f64,
+        disassembler_style: Option<String>,
+        asm_raw: bool,
+        print_line: bool,
+        objdump: Option<std::path::PathBuf>,
+        prefix: Option<std::path::PathBuf>,
+        prefix_strip: Option<i64>,
         options: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let done = (|| -> PyResult<Bound<'py, PyAny>> {
@@ -1110,7 +1147,7 @@ impl PerfData {
             require(py, &["pandas", "pyarrow"])?;
             let call = "PerfData.annotate()";
             let opts = (|| {
-                flame::check_keys(options, &["symbol", "percent_type"])?;
+                flame::check_keys(options, &ANNOTATE_KEYS)?;
                 let percent_type = PercentType::parse(percent_type).ok_or_else(|| {
                     PyValueError::new_err(format!(
                         "percent_type: unknown type {percent_type:?} (local-period, global-period, local-hits, \
@@ -1118,7 +1155,21 @@ impl PerfData {
                     ))
                 })?;
                 let fold = flame::fold_options(options)?.options;
-                Ok(AnnotateOptions { symbol: symbol.clone(), fold, percent_type, ..AnnotateOptions::default() })
+                Ok(AnnotateOptions {
+                    symbol: symbol.clone(),
+                    fold,
+                    percent_type,
+                    percent_limit: annotate_percent_limit(percent_limit)?,
+                    disassembler_style: annotate_text("disassembler_style", disassembler_style)?,
+                    asm_raw,
+                    print_line,
+                    objdump: match objdump {
+                        Some(p) => std::path::PathBuf::from(annotate_path("objdump", p)?),
+                        None => AnnotateOptions::default().objdump,
+                    },
+                    prefix_strip: annotate_prefix_strip(prefix_strip, prefix.is_some())?,
+                    prefix: prefix.map(|p| annotate_path("prefix", p)).transpose()?,
+                })
             })()
             .map_err(|e| in_call(py, call, e))?;
             let file = self.file()?;
@@ -1127,11 +1178,20 @@ impl PerfData {
             for a in done {
                 match a {
                     Ok(a) => annotations.push(a),
+                    // Without objdump nothing can be annotated (as the CLI, not one note per binary).
+                    Err(perfdata_analysis::Error::Io { path, source }) => {
+                        let m = format!("{call}: cannot run objdump {}: {source}", path.display());
+                        return Err(match source.raw_os_error() {
+                            Some(errno) => pyo3::exceptions::PyOSError::new_err((errno, m)),
+                            None => pyo3::exceptions::PyOSError::new_err(m),
+                        });
+                    }
                     Err(e) if symbol.is_some() => return Err(in_call(py, call, PyValueError::new_err(e.to_string()))),
                     Err(e) => self.shared.note(std::iter::once(e.to_string())),
                 }
             }
-            if let (Some(name), true) = (&symbol, annotations.is_empty()) {
+            // A symbol left out by percent_limit is not an error: perf prints nothing either.
+            if let (Some(name), true, true) = (&symbol, annotations.is_empty(), opts.percent_limit == 0.0) {
                 return Err(in_call(py, call, PyValueError::new_err(format!("{name}: no samples of this symbol"))));
             }
             let rows: Vec<(
@@ -1141,7 +1201,7 @@ impl PerfData {
             )> =
                 annotations.iter().flat_map(|a| a.lines.iter().filter_map(move |l| Some((a, l, l.address?)))).collect();
             let strs = |v: Vec<Option<String>>| -> ArrayRef { Arc::new(StringArray::from(v)) };
-            let cols: Vec<(&str, ArrayRef)> = vec![
+            let mut cols: Vec<(&str, ArrayRef)> = vec![
                 ("event", strs(rows.iter().map(|r| Some(r.0.symbol.event_name.clone())).collect())),
                 ("dso", strs(rows.iter().map(|r| Some(r.0.symbol.dso.clone())).collect())),
                 ("symbol", strs(rows.iter().map(|r| Some(r.0.symbol.symbol.clone())).collect())),
@@ -1153,6 +1213,9 @@ impl PerfData {
                 ("source_file", strs(rows.iter().map(|r| r.1.source_file.clone()).collect())),
                 ("source_line", Arc::new(UInt32Array::from(rows.iter().map(|r| r.1.source_line).collect::<Vec<_>>()))),
             ];
+            if print_line {
+                cols.push(("srcline", strs(rows.iter().map(|r| r.1.srcline.clone()).collect())));
+            }
             let batch = RecordBatch::try_from_iter(cols)
                 .map_err(|e| PyRuntimeError::new_err(format!("building Arrow columns: {e}")))?;
             let t = Bound::new(py, ArrowTable::new("annotate", batch.schema(), vec![batch]))?;
@@ -1759,6 +1822,61 @@ impl PerfData {
         s.push('>');
         Ok(s)
     }
+}
+
+/// `annotate()`'s keywords besides `folded()`'s (named in the error of one it does not take).
+const ANNOTATE_KEYS: [&str; 9] = [
+    "symbol",
+    "percent_type",
+    "percent_limit",
+    "disassembler_style",
+    "asm_raw",
+    "print_line",
+    "objdump",
+    "prefix",
+    "prefix_strip",
+];
+
+/// `annotate(percent_limit=)`: a percentage, not negative nor NaN; perf compares it in single
+/// precision.
+fn annotate_percent_limit(limit: f64) -> PyResult<f32> {
+    if limit.is_nan() || limit < 0.0 {
+        return Err(PyValueError::new_err(format!(
+            "percent_limit must be a percentage of 0 or more (0: no limit), not {limit}"
+        )));
+    }
+    Ok(limit as f32)
+}
+
+/// A text argument of `annotate()` passed on to objdump: not empty, no NUL byte.
+fn annotate_text(what: &str, v: Option<String>) -> PyResult<Option<String>> {
+    match v {
+        Some(s) if s.is_empty() => Err(PyValueError::new_err(format!("{what} must not be empty"))),
+        Some(s) if s.contains('\0') => Err(PyValueError::new_err(format!("{what} must not contain a NUL character"))),
+        v => Ok(v),
+    }
+}
+
+/// A path argument of `annotate()` passed on to objdump: UTF-8 (perf's are C strings, and the
+/// analysis takes text), not empty, no NUL byte.
+fn annotate_path(what: &str, p: std::path::PathBuf) -> PyResult<String> {
+    let s = p.into_os_string().into_string().map_err(|p| {
+        PyValueError::new_err(format!("{what} must be a UTF-8 path, not {}", std::path::Path::new(&p).display()))
+    })?;
+    annotate_text(what, Some(s)).map(Option::unwrap_or_default)
+}
+
+/// `annotate(prefix_strip=)`: not negative, at most `u32::MAX`, and (as perf's `--prefix-strip
+/// requires --prefix`) more than 0 only with `prefix`.
+fn annotate_prefix_strip(n: Option<i64>, prefix: bool) -> PyResult<Option<u32>> {
+    let Some(n) = n else { return Ok(None) };
+    let n = u32::try_from(n).map_err(|_| {
+        PyValueError::new_err(format!("prefix_strip must be a number of directories (0 or more), not {n}"))
+    })?;
+    if n > 0 && !prefix {
+        return Err(PyValueError::new_err("prefix_strip needs prefix (perf's --prefix-strip requires --prefix)"));
+    }
+    Ok(Some(n))
 }
 
 fn require(py: Python<'_>, modules: &[&str]) -> PyResult<()> {

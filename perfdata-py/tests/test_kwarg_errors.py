@@ -63,7 +63,8 @@ def sched():
         ("flamegraph", FOLD + GRAPH + ["progress"]),
         ("script", SCRIPT),
         ("report", FOLD + ["sort", "parent", "exclude_other", "children", "call_graph", "progress"]),
-        ("annotate", FOLD + ["symbol", "percent_type"]),
+        ("annotate", FOLD + ["symbol", "percent_type", "percent_limit", "disassembler_style", "asm_raw",
+                             "print_line", "objdump", "prefix", "prefix_strip"]),
     ],
 )
 def test_an_unknown_keyword_names_the_call_and_the_accepted_ones(fp, method, accepted):

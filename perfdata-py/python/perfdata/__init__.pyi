@@ -803,11 +803,19 @@ class PerfData:
         symbol: Optional[str] = None,
         *,
         percent_type: Literal["local-period", "global-period", "local-hits", "global-hits"] = "local-period",
+        percent_limit: float = 0.0,
+        disassembler_style: Optional[str] = None,
+        asm_raw: bool = False,
+        print_line: bool = False,
+        objdump: Optional[_Path] = None,
+        prefix: Optional[_Path] = None,
+        prefix_strip: Optional[int] = None,
         **options: Unpack[_FoldOptions],
     ) -> Any:
         """perf annotate --stdio as a pandas.DataFrame, one row per instruction: event, dso,
         symbol, address, instruction (objdump's text), samples, period, percent, source_file,
-        source_line; every symbol with samples when none is named."""
+        source_line, and srcline with print_line; every symbol with samples when none is named.
+        perf's --percent-limit, -M, --asm-raw, -l, --objdump, --prefix, --prefix-strip."""
     def folded(self, **options: Unpack[_FoldOptions]) -> Dict[str, int]:
         """Folded stacks (stack → weight) as stackcollapse-perf.pl or perf script report
         stackcollapse print them (compat names that tool, not a perf version)."""
