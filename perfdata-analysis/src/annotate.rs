@@ -181,28 +181,28 @@ pub struct Annotation {
 type SymKey = (usize, Rc<str>, Rc<str>, u64, u64);
 
 /// Remembered addresses before [`symbol_samples`] forgets them all (a long system-wide
-/// recording's orphaned generations accumulate): about 80 bytes each.
+/// recording's orphaned generations accumulate): about 60 bytes each.
 const SEEN_MAX: usize = 1 << 20;
 
 /// Where a sample's address lands for perf annotate.
-#[derive(Clone)]
+#[derive(Clone, Copy)]
 enum Landing {
     /// In no named symbol.
     Unnamed,
     /// In a symbol of another name than the one asked for.
     Other,
-    /// In the symbol of this histogram: counted when `inside` it, at offset `off` from its start
-    /// (`None`: its binary could not be read, so there are no per-instruction hits).
-    Symbol { key: SymKey, inside: bool, off: Option<u64> },
+    /// In the symbol of histogram number `at`: counted when `inside` it, at offset `off` from
+    /// its start (`None`: its binary could not be read, so there are no per-instruction hits).
+    Symbol { at: usize, inside: bool, off: Option<u64> },
 }
 
 /// Resolve address `ip` of process `pid` (`kernel`: a kernel address), sampled by event
 /// `event`, for [`symbol_samples`]: the histogram it counts in (made in `syms` the first time,
-/// numbered in order of appearance), if any.
+/// numbered in order of appearance, its number kept by key), if any.
 #[allow(clippy::too_many_arguments)]
 fn land(
     folder: &mut StackFolder<'_>,
-    syms: &mut HashMap<SymKey, (SymbolSamples, usize)>,
+    (syms, by_key): (&mut Vec<SymbolSamples>, &mut HashMap<SymKey, usize>),
     opts: &AnnotateOptions,
     names: &[String],
     event: usize,
@@ -229,10 +229,9 @@ fn land(
             None => (u64::MAX, Err("no map".to_string())),
         }
     };
-    let order = syms.len();
-    let key = (event, f.dso.clone(), name.clone(), start, end);
-    let (e, _) = syms.entry(key.clone()).or_insert_with(|| {
-        let sym = SymbolSamples {
+    let at = *by_key.entry((event, f.dso.clone(), name.clone(), start, end)).or_insert_with(|| {
+        let at = syms.len();
+        syms.push(SymbolSamples {
             event,
             event_name: names.get(event).cloned().unwrap_or_default(),
             dso: f.dso.to_string(),
@@ -244,12 +243,12 @@ fn land(
             hits: BTreeMap::new(),
             event_total: (0, 0),
             binary,
-        };
-        (sym, order)
+        });
+        at
     });
-    let readable = e.binary.is_ok();
+    let readable = syms.get(at).is_some_and(|e| e.binary.is_ok());
     Landing::Symbol {
-        key,
+        at,
         inside: (start..end).contains(&addr) || !readable,
         off: addr.checked_sub(start).filter(|_| readable),
     }
@@ -261,7 +260,9 @@ fn land(
 pub fn symbol_samples(file: &PerfFile, opts: &AnnotateOptions) -> Result<Vec<SymbolSamples>> {
     let mut folder = StackFolder::new(file, &opts.fold);
     let ranges = crate::stacks::time_ranges(file, &opts.fold)?;
-    let mut syms: HashMap<SymKey, (SymbolSamples, usize)> = HashMap::new();
+    // The histograms in order of appearance, and their numbers by symbol.
+    let mut syms: Vec<SymbolSamples> = Vec::new();
+    let mut by_key: HashMap<SymKey, usize> = HashMap::new();
     let mut totals: HashMap<usize, (u64, u64)> = HashMap::new();
     let names: Vec<String> = file.events().iter().map(|e| e.display_name()).collect();
     // What each address came to, by address space, its generation and the address: most
@@ -282,13 +283,13 @@ pub fn symbol_samples(file: &PerfFile, opts: &AnnotateOptions) -> Result<Vec<Sym
         let (space, generation) = folder.space_key(pid, kernel);
         let key = (space, generation, ev.index, ip);
         let landing = match seen.get(&key) {
-            Some(l) => l.clone(),
+            Some(&l) => l,
             None => {
                 if seen.len() >= SEEN_MAX {
                     seen.clear();
                 }
-                let l = land(&mut folder, &mut syms, opts, &names, ev.index, pid, kernel, ip);
-                seen.insert(key, l.clone());
+                let l = land(&mut folder, (&mut syms, &mut by_key), opts, &names, ev.index, pid, kernel, ip);
+                seen.insert(key, l);
                 l
             }
         };
@@ -296,10 +297,10 @@ pub fn symbol_samples(file: &PerfFile, opts: &AnnotateOptions) -> Result<Vec<Sym
             // perf 6.1 drops a sample outside the named symbol before it counts it.
             Landing::Unnamed if opts.symbol.is_none() => add(totals.entry(ev.index).or_default(), period),
             Landing::Unnamed | Landing::Other => {}
-            Landing::Symbol { key, inside, off } => {
+            Landing::Symbol { at, inside, off } => {
                 add(totals.entry(ev.index).or_default(), period);
                 // perf's histogram takes only addresses inside the symbol.
-                if let (true, Some((e, _))) = (inside, syms.get_mut(&key)) {
+                if let (true, Some(e)) = (inside, syms.get_mut(at)) {
                     e.samples += 1;
                     e.period = e.period.saturating_add(period);
                     if let Some(off) = off {
@@ -311,20 +312,19 @@ pub fn symbol_samples(file: &PerfFile, opts: &AnnotateOptions) -> Result<Vec<Sym
             }
         }
     }
-    let mut out: Vec<(SymbolSamples, usize)> = syms.into_values().collect();
-    for (s, _) in &mut out {
+    for s in &mut syms {
         s.event_total = totals.get(&s.event).copied().unwrap_or_default();
     }
     let short = |d: &str| d.rsplit('/').next().unwrap_or(d).to_string();
-    out.sort_by(|(a, ao), (b, bo)| {
+    // A stable sort: ties stay in order of appearance.
+    syms.sort_by(|a, b| {
         a.event
             .cmp(&b.event)
             .then(b.period.cmp(&a.period))
             .then_with(|| short(&a.dso).cmp(&short(&b.dso)))
             .then_with(|| a.symbol.cmp(&b.symbol))
-            .then(ao.cmp(bo))
     });
-    Ok(out.into_iter().map(|(s, _)| s).collect())
+    Ok(syms)
 }
 
 /// Add one sample of `period` to a (samples, event count) pair.

@@ -146,7 +146,7 @@ pub struct StackFolder<'o> {
 }
 
 /// Answers [`StackFolder::locate_remembered`] keeps before it forgets them all (a long
-/// system-wide recording's orphaned generations accumulate): about 60 bytes each.
+/// system-wide recording's orphaned generations accumulate): about 90 bytes each.
 const LOCATED_MAX: usize = 1 << 20;
 
 impl<'o> StackFolder<'o> {
