@@ -314,9 +314,8 @@ fn copy_without_vdso(from: &std::path::Path, to: &std::path::Path) {
 /// `--no-branch-stack` (the samples' own ips). Both get `--symfs` an empty directory and
 /// `--kallsyms /dev/null`: the recordings' binaries and kernels are not on this machine, so
 /// nothing is named and nothing of this machine's comes in. Left out: `--no-branch-stack` on
-/// callgraph_and_branch-3.8 and -3.4, whose normal-mode reports differ from perf's in ways branch
-/// mode does not touch (a kernel module's shared object is `ath9k.ko`, perf's `[ath9k]`; some
-/// rows of the 3.4 file's callchains).
+/// callgraph_and_branch-3.4, whose normal-mode report has two rows of callchain entries perf
+/// leaves out (0.11 % and 0.08 % children of `chrome` in the `Compositor` thread).
 #[test]
 fn branch_mode_equals_perf_on_the_corpus() {
     let td = testdata("");
@@ -340,7 +339,7 @@ fn branch_mode_equals_perf_on_the_corpus() {
         "perf.data.callgraph_and_branch-3.4",
     ] {
         for (suffix, args) in runs {
-            if suffix == "no-branch-stack" && name.starts_with("perf.data.callgraph_and_branch") {
+            if suffix == "no-branch-stack" && name == "perf.data.callgraph_and_branch-3.4" {
                 continue;
             }
             let stored = std::fs::read(td.join(format!("corpus-perf/quipper/{name}.report-{suffix}.zst"))).unwrap();

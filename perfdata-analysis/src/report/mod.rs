@@ -12,6 +12,7 @@ use crate::options::in_ranges;
 use crate::options::FoldedOptions;
 use crate::stacks::{ChainEntry, StackFolder};
 use crate::Result;
+use perfdata_core::process::MachineEvent;
 use perfdata_core::record::CpuMode;
 use perfdata_core::{Order, PerfFile, Record, RecordKind, Sample};
 use perfdata_symbolize::rbtree::RbTree;
@@ -365,12 +366,16 @@ struct Acc {
     srcline_counted: bool,
 }
 
-/// perf's short name of a shared object; `None` for `[unknown]` (no map).
-fn short_dso(dso: &str) -> Option<Rc<str>> {
+/// perf's short name of a shared object; `None` for `[unknown]` (no map). `kernel`: mapped in
+/// the kernel's address space, where a file is a module, named as perf names modules
+/// (`kmod_path__parse_name`: `[name]`).
+fn short_dso(dso: &str, kernel: bool) -> Option<Rc<str>> {
     match dso {
         "[unknown]" => None,
         d if d.starts_with('[') => Some(d.into()),
-        d => Some(d.rsplit('/').next().unwrap_or(d).into()),
+        d if kernel => Some(perfdata_symbolize::kmod::kmod_name(d).0.into()),
+        // A perf map is `[JIT] tid PID` (`dso__set_basename`), another file its last component.
+        d => Some(perfdata_symbolize::srcline::short_name(d).into()),
     }
 }
 
@@ -415,8 +420,9 @@ type DsoNames = (Rc<str>, Option<Rc<str>>);
 struct Names {
     /// A thread's comm as last seen.
     comms: HashMap<u32, Rc<str>, ahash::RandomState>,
-    /// Short names by the symbolizer's dso name (kept, so that its address stays its own).
-    dsos: HashMap<usize, DsoNames, ahash::RandomState>,
+    /// Short names by the symbolizer's dso name (kept, so that its address stays its own) and
+    /// address space (kernel or not).
+    dsos: HashMap<(usize, bool), DsoNames, ahash::RandomState>,
     /// The short names, each once.
     shorts: std::collections::HashSet<Rc<str>>,
 }
@@ -443,11 +449,12 @@ impl Names {
         Some((old, new))
     }
 
-    fn dso(&mut self, dso: &Rc<str>) -> Option<Rc<str>> {
+    /// The short name of `dso`, a module's when `kernel` ([`short_dso`]).
+    fn dso(&mut self, dso: &Rc<str>, kernel: bool) -> Option<Rc<str>> {
         let shorts = &mut self.shorts;
-        let (_, short) = self.dsos.entry(Rc::as_ptr(dso).cast::<u8>() as usize).or_insert_with(|| {
+        let (_, short) = self.dsos.entry((Rc::as_ptr(dso).cast::<u8>() as usize, kernel)).or_insert_with(|| {
             // One `Rc` per short name, also for two files of one name ([`EntryCache::group`]).
-            let short = short_dso(dso).map(|s| match shorts.get(&s) {
+            let short = short_dso(dso, kernel).map(|s| match shorts.get(&s) {
                 Some(known) => known.clone(),
                 None => {
                     shorts.insert(s.clone());
@@ -1024,8 +1031,13 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<R
         if let Some(t) = tps.as_mut() {
             t.observe(&r, &mut |w| diagnostics.push(w));
         }
-        if let Some(m) = r.kind.mapping() {
-            ranks.mapped(m.filename);
+        if r.kind.mapping().is_some() {
+            // Named as perf names the map's file (JIT code's `/tmp/perf-PID.map`).
+            if let Some(MachineEvent::Map { map, .. } | MachineEvent::KernelMap { map, .. }) =
+                MachineEvent::from_record(&r)
+            {
+                ranks.mapped(map.filename.as_bytes());
+            }
         }
         if let RecordKind::LostSamples(l) = &r.kind {
             lost_samples = lost_samples.saturating_add(l.lost);
@@ -1164,7 +1176,7 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<R
                 }),
                 tid: has(SortKey::Pid).then_some(tid),
                 cpu: has(SortKey::Cpu).then(|| s.cpu().map_or(-1, |c| c as i32)),
-                dso: names.dso(&f.dso),
+                dso: names.dso(&f.dso, kernel),
                 sym,
                 srcline: lazy_srcline
                     .then(|| Rc::from(folder.report_srcline(pid, kernel, ip, f.symbol.as_deref(), f.start, &f.dso))),
@@ -1228,7 +1240,7 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<R
                 cache.off();
             }
             for (at, c) in walked.iter().enumerate() {
-                let dso = names.dso(&c.dso);
+                let dso = names.dso(&c.dso, c.kernel);
                 if c.symbol.is_some() || dso.is_some() {
                     level = c.kernel;
                 }
@@ -1405,19 +1417,8 @@ fn branch_end(folder: &mut StackFolder<'_>, names: &mut Names, pid: u32, ip: u64
         Some(n) => named(n, f.start, f.end, false),
         None => Sym::Addr(ip),
     };
-    let dso = names.dso(&f.dso).map(|d| branch_dso_name(&d, level).map_or(d, Rc::from));
+    let dso = names.dso(&f.dso, level == 'k');
     End { dso, sym, level, address }
-}
-
-/// The name perf gives a branch end's shared object where it differs from its file's: a kernel
-/// module's `[name]` (its file's name less `.ko…`, `-` as `_`), a JIT map's `[JIT] tid PID`.
-fn branch_dso_name(short: &str, level: char) -> Option<String> {
-    if level == 'k' && !short.starts_with('[') {
-        let (name, _) = short.split_once(".ko")?;
-        return Some(format!("[{}]", name.replace('-', "_")));
-    }
-    let pid = short.strip_prefix("perf-")?.strip_suffix(".map")?;
-    pid.bytes().all(|b| b.is_ascii_digit()).then(|| format!("[JIT] tid {pid}"))
 }
 
 /// The row's view of a branch end.
@@ -1818,12 +1819,15 @@ mod tests {
     }
 
     #[test]
-    fn branch_shared_objects_are_named_as_perf_names_them() {
-        assert_eq!(branch_dso_name("ath9k.ko", 'k').as_deref(), Some("[ath9k]"));
-        assert_eq!(branch_dso_name("snd-hda.ko.xz", 'k').as_deref(), Some("[snd_hda]"));
-        assert_eq!(branch_dso_name("perf-1748.map", '.').as_deref(), Some("[JIT] tid 1748"));
-        assert_eq!(branch_dso_name("libc.so.6", '.'), None);
-        assert_eq!(branch_dso_name("[kernel.kallsyms]", 'k'), None);
+    fn shared_objects_are_named_as_perf_names_them() {
+        let short = |d: &str, kernel: bool| short_dso(d, kernel).map(|s| s.to_string());
+        assert_eq!(short("/lib/modules/6.1.0/kernel/ath9k.ko", true).as_deref(), Some("[ath9k]"));
+        assert_eq!(short("/lib/modules/6.1.0/snd-hda.ko.xz", true).as_deref(), Some("[snd_hda]"));
+        assert_eq!(short("/tmp/perf-1748.map", false).as_deref(), Some("[JIT] tid 1748"));
+        assert_eq!(short("/usr/lib/x86_64-linux-gnu/libc.so.6", false).as_deref(), Some("libc.so.6"));
+        assert_eq!(short("[kernel.kallsyms]", true).as_deref(), Some("[kernel.kallsyms]"));
+        assert_eq!(short("/lib/modules/6.1.0/kmod-zst.ko.zst", true).as_deref(), Some("kmod_zst.ko.zst"));
+        assert_eq!(short("[unknown]", false), None);
     }
 
     #[test]

@@ -311,10 +311,11 @@ impl<'o> StackFolder<'o> {
     }
 
     /// The address perf prints for an unresolved `ip` of process `pid`: relative to its map
-    /// (`map__map_ip`) for user addresses in a map, else as it is.
+    /// (`map__map_ip`) for user addresses and kernel modules in a map, else as it is.
     pub fn map_ip(&self, pid: u32, kernel: bool, ip: u64) -> u64 {
         match self.folder.machine.find_map(pid, ip, kernel) {
-            Some(m) if !kernel => m.map_ip(ip),
+            // The kernel's own map is identity; a module's is relative, as a user file's is.
+            Some(m) if !kernel || !m.is_kernel() => m.map_ip(ip),
             _ => ip,
         }
     }
