@@ -11,6 +11,7 @@ use common::copy_tree;
 use std::path::PathBuf;
 
 use perfdata_analysis::folded::{folded, Compat, FoldedOptions, Root, Unknown};
+use perfdata_analysis::script::{write_script_with, ScriptOptions};
 use perfdata_core::process::{Machine, MachineEvent, Map};
 use perfdata_core::PerfFile;
 use perfdata_symbolize::{SymbolizeOptions, Symbolizer};
@@ -104,6 +105,31 @@ fn kallsyms_module_symbols() {
     let name = "kmod-buildid.data";
     check(name, Ko::None, py(), &format!("{name}.folded-perf-script-py"));
     check(name, Ko::None, pl(), &format!("{name}.folded-stackcollapse-pl"));
+}
+
+/// `perf script`'s text, module symbols from kallsyms alone (testdata/kmod/gen-text.sh): printing
+/// the first sample (a user one) loads the kernel's symbols, so the module frames after it are
+/// named, and a module symbol's offset is the address's in the module (`demo_ioctl+0x24`).
+#[test]
+fn script_names_module_frames_as_perf_script_does() {
+    let td = testdata();
+    let opts = ScriptOptions {
+        symbolize: SymbolizeOptions {
+            symfs: Some(td.join("folded/root")),
+            buildid_dir: Some(td.join("folded/no-buildid-cache")),
+            kallsyms: Some(td.join("kmod/kallsyms")),
+            ..Default::default()
+        },
+        ..ScriptOptions::default()
+    };
+    for name in ["kmod.data", "kmod-buildid.data"] {
+        let want = std::fs::read_to_string(td.join("kmod").join(format!("{name}.script"))).unwrap();
+        assert!(want.contains("demo_ioctl+0x24 ("), "{name}: perf's text is not the expected one");
+        let file = PerfFile::open(td.join("kmod").join(name)).unwrap();
+        let mut out = Vec::new();
+        write_script_with(&file, &opts, &mut out, &mut |_| {}).unwrap();
+        common::assert_same_lines(&String::from_utf8(out).unwrap(), &want, name);
+    }
 }
 
 /// `kmod-demo.ko` read first (its symbols, `.text` at the module's start), then the kallsyms

@@ -156,7 +156,7 @@ fn jit_recordings_equal_perf_report() {
 }
 
 /// Kernel modules: perf names a module's shared object `[name]` (`-` as `_`, `.ko` and a `.gz` or
-/// `.xz` suffix left out), whether its file was found or not (testdata/kmod/gen-report.sh).
+/// `.xz` suffix left out), whether its file was found or not (testdata/kmod/gen-text.sh).
 #[test]
 fn module_names_equal_perf_report() {
     let name = "kmod/kmod-buildid.data.report-sort-comm,dso";

@@ -1335,6 +1335,18 @@ impl Symbolizer {
         self.frame(r)
     }
 
+    /// Kernel address `addr` in the terms of the symbol [`Symbolizer::resolve_kernel`] names it
+    /// with, whose [`Frame::start`] it is an offset from (perf's `al->addr - sym->start`): in a
+    /// module, relative to the module's map and placed where its file's `.text` lies; in the
+    /// kernel, the address itself.
+    pub fn kernel_symbol_addr(&self, machine: &Machine, addr: u64) -> u64 {
+        let Some(map) = machine.kernel_maps().find(addr) else { return addr };
+        match self.kernel.modules.get(&kmod::kmod_name(&map.filename).0) {
+            Some(dso) => addr.wrapping_sub(map.start).wrapping_add(dso.text_offset),
+            None => addr,
+        }
+    }
+
     /// [`Symbolizer::resolve_kernel`], or why the address has no name: [`Error::NoMap`] outside
     /// the kernel's and modules' maps; for the kernel, why kallsyms could not be read
     /// ([`Error::KallsymsUnreadable`], [`Error::NoKernelSymbols`],

@@ -667,6 +667,7 @@ impl Run<'_, '_> {
                 self.batch.lits.push(b' ');
                 self.frames.write_ip(r, s, print, &mut self.batch);
             }
+            self.frames.sample_printed();
         }
         self.line.clear();
         let l = &mut self.line;

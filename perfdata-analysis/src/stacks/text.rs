@@ -255,6 +255,8 @@ pub(crate) struct ScriptFrames<'o> {
     /// lookup in them): perf then counts their addresses as adjusted, which `-F brstackoff`
     /// shows.
     loaded: std::collections::HashSet<String>,
+    /// A sample was printed ([`ScriptFrames::sample_printed`]).
+    printed: bool,
 }
 
 /// A frame's key (its [`FrameKey`] and [`FramePrint`] bits) and its text's number.
@@ -280,6 +282,7 @@ impl<'o> ScriptFrames<'o> {
             front: vec![None; FRONT_SLOTS],
             line: String::new(),
             loaded: std::collections::HashSet::new(),
+            printed: false,
         }
     }
 
@@ -315,6 +318,20 @@ impl<'o> ScriptFrames<'o> {
         let ip = s.ip().unwrap_or(0);
         self.folder.enter_process(pid);
         self.text(pid, kernel, false, ip, print.bits() | ONE_LINE, out, true);
+    }
+
+    /// perf script printed a sample's frames: the first it prints loads the kernel's symbols
+    /// ([`perfdata_symbolize::Symbolizer::sample_printed`]), which changes the answers for
+    /// kernel modules looked up before.
+    pub(crate) fn sample_printed(&mut self) {
+        if self.printed {
+            return;
+        }
+        self.printed = true;
+        let folder = &mut self.folder;
+        let generation = folder.sym.kernel_generation();
+        folder.sym.sample_printed(&folder.machine);
+        folder.kernel_symbols_changed(generation);
     }
 
     /// Take in that perf looked up sample `s`'s ip (`machine__resolve`, for every sample it
@@ -551,12 +568,13 @@ impl<'o> ScriptFrames<'o> {
             _ if srcline => vec![folder.sym.srcline(map, addr)],
             _ => vec![None],
         };
-        // The address in the symbol's terms: a binary's symbols are ELF virtual addresses, the
-        // kernel's and a perf map's absolute.
+        // The address in the symbol's terms: a binary's symbols are ELF virtual addresses, a
+        // module's relative to it, the kernel's and a perf map's absolute.
         let at = match map {
             Some(m) if !m.identity && f.start.is_some() && symoff => {
                 folder.sym.runtime_binary(m).map_or(rel, |b| b.offset_to_vaddr(rel))
             }
+            None if kernel && f.start.is_some() && symoff => folder.sym.kernel_symbol_addr(&folder.machine, addr),
             _ => rel,
         };
         // perf: `al->addr - sym->start` (both in the file's terms).
