@@ -4,6 +4,7 @@
 #   F.script                              perf script --kallsyms kallsyms -i F  (script.rs)
 #   kmod-buildid.data.report-sort-comm,dso  perf report --no-children -g none --sort comm,dso
 #                                         (report_graph.rs: modules are `[name]`, `-` as `_`)
+#   kmod-buildid.data.report              perf report (report_graph.rs: the call graphs' names)
 # User frames come from the recording machine's ~/.debug; the tests read them from
 # ../folded/root, as for make.sh's outputs.
 set -eu
@@ -14,3 +15,4 @@ for f in kmod.data kmod-buildid.data; do
 done
 perf report --stdio --no-children -g none --sort comm,dso --kallsyms kallsyms -i kmod-buildid.data \
 	> kmod-buildid.data.report-sort-comm,dso 2>/dev/null
+perf report --stdio --kallsyms kallsyms -i kmod-buildid.data > kmod-buildid.data.report 2>/dev/null

@@ -1322,7 +1322,8 @@ fn cursor(
     chain: &mut Vec<ChainEntry>,
     lines_out: &mut Vec<(String, bool)>,
 ) {
-    folder.chain(r, s, chain);
+    // perf resolves the addresses in the cursor's order (which decides when symbols load).
+    folder.chain_ordered(r, s, order == ChainOrder::Caller, chain);
     if lines {
         folder.chain_srclines(pid, chain, lines_out);
     }

@@ -143,6 +143,19 @@ pub struct StackFolder<'o> {
     unwound: Vec<u64>,
     /// [`StackFolder::locate_remembered`]'s answers, by address space, generation, and address.
     located: FastMap<(u32, u32, bool, u64), perfdata_symbolize::Frame>,
+    /// [`StackFolder::chain_ordered`]'s buffers.
+    reorder: Reorder,
+}
+
+/// The buffers of [`StackFolder::chain_ordered`], kept from sample to sample.
+#[derive(Default)]
+struct Reorder {
+    /// A callchain's addresses, leaf first: kernel, unwound, address.
+    addrs: Vec<(bool, bool, u64)>,
+    /// Their entries, root first.
+    by_root: Vec<ChainEntry>,
+    /// Where each address's entries end in `by_root`.
+    ends: Vec<usize>,
 }
 
 /// Answers [`StackFolder::locate_remembered`] keeps before it forgets them all (a long
@@ -165,6 +178,7 @@ impl<'o> StackFolder<'o> {
             dwarf: DwarfUnwind::for_file(file, opts),
             unwound: Vec::new(),
             located: FastMap::default(),
+            reorder: Reorder::default(),
         }
     }
 
@@ -214,6 +228,21 @@ impl<'o> StackFolder<'o> {
     /// [`FoldedOptions::inline`]), innermost first, as perf's callchain cursor holds them. Empty
     /// when the sample has no callchain or perf would drop it as corrupt.
     pub fn chain(&mut self, r: &Record<'_>, s: &Sample<'_>, out: &mut Vec<ChainEntry>) {
+        self.chain_ordered(r, s, false, out);
+    }
+
+    /// [`StackFolder::chain`], resolving the addresses in the order perf's callchain cursor
+    /// takes them: root first when `root_first` (perf report's default caller order: the unwound
+    /// user frames, then the recorded callchain). The entries come out leaf first all the same;
+    /// the order decides only when symbols load (the kernel's at its first address, which
+    /// changes the names of modules looked up before).
+    pub(crate) fn chain_ordered(
+        &mut self,
+        r: &Record<'_>,
+        s: &Sample<'_>,
+        root_first: bool,
+        out: &mut Vec<ChainEntry>,
+    ) {
         out.clear();
         let Some(c) = s.callchain() else { return };
         let kernel = r.header.cpumode() == CpuMode::Kernel;
@@ -227,13 +256,37 @@ impl<'o> StackFolder<'o> {
         }
         let folder = &mut self.folder;
         let (chain, unwound) = cut_to_max_stack(&ips, &self.unwound, folder.opts().max_stack);
-        if walk_chain(chain.iter().copied(), kernel, |kernel, ip| folder.chain_entry(pid, kernel, false, ip, out)) {
-            for &ip in unwound {
-                folder.chain_entry(pid, false, true, ip, out);
+        if !root_first {
+            if walk_chain(chain.iter().copied(), kernel, |kernel, ip| folder.chain_entry(pid, kernel, false, ip, out)) {
+                for &ip in unwound {
+                    folder.chain_entry(pid, false, true, ip, out);
+                }
+            } else {
+                out.clear();
             }
-        } else {
-            out.clear();
+            self.ips = ips;
+            return;
         }
+        let Reorder { mut addrs, mut by_root, mut ends } = std::mem::take(&mut self.reorder);
+        // Each address with its mode and whether it was unwound, leaf first.
+        addrs.clear();
+        if walk_chain(chain.iter().copied(), kernel, |kernel, ip| addrs.push((kernel, false, ip))) {
+            addrs.extend(unwound.iter().map(|&ip| (false, true, ip)));
+            // Resolved root first into `by_root`, each address's entries (its inlined functions)
+            // a run whose end `ends` keeps; then the runs leaf first into `out`.
+            by_root.clear();
+            ends.clear();
+            for &(kernel, unwound, ip) in addrs.iter().rev() {
+                folder.chain_entry(pid, kernel, unwound, ip, &mut by_root);
+                ends.push(by_root.len());
+            }
+            let mut end = by_root.len();
+            for &start in ends.iter().rev().skip(1).chain(std::iter::once(&0)) {
+                out.extend(by_root.drain(start..end));
+                end = start;
+            }
+        }
+        self.reorder = Reorder { addrs, by_root, ends };
         self.ips = ips;
     }
 
