@@ -48,7 +48,8 @@ pub struct ReportArgs {
     #[arg(short = 'G', long)]
     inverted: bool,
     /// Branch mode, perf's `-b`: each entry of each sample's branch stack counts once (the
-    /// samples must have branch stacks, `perf record -b`); the default when they do. Sort keys
+    /// samples must have branch stacks, `perf record -b`); the default when the header says they
+    /// do (its BRANCH_STACK feature) and no event dumps the user stack, as in perf. Sort keys
     /// comm, pid, cpu, dso_from, dso_to, symbol_from, symbol_to, cycles; default
     /// comm,dso_from,symbol_from,symbol_to,cycles. No Children column nor call graphs.
     #[arg(short = 'b', long, overrides_with = "no_branch_stack")]
@@ -133,7 +134,11 @@ pub fn run(a: &ReportArgs) -> crate::CliResult {
     if a.branch_stack && !has_branches {
         return Err("-b: the samples have no branch stacks (record with -b)".into());
     }
-    let branch = has_branches && !a.no_branch_stack;
+    // Branch mode by default as perf decides it: the header says the samples have branch stacks
+    // (HEADER_BRANCH_STACK, which `perf record -b` writes) and none has a user stack dump.
+    let branch_file = f.feature_bits().contains(&perfdata_core::abi::feature::BRANCH_STACK)
+        && !f.events().iter().any(|e| e.attr.sample_type & sample_type::STACK_USER != 0);
+    let branch = has_branches && !a.no_branch_stack && (a.branch_stack || branch_file);
     let mut sort = match a.sort.as_deref() {
         Some(list) => SortKey::parse_list(list)?,
         None if branch => perfdata_analysis::report::BRANCH_SORT.to_vec(),

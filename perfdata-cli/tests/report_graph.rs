@@ -197,3 +197,24 @@ fn module_call_graphs_equal_perf_report() {
     assert_eq!(want.matches(data_row).count(), 1, "{name}");
     assert_same_text(&ours, &want.replace(data_row, "[k] demo_data"), name);
 }
+
+/// Branch mode is perf's default only when the header says the samples have branch stacks
+/// (HEADER_BRANCH_STACK): brstack.data's samples carry them, its header does not (made by
+/// make-brstack.py), and perf prints the normal report (testdata/script-rec/gen-report.sh).
+#[test]
+fn branch_mode_needs_the_header_feature() {
+    let dir = testdata("script-rec");
+    let stored = std::fs::read(dir.join("brstack.data.report.zst")).unwrap();
+    let want = without_tip(&String::from_utf8(zstd::decode_all(&stored[..]).unwrap()).unwrap(), "brstack.data");
+    assert!(want.contains("# Children      Self"), "perf's text is not the normal report");
+    let out = Command::new(env!("CARGO_BIN_EXE_perfdata"))
+        .args(["report", dir.join("brstack.data").to_str().unwrap()])
+        // perf had no kallsyms for this kernel: its frames are addresses.
+        .args(["--symfs", testdata("folded/root").to_str().unwrap()])
+        .args(["--buildid-dir", testdata("folded/no-buildid-cache").to_str().unwrap()])
+        .args(["--kallsyms", "/dev/null"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_same_text(&String::from_utf8(out.stdout).unwrap(), &want, "brstack.data");
+}
