@@ -238,7 +238,19 @@ pub fn write_reduced(out: &Path, files: &[UsedFile], keep: Option<Keep>) -> Resu
             continue;
         }
         let read_err = |e| ArchiveError::io(format!("cannot read {}", f.path.display()), e);
-        let mut src = std::fs::File::open(&f.path).map_err(read_err)?;
+        // This process's vDSO (crate::vdso) is no file: its image, read from memory.
+        let image = if crate::vdso::is_running(&f.path) { Some(crate::vdso::image().map_err(read_err)?) } else { None };
+        let (mut src, size): (Box<dyn Read>, u64) = match image {
+            Some(image) => {
+                let len = image.len() as u64;
+                (Box::new(std::io::Cursor::new(image)), len)
+            }
+            None => {
+                let file = std::fs::File::open(&f.path).map_err(read_err)?;
+                let len = file.metadata().map_err(read_err)?.len();
+                (Box::new(file), len)
+            }
+        };
         let mut header = tar::Header::new_gnu();
         header.set_mode(0o644);
         header.set_mtime(0);
@@ -262,7 +274,7 @@ pub fn write_reduced(out: &Path, files: &[UsedFile], keep: Option<Keep>) -> Resu
             stats.stored_bytes = stats.stored_bytes.saturating_add(stored.len() as u64);
             whole.len() as u64
         } else {
-            let len = src.metadata().map_err(read_err)?.len();
+            let len = size;
             header.set_size(len);
             tar.append_data(&mut header, &name, (&mut src).take(len)).map_err(err)?;
             stats.stored_bytes = stats.stored_bytes.saturating_add(len);

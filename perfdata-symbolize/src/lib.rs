@@ -53,6 +53,7 @@ pub mod recorded;
 pub mod reduce;
 pub mod srcline;
 pub mod unwind;
+mod vdso;
 
 pub use binary::Binary;
 pub use demangle::{demangle, DEMANGLER, DEMANGLES_LIKE_PERF};
@@ -623,7 +624,14 @@ impl Symbolizer {
         if let Some(b) = self.binaries.get(path) {
             return b.clone();
         }
-        let b = self.fs().binary(path).map(Rc::new);
+        let b = if vdso::is_running(path) && self.opts.files.is_none() {
+            vdso::image()
+                .map_err(|e| Error::unreadable(path, e))
+                .and_then(|image| Binary::from_bytes(path.to_path_buf(), binary::Bytes::Owned(image)))
+        } else {
+            self.fs().binary(path)
+        }
+        .map(Rc::new);
         self.binaries.insert(path.to_path_buf(), b.clone());
         b
     }
@@ -923,6 +931,11 @@ impl Symbolizer {
             candidates.extend(self.buildid_cache_file(b, "elf"));
             candidates.extend(self.buildid_cache_file(b, "debug"));
             candidates.extend(vdso);
+        }
+        // perf names `[vdso]` frames with its own vDSO when it has no file of the recorded one:
+        // ours, if it is the recorded build (a recording of this machine since its boot).
+        if path == "[vdso]" && expected.is_some() {
+            candidates.push(PathBuf::from(vdso::RUNNING));
         }
         if path.starts_with('/') {
             candidates.push(self.under_symfs(&format!("/usr/lib/debug{path}.debug")));
