@@ -48,6 +48,8 @@ perf report --stdio --no-children -g none --sort trace -i multi.data > multi.dat
 # multi-g.data's two, perf's default and the plain table. perf 6.1 crashes reading folded/root's
 # reduced [vdso] (in buildid-cache -a and in report), so multi-g.data's vDSO frame stays unnamed
 # here; perfdata-cli/tests/report.rs reads it without that file too.
+# A `perf stat record` file has no samples: perf prints its banner alone (and says so on stderr).
+perf report --stdio -i stat.data > stat.data.report 2>/dev/null
 for f in multi.data multi-g.data; do
 	perf report --stdio -i $f > $f.report-default 2>/dev/null
 	perf report --stdio --no-children -g none --sort comm,dso,sym -i $f > $f.report-no-children-sort-comm,dso,sym 2>/dev/null

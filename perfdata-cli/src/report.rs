@@ -222,6 +222,12 @@ pub fn run(a: &ReportArgs) -> crate::CliResult {
         out.write_all(report_table(&done.rows, done.total, &table).as_bytes())?;
         out.write_all(b"\n\n")?;
     }
+    // No event has samples (a `perf stat record` file, an empty recording): perf prints its
+    // banner and says so on stderr, exit status 0.
+    if first && !a.json {
+        out.write_all(BANNER.as_bytes())?;
+        eprintln!("perfdata: warning: {}: the recording has no samples", crate::shown(&a.file));
+    }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }

@@ -366,3 +366,15 @@ fn first_difference(got: &str, want: &str) -> String {
     }
     String::from("(equal lines; the ends differ)")
 }
+
+/// A recording without samples (`perf stat record`): perf prints its banner alone, exit status 0
+/// (testdata/stat.data.report from gen-report.sh).
+#[test]
+fn no_samples_print_perf_banner() {
+    let want = std::fs::read_to_string(testdata("stat.data.report")).unwrap();
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_perfdata")).args(["report"]).arg(testdata("stat.data")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), want);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no samples"));
+}
