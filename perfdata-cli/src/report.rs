@@ -98,6 +98,11 @@ pub struct ReportArgs {
     /// Text output, as `perf report --stdio` (the only kind; accepted for perf's habit).
     #[arg(long)]
     stdio: bool,
+    /// A table per event, also for the events of a group, as `perf report --no-group` (the only
+    /// layout: perf's group view, its default for a recording with event groups, is not there;
+    /// accepted for perf's habit).
+    #[arg(long)]
+    no_group: bool,
 }
 
 /// perf report's banner before the tables.
@@ -200,6 +205,7 @@ pub fn run(a: &ReportArgs) -> crate::CliResult {
     for d in reports.first().map(|r| r.diagnostics.as_slice()).unwrap_or_default() {
         crate::damage::warn_in(crate::shown(&a.file), d);
     }
+    let groups = f.features().group_desc().and_then(Result::ok).unwrap_or_default();
     let mut first = true;
     for (ev, done) in f.events().iter().zip(&reports) {
         // perf skips the events without samples.
@@ -214,7 +220,15 @@ pub fn run(a: &ReportArgs) -> crate::CliResult {
             write!(out, "{BANNER}#\n# Total Lost Samples: {}\n#\n", done.lost_samples)?;
             first = false;
         }
-        let mut name = format!("# Samples: {} of event '{}'", samples_unit(done.samples), ev.display_name());
+        // perf says `events` for a group's leader (the GROUP_DESC feature's, of more than one
+        // event), whose table it shows alone without `--group`.
+        let leader = groups.iter().any(|g| g.leader_idx as usize == ev.index && g.nr_members > 1);
+        let mut name = format!(
+            "# Samples: {} of event{} '{}'",
+            samples_unit(done.samples),
+            if leader { "s" } else { "" },
+            ev.display_name()
+        );
         if let Some(t) = &a.time {
             name.push_str(&format!(" (time slices: {t})"));
         }

@@ -126,6 +126,20 @@ fn bad_parent_pattern_is_a_clear_error() {
     );
 }
 
+/// The user files' extracts and no kernel symbols: for recordings whose stored perf text was
+/// made here without kallsyms for their kernel (its frames are addresses).
+fn without_kernel_symbols() -> Vec<String> {
+    let dir = |d: &str| testdata(d).to_str().unwrap().to_string();
+    vec![
+        "--symfs".into(),
+        dir("folded/root"),
+        "--buildid-dir".into(),
+        dir("folded/no-buildid-cache"),
+        "--kallsyms".into(),
+        "/dev/null".into(),
+    ]
+}
+
 /// perf's text less its closing tip, from `text` (see [`perf`]).
 fn without_tip(text: &str, name: &str) -> String {
     assert!(text.contains("# (Tip:") || text.contains("# (Cannot load tips"), "{name}: no tip where expected");
@@ -209,12 +223,33 @@ fn branch_mode_needs_the_header_feature() {
     assert!(want.contains("# Children      Self"), "perf's text is not the normal report");
     let out = Command::new(env!("CARGO_BIN_EXE_perfdata"))
         .args(["report", dir.join("brstack.data").to_str().unwrap()])
-        // perf had no kallsyms for this kernel: its frames are addresses.
-        .args(["--symfs", testdata("folded/root").to_str().unwrap()])
-        .args(["--buildid-dir", testdata("folded/no-buildid-cache").to_str().unwrap()])
-        .args(["--kallsyms", "/dev/null"])
+        .args(without_kernel_symbols())
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_same_text(&String::from_utf8(out.stdout).unwrap(), &want, "brstack.data");
+}
+
+/// An event group whose leader reads its members' counters (group.data, `{cpu-clock,task-clock}:S`):
+/// perf counts such a sample once per counter, its period the counter's change since the last
+/// read, so each event has its table and its own event count. perfdata prints what `perf report
+/// --no-group` prints (perf's default for a group is the group view, which it does not), with
+/// and without call graphs (testdata/gen-report.sh).
+#[test]
+fn group_read_samples_equal_perf_report_no_group() {
+    for (stored, args) in [
+        ("group.data.report-no-group", &[][..]),
+        ("group.data.report-no-group-flat", &["--no-children", "-g", "none"][..]),
+    ] {
+        let want = without_tip(&std::fs::read_to_string(testdata(stored)).unwrap(), stored);
+        assert!(want.contains("of events 'cpu-clock'") && want.contains("of event 'task-clock'"), "{stored}");
+        let out = Command::new(env!("CARGO_BIN_EXE_perfdata"))
+            .args(["report", testdata("group.data").to_str().unwrap()])
+            .args(args)
+            .args(without_kernel_symbols())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_same_text(&String::from_utf8(out.stdout).unwrap(), &want, stored);
+    }
 }

@@ -972,6 +972,10 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<R
             .is_some_and(|e| e.attr.sample_type & perfdata_core::abi::sample_type::CALLCHAIN == 0);
     // The entries a sample has added to (perf's `he_cache`: a function counts once per sample).
     let mut seen: Vec<usize> = Vec::new();
+    // The samples each record delivers (an id read by a PERF_SAMPLE_READ sample, or none: the
+    // sample's own event) with their periods, and each counter's last value read.
+    let mut deliveries: Vec<(Option<u64>, u64)> = Vec::new();
+    let mut read_last: HashMap<u64, u64> = HashMap::new();
     // perf report's --time drops the other samples before anything counts them; --pid, --tid
     // and --comms hide the other threads' samples after they are resolved and counted in the
     // total (perf's default `--percentage absolute`).
@@ -1043,247 +1047,275 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<R
             lost_samples = lost_samples.saturating_add(l.lost);
         }
         let RecordKind::Sample(s) = &r.kind else { continue };
-        let Some(event) = r.event else { continue };
+        let Some(sampled) = r.event else { continue };
         if !in_ranges(&ranges, s.time().unwrap_or(0)) {
             continue;
         }
-        let own_chain = event.attr.sample_type & perfdata_core::abi::sample_type::CALLCHAIN != 0;
-        if !per_event && opts.event.is_some_and(|want| want != event.index) {
-            if others_move_cursor && own_chain {
-                let pid = s.pid().unwrap_or(u32::MAX);
-                cursor(&mut folder, (&r, s, pid), lazy_srcline, order, &mut last, &mut last_lines);
-            }
-            continue;
-        }
-        let Some(EventHist { hist, repeats, cache, total, samples }) =
-            hists.get_mut(if per_event { event.index } else { 0 })
-        else {
-            continue;
-        };
-        let period = s.period_or_attr();
-        let (pid, tid) = (s.pid().unwrap_or(u32::MAX), s.tid().unwrap_or(u32::MAX));
-        if opts.branch {
-            // perf's branch iterator: each entry of the stack is an entry of its own, period 1.
-            let Some(b) = s.branch_stack() else { continue };
-            let hidden = filter.pid.is_some_and(|p| p != pid)
-                || filter.tid.is_some_and(|t| t != tid)
-                || filter.comm.as_ref().is_some_and(|c| *c != folder.comm(tid));
-            for e in b.entries() {
-                *total = total.saturating_add(1);
-                *samples += 1;
-                if hidden {
-                    continue;
+        // perf delivers a sample that reads counters (PERF_SAMPLE_READ) as one sample per counter
+        // read, of that counter's event, its period the counter's change since its last read
+        // (none when unchanged: `deliver_sample_value`); another sample as it is.
+        deliveries.clear();
+        match s.read().filter(|_| sampled.attr.sample_type & perfdata_core::abi::sample_type::READ != 0) {
+            Some(read) => {
+                for v in read.values() {
+                    let Some(id) = v.id else { continue };
+                    let last = read_last.insert(id, v.value).unwrap_or(0);
+                    let period = v.value.wrapping_sub(last);
+                    if period != 0 {
+                        deliveries.push((Some(id), period));
+                    }
                 }
-                let key = Key {
+            }
+            None => deliveries.push((None, s.period_or_attr())),
+        }
+        for &(id, period) in &deliveries {
+            let event = match id {
+                Some(id) => match r.events.by_id(id) {
+                    Some(e) => e,
+                    None => continue,
+                },
+                None => sampled,
+            };
+            let own_chain = event.attr.sample_type & perfdata_core::abi::sample_type::CALLCHAIN != 0;
+            if !per_event && opts.event.is_some_and(|want| want != event.index) {
+                if others_move_cursor && own_chain {
+                    let pid = s.pid().unwrap_or(u32::MAX);
+                    cursor(&mut folder, (&r, s, pid), lazy_srcline, order, &mut last, &mut last_lines);
+                }
+                continue;
+            }
+            let Some(EventHist { hist, repeats, cache, total, samples }) =
+                hists.get_mut(if per_event { event.index } else { 0 })
+            else {
+                continue;
+            };
+            let (pid, tid) = (s.pid().unwrap_or(u32::MAX), s.tid().unwrap_or(u32::MAX));
+            if opts.branch {
+                // perf's branch iterator: each entry of the stack is an entry of its own, period 1.
+                let Some(b) = s.branch_stack() else { continue };
+                let hidden = filter.pid.is_some_and(|p| p != pid)
+                    || filter.tid.is_some_and(|t| t != tid)
+                    || filter.comm.as_ref().is_some_and(|c| *c != folder.comm(tid));
+                for e in b.entries() {
+                    *total = total.saturating_add(1);
+                    *samples += 1;
+                    if hidden {
+                        continue;
+                    }
+                    let key = Key {
+                        comm: has(SortKey::Comm).then(|| {
+                            names
+                                .comm(tid, &folder.comm_ref(tid).map_or_else(|| folder.comm(tid).into(), Cow::Borrowed))
+                        }),
+                        tid: has(SortKey::Pid).then_some(tid),
+                        cpu: has(SortKey::Cpu).then(|| s.cpu().map_or(-1, |c| c as i32)),
+                        dso: None,
+                        sym: Sym::Addr(0),
+                        srcline: None,
+                        srcline_seen: std::cell::Cell::new(false),
+                        parent: None,
+                        trace: None,
+                        from: Some(branch_end(&mut folder, &mut names, pid, e.from)),
+                        to: Some(branch_end(&mut folder, &mut names, pid, e.to)),
+                        cycles: Some(e.cycles()),
+                    };
+                    let i = hist.entry(key, false, tid);
+                    if let Some(a) = hist.acc(i) {
+                        a.samples += 1;
+                        a.period = a.period.saturating_add(1);
+                    }
+                }
+                continue;
+            }
+            let kernel = r.header.cpumode() == CpuMode::Kernel;
+            let ip = s.ip().unwrap_or(0);
+            let f = folder.locate_remembered(pid, kernel, ip);
+            *total = total.saturating_add(period);
+            *samples += 1;
+            if filter.pid.is_some_and(|p| p != pid)
+                || filter.tid.is_some_and(|t| t != tid)
+                || filter.comm.as_ref().is_some_and(|c| *c != folder.comm(tid))
+            {
+                continue;
+            }
+            let walk = opts.children || opts.call_graph.is_some();
+            if walk || parent_re.is_some() {
+                let lines = lazy_srcline && opts.children;
+                cursor(
+                    &mut folder,
+                    (&r, s, pid),
+                    lines,
+                    if walk { order } else { ChainOrder::Callee },
+                    &mut chain,
+                    &mut chain_lines,
+                );
+            }
+            // The sample's own callchain becomes the cursor; a sample without one walks the cursor as
+            // it is, with `--children` (`last`).
+            let stale = opts.children && !own_chain;
+            if own_chain && walk {
+                std::mem::swap(&mut chain, &mut last);
+                std::mem::swap(&mut chain_lines, &mut last_lines);
+            }
+            let fresh: &[ChainEntry] = if own_chain && walk { &last } else { &chain };
+            let (walked, walked_lines): (&[ChainEntry], &[(String, bool)]) =
+                if stale || own_chain && walk { (&last, &last_lines) } else { (&chain, &chain_lines) };
+            let graph = opts.call_graph.is_some();
+            // The parent: the first function of the recorded callchain, in the cursor's order, whose
+            // name matches (perf looks neither at inline frames nor at frames unwound from a stack
+            // dump).
+            let parent: Option<Rc<str>> = parent_re.as_ref().and_then(|re| {
+                fresh
+                    .iter()
+                    .filter(|c| !c.inlined && !c.unwound)
+                    .filter_map(|c| c.symbol.as_ref())
+                    .find(|n| re.is_match(n.split('\0').next().unwrap_or(n)))
+                    .cloned()
+            });
+            if opts.exclude_other && parent.is_none() {
+                continue;
+            }
+            // A sample like one seen before counts as that one did, with nothing looked up again.
+            let leaf_addr = if f.symbol.is_some() { 0 } else { folder.map_ip(pid, kernel, ip) };
+            let comm =
+                has(SortKey::Comm).then(|| folder.comm_ref(tid).map_or_else(|| folder.comm(tid).into(), Cow::Borrowed));
+            let keys = (has(SortKey::Pid), has(SortKey::Cpu));
+            // Samples with the same fields but other tracepoint data are not repeats.
+            let key = if lazy_srcline || tps.is_some() {
+                None
+            } else {
+                repeats.key(s, &r, &f, leaf_addr, comm, keys, (walk || parent_re.is_some()).then_some(walked))
+            };
+            if let Some(plan) = key.and_then(|k| repeats.hit(k)) {
+                plan.period = plan.period.saturating_add(period);
+                plan.count += 1;
+                continue;
+            }
+            let mut plan = Plan::default();
+            cache.touched_mixed = false;
+            let mixings = cache.mixings;
+            'work: {
+                let sym = match f.symbol.as_deref() {
+                    Some(n) => named(n, f.start, f.end, false),
+                    None => Sym::Addr(leaf_addr),
+                };
+                let base = Key {
                     comm: has(SortKey::Comm).then(|| {
                         names.comm(tid, &folder.comm_ref(tid).map_or_else(|| folder.comm(tid).into(), Cow::Borrowed))
                     }),
                     tid: has(SortKey::Pid).then_some(tid),
                     cpu: has(SortKey::Cpu).then(|| s.cpu().map_or(-1, |c| c as i32)),
-                    dso: None,
-                    sym: Sym::Addr(0),
-                    srcline: None,
+                    dso: names.dso(&f.dso, kernel),
+                    sym,
+                    srcline: lazy_srcline.then(|| {
+                        Rc::from(folder.report_srcline(pid, kernel, ip, f.symbol.as_deref(), f.start, &f.dso))
+                    }),
                     srcline_seen: std::cell::Cell::new(false),
-                    parent: None,
-                    trace: None,
-                    from: Some(branch_end(&mut folder, &mut names, pid, e.from)),
-                    to: Some(branch_end(&mut folder, &mut names, pid, e.to)),
-                    cycles: Some(e.cycles()),
+                    parent: parent.clone(),
+                    trace: tps.as_ref().and_then(|t| {
+                        let (fmt, raw) = t.format_of(&r)?;
+                        Some(Rc::from(String::from_utf8_lossy(&t.get()?.render_bytes(fmt, raw)).as_ref()))
+                    }),
+                    from: None,
+                    to: None,
+                    cycles: None,
                 };
-                let i = hist.entry(key, false, tid);
-                if let Some(a) = hist.acc(i) {
-                    a.samples += 1;
-                    a.period = a.period.saturating_add(1);
-                }
-            }
-            continue;
-        }
-        let kernel = r.header.cpumode() == CpuMode::Kernel;
-        let ip = s.ip().unwrap_or(0);
-        let f = folder.locate_remembered(pid, kernel, ip);
-        *total = total.saturating_add(period);
-        *samples += 1;
-        if filter.pid.is_some_and(|p| p != pid)
-            || filter.tid.is_some_and(|t| t != tid)
-            || filter.comm.as_ref().is_some_and(|c| *c != folder.comm(tid))
-        {
-            continue;
-        }
-        let walk = opts.children || opts.call_graph.is_some();
-        if walk || parent_re.is_some() {
-            let lines = lazy_srcline && opts.children;
-            cursor(
-                &mut folder,
-                (&r, s, pid),
-                lines,
-                if walk { order } else { ChainOrder::Callee },
-                &mut chain,
-                &mut chain_lines,
-            );
-        }
-        // The sample's own callchain becomes the cursor; a sample without one walks the cursor as
-        // it is, with `--children` (`last`).
-        let stale = opts.children && !own_chain;
-        if own_chain && walk {
-            std::mem::swap(&mut chain, &mut last);
-            std::mem::swap(&mut chain_lines, &mut last_lines);
-        }
-        let fresh: &[ChainEntry] = if own_chain && walk { &last } else { &chain };
-        let (walked, walked_lines): (&[ChainEntry], &[(String, bool)]) =
-            if stale || own_chain && walk { (&last, &last_lines) } else { (&chain, &chain_lines) };
-        let graph = opts.call_graph.is_some();
-        // The parent: the first function of the recorded callchain, in the cursor's order, whose
-        // name matches (perf looks neither at inline frames nor at frames unwound from a stack
-        // dump).
-        let parent: Option<Rc<str>> = parent_re.as_ref().and_then(|re| {
-            fresh
-                .iter()
-                .filter(|c| !c.inlined && !c.unwound)
-                .filter_map(|c| c.symbol.as_ref())
-                .find(|n| re.is_match(n.split('\0').next().unwrap_or(n)))
-                .cloned()
-        });
-        if opts.exclude_other && parent.is_none() {
-            continue;
-        }
-        // A sample like one seen before counts as that one did, with nothing looked up again.
-        let leaf_addr = if f.symbol.is_some() { 0 } else { folder.map_ip(pid, kernel, ip) };
-        let comm =
-            has(SortKey::Comm).then(|| folder.comm_ref(tid).map_or_else(|| folder.comm(tid).into(), Cow::Borrowed));
-        let keys = (has(SortKey::Pid), has(SortKey::Cpu));
-        // Samples with the same fields but other tracepoint data are not repeats.
-        let key = if lazy_srcline || tps.is_some() {
-            None
-        } else {
-            repeats.key(s, &r, &f, leaf_addr, comm, keys, (walk || parent_re.is_some()).then_some(walked))
-        };
-        if let Some(plan) = key.and_then(|k| repeats.hit(k)) {
-            plan.period = plan.period.saturating_add(period);
-            plan.count += 1;
-            continue;
-        }
-        let mut plan = Plan::default();
-        cache.touched_mixed = false;
-        let mixings = cache.mixings;
-        'work: {
-            let sym = match f.symbol.as_deref() {
-                Some(n) => named(n, f.start, f.end, false),
-                None => Sym::Addr(leaf_addr),
-            };
-            let base = Key {
-                comm: has(SortKey::Comm).then(|| {
-                    names.comm(tid, &folder.comm_ref(tid).map_or_else(|| folder.comm(tid).into(), Cow::Borrowed))
-                }),
-                tid: has(SortKey::Pid).then_some(tid),
-                cpu: has(SortKey::Cpu).then(|| s.cpu().map_or(-1, |c| c as i32)),
-                dso: names.dso(&f.dso, kernel),
-                sym,
-                srcline: lazy_srcline
-                    .then(|| Rc::from(folder.report_srcline(pid, kernel, ip, f.symbol.as_deref(), f.start, &f.dso))),
-                srcline_seen: std::cell::Cell::new(false),
-                parent: parent.clone(),
-                trace: tps.as_ref().and_then(|t| {
-                    let (fmt, raw) = t.format_of(&r)?;
-                    Some(Rc::from(String::from_utf8_lossy(&t.get()?.render_bytes(fmt, raw)).as_ref()))
-                }),
-                from: None,
-                to: None,
-                cycles: None,
-            };
-            let id = cache.id(&base, base.dso.as_ref(), SymId::of(f.symbol.as_deref(), f.start, f.end, leaf_addr));
-            let i = match cache.get(id.as_ref()) {
-                Some(i) => i,
-                None => {
-                    let i = hist.entry(base.clone(), kernel, tid);
-                    cache.remember(id, i);
-                    i
-                }
-            };
-            plan.entry = Some(i);
-            if let Some(e) = hist.acc(i) {
-                e.samples += 1;
-                e.period = e.period.saturating_add(period);
-                if opts.children {
-                    e.children = e.children.saturating_add(period);
-                }
-            }
-            if !walk {
-                break 'work;
-            }
-            if graph {
-                plan.frames.extend(walked.iter().map(|c| {
-                    frames.id(callchain::Frame {
-                        dso: ranks.rank(&c.dso),
-                        ip: c.addr,
-                        name: c.symbol.clone(),
-                        start: c.start.unwrap_or(0),
-                        inlined: c.inlined,
-                    })
-                }));
-                // perf adds a sample's path to its own entry only when the sample has a callchain
-                // (`hist_entry__append_callchain`), the cursor's to the cumulative entries.
-                plan.stale = stale;
-                if let (Some(e), false) = (hist.acc(i), stale) {
-                    e.tree.get_or_insert_default().append(&frames, &plan.frames, period, 1);
-                }
-            }
-            if !opts.children {
-                break 'work;
-            }
-            seen.clear();
-            seen.push(i);
-            // perf walks the chain in the cursor's order; an entry it finds no map for keeps the
-            // level of the one walked before (`fill_callchain_info` leaves the reused
-            // addr_location's level as it was), the sample's for the first.
-            let mut level = kernel;
-            if walked.iter().any(|c| c.inlined) {
-                cache.off();
-            }
-            for (at, c) in walked.iter().enumerate() {
-                let dso = names.dso(&c.dso, c.kernel);
-                if c.symbol.is_some() || dso.is_some() {
-                    level = c.kernel;
-                }
-                let line = walked_lines.get(at);
-                let id = cache.id(&base, dso.as_ref(), SymId::of(c.symbol.as_deref(), c.start, c.end, c.addr));
-                // A frame met before: its entry without a search (equal keys are one entry).
-                let j = match cache.get(id.as_ref()) {
-                    Some(j) if seen.contains(&j) => continue,
-                    Some(j) => j,
+                let id = cache.id(&base, base.dso.as_ref(), SymId::of(f.symbol.as_deref(), f.start, f.end, leaf_addr));
+                let i = match cache.get(id.as_ref()) {
+                    Some(i) => i,
                     None => {
-                        let sym =
-                            c.symbol.as_deref().map_or(Sym::Addr(c.addr), |n| named(n, c.start, c.end, c.inlined));
-                        let key = base.with(dso, sym, line.map(|(l, _)| Rc::from(l.as_str())));
-                        key.srcline_seen.set(line.is_some_and(|(_, known)| *known));
-                        if seen.iter().any(|&j| hist.key(j).is_some_and(|k| entry_cmp(&opts.sort, k, &key).is_eq())) {
-                            continue;
-                        }
-                        let j = hist.entry(key, level, tid);
-                        cache.remember(id, j);
-                        j
+                        let i = hist.entry(base.clone(), kernel, tid);
+                        cache.remember(id, i);
+                        i
                     }
                 };
-                if let Some(e) = hist.acc(j) {
-                    e.children = e.children.saturating_add(period);
-                    if graph {
-                        e.tree.get_or_insert_default().append(
-                            &frames,
-                            plan.frames.get(at..).unwrap_or_default(),
-                            period,
-                            1,
-                        );
+                plan.entry = Some(i);
+                if let Some(e) = hist.acc(i) {
+                    e.samples += 1;
+                    e.period = e.period.saturating_add(period);
+                    if opts.children {
+                        e.children = e.children.saturating_add(period);
                     }
                 }
-                seen.push(j);
-                plan.cumulative.push((j, at));
+                if !walk {
+                    break 'work;
+                }
+                if graph {
+                    plan.frames.extend(walked.iter().map(|c| {
+                        frames.id(callchain::Frame {
+                            dso: ranks.rank(&c.dso),
+                            ip: c.addr,
+                            name: c.symbol.clone(),
+                            start: c.start.unwrap_or(0),
+                            inlined: c.inlined,
+                        })
+                    }));
+                    // perf adds a sample's path to its own entry only when the sample has a callchain
+                    // (`hist_entry__append_callchain`), the cursor's to the cumulative entries.
+                    plan.stale = stale;
+                    if let (Some(e), false) = (hist.acc(i), stale) {
+                        e.tree.get_or_insert_default().append(&frames, &plan.frames, period, 1);
+                    }
+                }
+                if !opts.children {
+                    break 'work;
+                }
+                seen.clear();
+                seen.push(i);
+                // perf walks the chain in the cursor's order; an entry it finds no map for keeps the
+                // level of the one walked before (`fill_callchain_info` leaves the reused
+                // addr_location's level as it was), the sample's for the first.
+                let mut level = kernel;
+                if walked.iter().any(|c| c.inlined) {
+                    cache.off();
+                }
+                for (at, c) in walked.iter().enumerate() {
+                    let dso = names.dso(&c.dso, c.kernel);
+                    if c.symbol.is_some() || dso.is_some() {
+                        level = c.kernel;
+                    }
+                    let line = walked_lines.get(at);
+                    let id = cache.id(&base, dso.as_ref(), SymId::of(c.symbol.as_deref(), c.start, c.end, c.addr));
+                    // A frame met before: its entry without a search (equal keys are one entry).
+                    let j = match cache.get(id.as_ref()) {
+                        Some(j) if seen.contains(&j) => continue,
+                        Some(j) => j,
+                        None => {
+                            let sym =
+                                c.symbol.as_deref().map_or(Sym::Addr(c.addr), |n| named(n, c.start, c.end, c.inlined));
+                            let key = base.with(dso, sym, line.map(|(l, _)| Rc::from(l.as_str())));
+                            key.srcline_seen.set(line.is_some_and(|(_, known)| *known));
+                            if seen.iter().any(|&j| hist.key(j).is_some_and(|k| entry_cmp(&opts.sort, k, &key).is_eq()))
+                            {
+                                continue;
+                            }
+                            let j = hist.entry(key, level, tid);
+                            cache.remember(id, j);
+                            j
+                        }
+                    };
+                    if let Some(e) = hist.acc(j) {
+                        e.children = e.children.saturating_add(period);
+                        if graph {
+                            e.tree.get_or_insert_default().append(
+                                &frames,
+                                plan.frames.get(at..).unwrap_or_default(),
+                                period,
+                                1,
+                            );
+                        }
+                    }
+                    seen.push(j);
+                    plan.cumulative.push((j, at));
+                }
             }
-        }
-        if cache.mixings != mixings {
-            // perf's searches for the plans' unresolved addresses may now end elsewhere.
-            repeats.forget();
-        }
-        if key.is_some() && !cache.touched_mixed {
-            repeats.insert(plan, &f, walked);
+            if cache.mixings != mixings {
+                // perf's searches for the plans' unresolved addresses may now end elsewhere.
+                repeats.forget();
+            }
+            if key.is_some() && !cache.touched_mixed {
+                repeats.insert(plan, &f, walked);
+            }
         }
     }
     diagnostics.extend(folder.diagnostics());
