@@ -5,7 +5,7 @@
 //! left out of perf's text: the random tip it ends with, and the ` (inlined)` it sometimes adds to
 //! fractal's `[...]` line (perf 6.1 reads an uninitialised flag there).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
@@ -126,18 +126,32 @@ fn bad_parent_pattern_is_a_clear_error() {
     );
 }
 
-/// The user files' extracts and no kernel symbols: for recordings whose stored perf text was
-/// made here without kallsyms for their kernel (its frames are addresses).
-fn without_kernel_symbols() -> Vec<String> {
-    let dir = |d: &str| testdata(d).to_str().unwrap().to_string();
+/// Symbol arguments: files under `symfs`, an empty build-id cache, kernel symbols from `kallsyms`
+/// (`/dev/null` for recordings whose stored perf text was made here without kallsyms for their
+/// kernel, whose frames are then addresses).
+fn symbols(symfs: &Path, kallsyms: &Path) -> Vec<String> {
+    let path = |p: &Path| p.to_str().unwrap().to_string();
     vec![
         "--symfs".into(),
-        dir("folded/root"),
+        path(symfs),
         "--buildid-dir".into(),
-        dir("folded/no-buildid-cache"),
+        path(&testdata("folded/no-buildid-cache")),
         "--kallsyms".into(),
-        "/dev/null".into(),
+        path(kallsyms),
     ]
+}
+
+/// The user files' extracts and no kernel symbols ([`symbols`]).
+fn without_kernel_symbols() -> Vec<String> {
+    symbols(&testdata("folded/root"), Path::new("/dev/null"))
+}
+
+/// `perfdata report FILE ARGS…` with `symbols`: its stdout, the command having succeeded.
+fn report_text(file: &Path, args: &[&str], symbols: Vec<String>) -> String {
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_perfdata")).arg("report").arg(file).args(args).args(symbols).output().unwrap();
+    assert!(out.status.success(), "{}: {}", file.display(), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
 }
 
 /// perf's text less its closing tip, from `text` (see [`perf`]).
@@ -157,15 +171,9 @@ fn jit_recordings_equal_perf_report() {
         let stored = std::fs::read(dir.join(format!("{name}.report.zst"))).unwrap();
         let want = without_tip(&String::from_utf8(zstd::decode_all(&stored[..]).unwrap()).unwrap(), name);
         assert!(want.contains("[JIT] tid "), "{name}: perf's text names no perf map");
-        let out = Command::new(env!("CARGO_BIN_EXE_perfdata"))
-            .args(["report", dir.join(name).to_str().unwrap()])
-            .args(["--symfs", dir.join("root").to_str().unwrap()])
-            .args(["--buildid-dir", testdata("folded/no-buildid-cache").to_str().unwrap()])
-            .args(["--kallsyms", dir.join("kallsyms-48dc540c8b76393804ca8088dbfa7d42911a9444").to_str().unwrap()])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
-        assert_same_text(&String::from_utf8(out.stdout).unwrap(), &want, name);
+        let kallsyms = dir.join("kallsyms-48dc540c8b76393804ca8088dbfa7d42911a9444");
+        let ours = report_text(&dir.join(name), &[], symbols(&dir.join("root"), &kallsyms));
+        assert_same_text(&ours, &want, name);
     }
 }
 
@@ -176,16 +184,12 @@ fn module_names_equal_perf_report() {
     let name = "kmod/kmod-buildid.data.report-sort-comm,dso";
     let want = without_tip(&std::fs::read_to_string(testdata(name)).unwrap(), name);
     assert!(want.contains("[kmod_demo]") && want.contains("[kmod_nosyms]"), "{name}: not perf's module names");
-    let out = Command::new(env!("CARGO_BIN_EXE_perfdata"))
-        .args(["report", testdata("kmod/kmod-buildid.data").to_str().unwrap()])
-        .args(["--no-children", "-g", "none", "--sort", "comm,dso"])
-        .args(["--symfs", testdata("folded/root").to_str().unwrap()])
-        .args(["--buildid-dir", testdata("folded/no-buildid-cache").to_str().unwrap()])
-        .args(["--kallsyms", testdata("kmod/kallsyms").to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_same_text(&String::from_utf8(out.stdout).unwrap(), &want, name);
+    let ours = report_text(
+        &testdata("kmod/kmod-buildid.data"),
+        &["--no-children", "-g", "none", "--sort", "comm,dso"],
+        symbols(&testdata("folded/root"), &testdata("kmod/kallsyms")),
+    );
+    assert_same_text(&ours, &want, name);
 }
 
 /// Call graphs through kernel modules named from kallsyms alone: perf resolves a callchain root
@@ -197,15 +201,11 @@ fn module_names_equal_perf_report() {
 fn module_call_graphs_equal_perf_report() {
     let name = "kmod/kmod-buildid.data.report";
     let want = without_tip(&std::fs::read_to_string(testdata(name)).unwrap(), name);
-    let out = Command::new(env!("CARGO_BIN_EXE_perfdata"))
-        .args(["report", testdata("kmod/kmod-buildid.data").to_str().unwrap()])
-        .args(["--symfs", testdata("folded/root").to_str().unwrap()])
-        .args(["--buildid-dir", testdata("folded/no-buildid-cache").to_str().unwrap()])
-        .args(["--kallsyms", testdata("kmod/kallsyms").to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let ours = String::from_utf8(out.stdout).unwrap();
+    let ours = report_text(
+        &testdata("kmod/kmod-buildid.data"),
+        &[],
+        symbols(&testdata("folded/root"), &testdata("kmod/kallsyms")),
+    );
     assert!(want.contains("--demo_ioctl") && ours.contains("--demo_ioctl"), "{name}: no named module frame");
     let data_row = "[k] demo_data+0x3f600010";
     assert_eq!(want.matches(data_row).count(), 1, "{name}");
@@ -221,13 +221,8 @@ fn branch_mode_needs_the_header_feature() {
     let stored = std::fs::read(dir.join("brstack.data.report.zst")).unwrap();
     let want = without_tip(&String::from_utf8(zstd::decode_all(&stored[..]).unwrap()).unwrap(), "brstack.data");
     assert!(want.contains("# Children      Self"), "perf's text is not the normal report");
-    let out = Command::new(env!("CARGO_BIN_EXE_perfdata"))
-        .args(["report", dir.join("brstack.data").to_str().unwrap()])
-        .args(without_kernel_symbols())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_same_text(&String::from_utf8(out.stdout).unwrap(), &want, "brstack.data");
+    let ours = report_text(&dir.join("brstack.data"), &[], without_kernel_symbols());
+    assert_same_text(&ours, &want, "brstack.data");
 }
 
 /// An event group whose leader reads its members' counters (group.data, `{cpu-clock,task-clock}:S`):
@@ -243,13 +238,7 @@ fn group_read_samples_equal_perf_report_no_group() {
     ] {
         let want = without_tip(&std::fs::read_to_string(testdata(stored)).unwrap(), stored);
         assert!(want.contains("of events 'cpu-clock'") && want.contains("of event 'task-clock'"), "{stored}");
-        let out = Command::new(env!("CARGO_BIN_EXE_perfdata"))
-            .args(["report", testdata("group.data").to_str().unwrap()])
-            .args(args)
-            .args(without_kernel_symbols())
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        assert_same_text(&String::from_utf8(out.stdout).unwrap(), &want, stored);
+        let ours = report_text(&testdata("group.data"), args, without_kernel_symbols());
+        assert_same_text(&ours, &want, stored);
     }
 }
