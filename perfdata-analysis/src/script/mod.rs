@@ -261,7 +261,10 @@ fn inline(f: &PerfFile<'_>, opts: &ScriptOptions, w: Writer<'_>) -> crate::Resul
 const BATCHES_IN_FLIGHT: usize = 4;
 
 /// A batch's [`Batch::size`] when it is handed on.
-const BATCH_SIZE: usize = 1 << 16;
+const BATCH_SIZE: usize = 1 << 18;
+
+/// The largest write: a consumer that holds each write (Python's iterator) is bounded by it.
+const WRITE_SIZE: usize = 1 << 16;
 
 /// What the reading thread hands the writing one, in output order.
 enum Msg {
@@ -292,10 +295,10 @@ impl Writer<'_> {
                 self.bytes.clear();
                 let ns = self.ns;
                 self.texts.expand(&b, &mut self.bytes, |c, comm, out| columns(c, comm, ns, out));
-                // In blocks of at most a batch's size: a batch's frame numbers can stand for
+                // In blocks of at most WRITE_SIZE: a batch's frame numbers can stand for
                 // far more text, and a consumer that holds each write (Python's iterator) is
                 // bounded by the size of the writes.
-                for block in self.bytes.chunks(BATCH_SIZE) {
+                for block in self.bytes.chunks(WRITE_SIZE) {
                     self.out.write_all(block).map_err(io)?;
                 }
                 return Ok(Some(b));

@@ -249,7 +249,7 @@ pub(crate) struct ScriptFrames<'o> {
     text_bytes: usize,
     /// A direct-mapped cache in front of [`ScriptFrames::cache`]: most frames are a few thousand
     /// hot addresses.
-    front: Vec<Option<FrontEntry>>,
+    front: Vec<FrontEntry>,
     line: String,
     /// The user files whose symbols perf has loaded by now (`dso__load`, on the first symbol
     /// lookup in them): perf then counts their addresses as adjusted, which `-F brstackoff`
@@ -259,8 +259,34 @@ pub(crate) struct ScriptFrames<'o> {
     printed: bool,
 }
 
-/// A frame's key (its [`FrameKey`] and [`FramePrint`] bits) and its text's number.
-type FrontEntry = ((FrameKey, u8), u32);
+/// A frame's key (its [`FrameKey`] and [`FramePrint`] bits) and its text's number, packed into
+/// 24 bytes so that the table stays in the core's cache.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct FrontEntry {
+    addr: u64,
+    space: u32,
+    gen: u32,
+    /// The text's number; [`FrontEntry::EMPTY`]'s is `u32::MAX`, which no text has.
+    id: u32,
+    /// The key's flags and print bits ([`FrontEntry::flags`]).
+    flags: u16,
+}
+
+impl FrontEntry {
+    const EMPTY: FrontEntry = FrontEntry { addr: 0, space: 0, gen: 0, id: u32::MAX, flags: 0 };
+
+    /// The key's booleans and print bits in one number.
+    fn flags(key: &(FrameKey, u8)) -> u16 {
+        let ((_, _, kernel, java, unwound, _), bits) = *key;
+        u16::from(bits) | u16::from(kernel) << 8 | u16::from(java) << 9 | u16::from(unwound) << 10
+    }
+
+    /// Whether this entry holds `key`'s text.
+    fn holds(&self, key: &(FrameKey, u8)) -> bool {
+        let (space, gen, .., addr) = key.0;
+        self.addr == addr && self.space == space && self.gen == gen && self.flags == Self::flags(key)
+    }
+}
 
 /// Entries of [`ScriptFrames::front`] (a power of two).
 const FRONT_SLOTS: usize = 1 << 14;
@@ -279,7 +305,7 @@ impl<'o> ScriptFrames<'o> {
             unwound: Vec::new(),
             text_bytes: 0,
             cache: FastMap::default(),
-            front: vec![None; FRONT_SLOTS],
+            front: vec![FrontEntry::EMPTY; FRONT_SLOTS],
             line: String::new(),
             loaded: std::collections::HashSet::new(),
             printed: false,
@@ -500,13 +526,17 @@ impl<'o> ScriptFrames<'o> {
         let key = ((space, gen, kernel, false, unwound, addr), bits);
         let slot = frame_slot(&key.0, key.1, FRONT_SLOTS);
         let hit = match self.front.get(slot) {
-            Some(Some((k, id))) if *k == key => Some(*id),
-            _ => self.cache.get(&key).copied(),
+            Some(e) if e.id != u32::MAX && e.holds(&key) => Some(e.id),
+            _ => {
+                let id = self.cache.get(&key).copied();
+                if let (Some(id), Some(e)) = (id, self.front.get_mut(slot)) {
+                    let (space, gen, .., addr) = key.0;
+                    *e = FrontEntry { addr, space, gen, id, flags: FrontEntry::flags(&key) };
+                }
+                id
+            }
         };
         if let Some(id) = hit {
-            if let Some(e) = self.front.get_mut(slot) {
-                *e = Some((key, id));
-            }
             if print {
                 out.frame(id);
             }
@@ -515,7 +545,7 @@ impl<'o> ScriptFrames<'o> {
         if self.cache.len() >= TEXT_CACHE_MAX || self.text_bytes >= u32::MAX as usize / 2 {
             self.cache.clear();
             self.text_bytes = 0;
-            self.front.fill(None);
+            self.front.fill(FrontEntry::EMPTY);
             out.reset();
         }
         let mut line = std::mem::take(&mut self.line);
