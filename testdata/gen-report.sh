@@ -50,10 +50,11 @@ perf report --stdio --no-children -g none --sort trace -i multi.data > multi.dat
 # here; perfdata-cli/tests/report.rs reads it without that file too.
 # An event group whose leader reads the members' counters (`{cpu-clock,task-clock}:S`): perf
 # counts such a sample once per counter, with the counter's change as its period. Its default is
-# the group view (one column per member), which perfdata does not print; --no-group is the table
-# per event that perfdata prints.
+# the group view (a table for the group, one column per member), --no-group a table per event.
 perf report --stdio --no-group -i group.data > group.data.report-no-group 2>/dev/null
 perf report --stdio --no-group --no-children -g none -i group.data > group.data.report-no-group-flat 2>/dev/null
+perf report --stdio -i group.data > group.data.report-group 2>/dev/null
+perf report --stdio --no-children -n -i group.data > group.data.report-group-n 2>/dev/null
 # A `perf stat record` file has no samples: perf prints its banner alone (and says so on stderr).
 perf report --stdio -i stat.data > stat.data.report 2>/dev/null
 for f in multi.data multi-g.data; do

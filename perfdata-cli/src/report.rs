@@ -3,7 +3,8 @@
 use clap::Args;
 use perfdata_analysis::options::{FoldRequest, TimeRanges};
 use perfdata_analysis::report::{
-    report_per_event, report_table, CallGraph, ChainOrder, Report, ReportOptions, SortKey, TableOptions,
+    report_group_view, report_per_event, report_table, CallGraph, ChainOrder, Report, ReportOptions, SortKey,
+    TableOptions,
 };
 use perfdata_core::abi::sample_type;
 use std::io::{BufWriter, Write};
@@ -98,9 +99,9 @@ pub struct ReportArgs {
     /// Text output, as `perf report --stdio` (the only kind; accepted for perf's habit).
     #[arg(long)]
     stdio: bool,
-    /// A table per event, also for the events of a group, as `perf report --no-group` (the only
-    /// layout: perf's group view, its default for a recording with event groups, is not there;
-    /// accepted for perf's habit).
+    /// A table per event, also for the events of a group, as `perf report --no-group`. Without
+    /// it, a recording of event groups (`perf record -e '{a,b}'`) gets perf's group view: one
+    /// table per group, a column of each member's shares.
     #[arg(long)]
     no_group: bool,
 }
@@ -199,17 +200,31 @@ pub fn run(a: &ReportArgs) -> crate::CliResult {
         exclude_other: a.exclude_other,
         branch,
     };
+    // perf's group view, its default for a recording of event groups: a table per group.
+    let groups: Vec<_> = f
+        .features()
+        .group_desc()
+        .and_then(Result::ok)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|g| g.nr_members > 1)
+        .collect();
+    // (JSON is a table per event: the members' shares are not in its rows.)
+    let group_view = !a.no_group && !a.json && !groups.is_empty();
     // Every event's table from one read of the file.
-    let reports = report_per_event(&f, &opts)?;
+    let reports = if group_view { report_group_view(&f, &opts)? } else { report_per_event(&f, &opts)? };
     // Each report has the read's diagnostics: said once.
     for d in reports.first().map(|r| r.diagnostics.as_slice()).unwrap_or_default() {
         crate::damage::warn_in(crate::shown(&a.file), d);
     }
-    let groups = f.features().group_desc().and_then(Result::ok).unwrap_or_default();
     let mut first = true;
     for (ev, done) in f.events().iter().zip(&reports) {
-        // perf skips the events without samples.
-        if done.samples == 0 {
+        // perf skips the events without samples, and in its group view the groups' members.
+        let member = |g: &&perfdata_core::feature::GroupDesc| {
+            let first = g.leader_idx as usize + 1;
+            (first..first.saturating_add(g.nr_members as usize - 1)).contains(&ev.index)
+        };
+        if done.samples == 0 || (group_view && groups.iter().any(|g| member(&g))) {
             continue;
         }
         if a.json {
@@ -221,18 +236,32 @@ pub fn run(a: &ReportArgs) -> crate::CliResult {
             first = false;
         }
         // perf says `events` for a group's leader (the GROUP_DESC feature's, of more than one
-        // event), whose table it shows alone without `--group`.
-        let leader = groups.iter().any(|g| g.leader_idx as usize == ev.index && g.nr_members > 1);
+        // event), also where it shows its table alone (`--no-group`).
+        let group = groups.iter().find(|g| g.leader_idx as usize == ev.index);
+        // The group view counts the whole group's samples and events, and names it
+        // (`evsel__group_desc`).
+        let (mut samples, mut events, mut what) = (done.samples, done.total, ev.display_name());
+        if let (true, Some(g)) = (group_view, group) {
+            let first = ev.index + 1;
+            let members = first..first.saturating_add(g.nr_members as usize - 1);
+            let name = if g.name == perfdata_core::feature::GroupDesc::ANON { "anon group" } else { &g.name };
+            what = format!("{name} {{ {what}");
+            for (m, r) in f.events().iter().zip(&reports).filter(|(m, _)| members.contains(&m.index)) {
+                samples = samples.saturating_add(r.samples);
+                events = events.saturating_add(r.total);
+                what = format!("{what}, {}", m.display_name());
+            }
+            what.push_str(" }");
+        }
         let mut name = format!(
-            "# Samples: {} of event{} '{}'",
-            samples_unit(done.samples),
-            if leader { "s" } else { "" },
-            ev.display_name()
+            "# Samples: {} of event{} '{what}'",
+            samples_unit(samples),
+            if group.is_some() { "s" } else { "" },
         );
         if let Some(t) = &a.time {
             name.push_str(&format!(" (time slices: {t})"));
         }
-        writeln!(out, "{name}\n# Event count (approx.): {}\n#", done.total)?;
+        writeln!(out, "{name}\n# Event count (approx.): {events}\n#")?;
         out.write_all(report_table(&done.rows, done.total, &table).as_bytes())?;
         out.write_all(b"\n\n")?;
     }

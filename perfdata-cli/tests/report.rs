@@ -2,7 +2,7 @@
 //! (stored as testdata/F.report), in perf's order, with the binaries' symbol extracts of
 //! testdata/folded (as the folded tests use them).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
@@ -332,19 +332,7 @@ fn branch_mode_equals_perf_on_the_corpus() {
             if suffix == "no-branch-stack" && name == "perf.data.callgraph_and_branch-3.4" {
                 continue;
             }
-            let stored = std::fs::read(td.join(format!("corpus-perf/quipper/{name}.report-{suffix}.zst"))).unwrap();
-            let want = String::from_utf8(zstd::decode_all(&stored[..]).unwrap()).unwrap();
-            let out = Command::new(env!("CARGO_BIN_EXE_perfdata"))
-                .arg("report")
-                .arg(corpus.join(name))
-                .arg("--symfs")
-                .arg(&empty)
-                .args(["--kallsyms", "/dev/null"])
-                .args(args)
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "{name} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-            let got = String::from_utf8(out.stdout).unwrap();
+            let (got, want) = corpus_report(&corpus, name, suffix, args, &empty);
             if suffix != "no-branch-stack" {
                 assert!(want.contains("Source Shared Object"), "{name}: perf's output is branch mode's");
             }
@@ -352,6 +340,55 @@ fn branch_mode_equals_perf_on_the_corpus() {
         }
     }
     let _ = std::fs::remove_dir(&empty);
+}
+
+/// perf's group view on the corpus's recordings of event groups (../shared/corpus, used when
+/// present): a table for each group with a column of each member's shares, rows of keys only a
+/// member has (empty for the leader), and the rows ordered by the leader's and then each member's
+/// event count; by default (perf's), with the samples column and without call graphs, and a table
+/// per event with `--no-group`. The whole text equals perf 6.1's stored output
+/// (testdata/corpus-perf/generate.sh), nothing named, as in the branch mode test.
+#[test]
+fn group_view_equals_perf_on_the_corpus() {
+    let td = testdata("");
+    let corpus = td.join("../../shared/corpus/quipper");
+    if !corpus.is_dir() {
+        eprintln!("NOTE: {} absent: the group view not compared", corpus.display());
+        return;
+    }
+    let empty = std::env::temp_dir().join(format!("perfdata-empty-symfs-group-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let runs: [(&str, &[&str]); 3] =
+        [("group", &[]), ("group-n", &["-n", "--no-children", "-g", "none"]), ("no-group", &["--no-group"])];
+    for name in
+        ["perf.data.group_desc-4.14", "perf.data.lost_samples-4.4", "perf.data.piped.header_feautres_group_desc-6.8"]
+    {
+        for (suffix, args) in runs {
+            let (got, want) = corpus_report(&corpus, name, suffix, args, &empty);
+            assert_eq!(want.contains("of events 'anon group {"), suffix != "no-group", "{name} {suffix}: perf's text");
+            assert!(got == want, "{name} {args:?}: differs from perf's\n{}", first_difference(&got, &want));
+        }
+    }
+    let _ = std::fs::remove_dir(&empty);
+}
+
+/// `perfdata report` of the corpus's quipper recording `name` with `args`, nothing named (`--symfs`
+/// the directory `empty`, no kallsyms), and perf's stored text of it
+/// (testdata/corpus-perf/quipper/NAME.report-SUFFIX.zst): (ours, perf's).
+fn corpus_report(corpus: &Path, name: &str, suffix: &str, args: &[&str], empty: &Path) -> (String, String) {
+    let stored = std::fs::read(testdata(&format!("corpus-perf/quipper/{name}.report-{suffix}.zst"))).unwrap();
+    let want = String::from_utf8(zstd::decode_all(&stored[..]).unwrap()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_perfdata"))
+        .arg("report")
+        .arg(corpus.join(name))
+        .arg("--symfs")
+        .arg(empty)
+        .args(["--kallsyms", "/dev/null"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{name} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    (String::from_utf8(out.stdout).unwrap(), want)
 }
 
 /// The first line where `got` and `want` differ, both shown.

@@ -44,12 +44,25 @@ rmdir "$empty"
 # lines (perf's random tip) cut:
 #   quipper/<name>.report-branch.zst, .report-branch-sort-dso_from,dso_to.zst,
 #   .report-no-branch-stack.zst
-empty=$(mktemp -d)
-for f in "$corpus"/quipper/perf.data.{branch-4.14,branch_stack_hw_index,branch_stack_spec,callgraph_and_branch-3.8,callgraph_and_branch-3.4}; do
-  name=$(basename "$f")
-  for args in "branch" "branch-sort-dso_from,dso_to --sort dso_from,dso_to" "no-branch-stack --no-branch-stack"; do
-    set -- $args; suffix=$1; shift
-    LC_ALL=C perf report --stdio -i "$f" --symfs "$empty" --kallsyms /dev/null "$@" 2>/dev/null | head -n -3 | zstd -q -19 -f -o "$here/quipper/$name.report-$suffix.zst"
+# reports FILES -- RUNS: each file's perf report for each run ("SUFFIX ARGS…").
+reports() {
+  local files=() f name args suffix empty
+  while [ "$1" != -- ]; do files+=("$1"); shift; done; shift
+  empty=$(mktemp -d)
+  for f in "${files[@]}"; do
+    name=$(basename "$f")
+    for args in "$@"; do
+      set -- $args; suffix=$1; shift
+      LC_ALL=C perf report --stdio -i "$f" --symfs "$empty" --kallsyms /dev/null "$@" 2>/dev/null | head -n -3 | zstd -q -19 -f -o "$here/quipper/$name.report-$suffix.zst"
+    done
   done
-done
-rmdir "$empty"
+  rmdir "$empty"
+}
+reports "$corpus"/quipper/perf.data.{branch-4.14,branch_stack_hw_index,branch_stack_spec,callgraph_and_branch-3.8,callgraph_and_branch-3.4} -- \
+  "branch" "branch-sort-dso_from,dso_to --sort dso_from,dso_to" "no-branch-stack --no-branch-stack"
+# perf report of the recordings of event groups: its group view (its default: a table for each
+# group, a column of each member's shares), with the samples column and without call graphs, and
+# a table per event (--no-group); no symbols of this machine's, the tip cut, as above:
+#   quipper/<name>.report-group.zst, .report-group-n.zst, .report-no-group.zst
+reports "$corpus"/quipper/perf.data.{group_desc-4.14,lost_samples-4.4,piped.header_feautres_group_desc-6.8} -- \
+  "group" "group-n -n --no-children -g none" "no-group --no-group"

@@ -272,6 +272,26 @@ pub struct ReportRow {
     pub to: Option<BranchEnd>,
     /// Branch mode, `cycles`: the cycles recorded with the branch (0: none recorded).
     pub cycles: Option<u16>,
+    /// perf's group view ([`report_group_view`]), in a group leader's report: the row's share of
+    /// each other member of the group, in the group's order (zero where the member has no such
+    /// row); empty otherwise.
+    pub group: Vec<GroupShare>,
+}
+
+/// A group member's part of a row of its leader's report ([`ReportRow::group`]): what
+/// [`ReportRow`]'s fields of the same names are for the leader, of the member's samples.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GroupShare {
+    /// Share of the member's event count in the row's own samples, %.
+    pub overhead: f64,
+    /// With `--children`: the share of the member's samples through the row's function, %.
+    pub children: Option<f64>,
+    /// The member's samples in the row.
+    pub samples: u64,
+    /// The member's event count in the row.
+    pub period: u64,
+    /// With `--children`: the event count of [`GroupShare::children`].
+    pub children_period: Option<u64>,
 }
 
 /// One end of a branch as perf resolves it (`ip__resolve_ams`): the map of the process, else the
@@ -364,6 +384,25 @@ struct Acc {
     tree: Option<Box<callchain::Tree>>,
     /// Whether the source line counted for the column's width ([`ReportRow::srcline_width`]).
     srcline_counted: bool,
+    /// perf's group view, a leader's entry: what each other member's entry of the same key holds
+    /// (perf's pairs); empty otherwise.
+    group: Vec<Member>,
+    /// A member's entry was paired with a leader's (`hists__match`).
+    paired: std::cell::Cell<bool>,
+}
+
+/// A group member's entry as its leader's entry sees it ([`Acc::group`]).
+#[derive(Clone, Copy, Default)]
+struct Member {
+    samples: u64,
+    period: u64,
+    children: u64,
+}
+
+impl Member {
+    fn of(a: &Acc) -> Member {
+        Member { samples: a.samples, period: a.period, children: a.children }
+    }
 }
 
 /// perf's short name of a shared object; `None` for `[unknown]` (no map). `kernel`: mapped in
@@ -601,6 +640,8 @@ fn entry_sort(
         }
     }
     o = o.then(a.period.cmp(&b.period));
+    // perf's group view (`__hpp__sort`): then the other members' periods, in the group's order.
+    o = o.then_with(|| a.group.iter().map(|m| m.period).cmp(b.group.iter().map(|m| m.period)));
     for k in sort {
         o = o.then_with(|| match k {
             SortKey::Sym => match (&ka.sym, &kb.sym) {
@@ -661,72 +702,122 @@ impl Hist<'_> {
         self.tree.get(i).map(|(k, _)| k)
     }
 
-    /// The entries in perf's output order: `hists__collapse_resort` (entries merged again in
-    /// tree order into a second tree, when the comm is a key: perf collapses only then), then
-    /// `hists__output_resort` (a stable sort by [`entry_sort`]). `frames`: the call graphs'
-    /// frames.
-    fn into_sorted(
-        self,
-        children: bool,
-        chain_order: Option<ChainOrder>,
-        frames: &callchain::Frames,
-    ) -> Vec<(Key, Acc)> {
+    /// perf's `hists__collapse_resort`: the entries merged again, in tree order, into a second
+    /// tree when the comm is a key (perf collapses only then); else the tree as it is.
+    /// `frames`: the call graphs' frames.
+    fn collapse(self, frames: &callchain::Frames) -> RbTree<(Key, Acc)> {
         let sort = self.sort;
         let mut tree = self.tree;
+        if !sort.contains(&SortKey::Comm) {
+            return tree;
+        }
         let order = tree.in_order();
         let mut take = |i: usize| tree.get_mut(i).map(|(k, a)| (k.clone(), std::mem::take(a)));
-        let entries: Vec<(Key, Acc)> = if sort.contains(&SortKey::Comm) {
-            let mut collapsed: RbTree<(Key, Acc)> = RbTree::default();
-            for (key, acc) in order.into_iter().filter_map(&mut take) {
-                let mut new = Some(acc);
-                let found = collapsed.insert_by(
-                    |(k, _)| dir(entry_cmp(sort, k, &key)),
-                    || (key.clone(), new.take().unwrap_or_default()),
-                );
-                match (found, new) {
-                    (Ok(_), _) | (_, None) => {}
-                    (Err(i), Some(acc)) => {
-                        if let Some((_, a)) = collapsed.get_mut(i) {
-                            a.samples += acc.samples;
-                            a.period = a.period.saturating_add(acc.period);
-                            a.children = a.children.saturating_add(acc.children);
-                            if let (Some(dst), Some(src)) = (&mut a.tree, &acc.tree) {
-                                dst.merge(frames, src);
-                            }
+        let mut collapsed: RbTree<(Key, Acc)> = RbTree::default();
+        for (key, acc) in order.into_iter().filter_map(&mut take) {
+            let mut new = Some(acc);
+            let found = collapsed
+                .insert_by(|(k, _)| dir(entry_cmp(sort, k, &key)), || (key.clone(), new.take().unwrap_or_default()));
+            match (found, new) {
+                (Ok(_), _) | (_, None) => {}
+                (Err(i), Some(acc)) => {
+                    if let Some((_, a)) = collapsed.get_mut(i) {
+                        a.samples += acc.samples;
+                        a.period = a.period.saturating_add(acc.period);
+                        a.children = a.children.saturating_add(acc.children);
+                        if let (Some(dst), Some(src)) = (&mut a.tree, &acc.tree) {
+                            dst.merge(frames, src);
                         }
                     }
                 }
             }
-            let order = collapsed.in_order();
-            order
-                .into_iter()
-                .filter_map(|i| collapsed.get_mut(i).map(|(k, a)| (k.clone(), std::mem::take(a))))
-                .collect()
-        } else {
-            order.into_iter().filter_map(take).collect()
-        };
-        // `__hists__insert_output_entry`: each entry in turn down perf's output tree, left when it
-        // sorts before the node (ties go right). A stable sort when `entry_sort` is a total
-        // order; it is not with call graphs (its depth rule holds only within one thread), and
-        // the tree then places entries as perf's does.
-        // perf sizes the columns by each entry right after inserting it (`hists__calc_col_len`):
-        // its source line counts if a comparison has looked it up by then.
-        let mut out: RbTree<usize> = RbTree::default();
-        let mut counted = Vec::with_capacity(entries.len());
-        for (i, e) in entries.iter().enumerate() {
-            let _ =
-                out.insert_by(|&n| entries.get(n).map(|m| entry_sort(sort, children, chain_order, e, m).is_gt()), || i);
-            counted.push(e.0.srcline_seen.get());
         }
-        let mut entries: Vec<Option<(Key, Acc)>> = entries
-            .into_iter()
-            .zip(counted)
-            .map(|((k, mut a), c)| {
-                a.srcline_counted = c;
-                Some((k, a))
-            })
-            .collect();
-        out.iter().filter_map(|&i| entries.get_mut(i).and_then(Option::take)).collect()
+        collapsed
+    }
+}
+
+/// The entries of a collapsed histogram ([`Hist::collapse`]) in perf's output order
+/// (`hists__output_resort`: a stable sort by [`entry_sort`]).
+fn output_order(
+    sort: &[SortKey],
+    mut tree: RbTree<(Key, Acc)>,
+    children: bool,
+    chain_order: Option<ChainOrder>,
+) -> Vec<(Key, Acc)> {
+    let entries: Vec<(Key, Acc)> = tree
+        .in_order()
+        .into_iter()
+        .filter_map(|i| tree.get_mut(i).map(|(k, a)| (k.clone(), std::mem::take(a))))
+        .collect();
+    // `__hists__insert_output_entry`: each entry in turn down perf's output tree, left when it
+    // sorts before the node (ties go right). A stable sort when `entry_sort` is a total
+    // order; it is not with call graphs (its depth rule holds only within one thread), and
+    // the tree then places entries as perf's does.
+    // perf sizes the columns by each entry right after inserting it (`hists__calc_col_len`):
+    // its source line counts if a comparison has looked it up by then.
+    let mut out: RbTree<usize> = RbTree::default();
+    let mut counted = Vec::with_capacity(entries.len());
+    for (i, e) in entries.iter().enumerate() {
+        let _ = out.insert_by(|&n| entries.get(n).map(|m| entry_sort(sort, children, chain_order, e, m).is_gt()), || i);
+        counted.push(e.0.srcline_seen.get());
+    }
+    let mut entries: Vec<Option<(Key, Acc)>> = entries
+        .into_iter()
+        .zip(counted)
+        .map(|((k, mut a), c)| {
+            a.srcline_counted = c;
+            Some((k, a))
+        })
+        .collect();
+    out.iter().filter_map(|&i| entries.get_mut(i).and_then(Option::take)).collect()
+}
+
+/// A histogram's entries in perf's tree.
+type Entries = RbTree<(Key, Acc)>;
+
+/// perf's group view (`hists__match` and `hists__link`, member by member in the group's order):
+/// each entry of the `leader`'s collapsed histogram is given the values of the entry of the same
+/// key in each of the `members`' (searched in its tree as perf searches), and a member's entry
+/// no leader's entry matched becomes an empty entry of the leader's, placed in its tree as perf
+/// places it.
+fn link_group(sort: &[SortKey], leader: &mut RbTree<(Key, Acc)>, members: &[&RbTree<(Key, Acc)>]) {
+    for i in leader.in_order() {
+        if let Some((_, a)) = leader.get_mut(i) {
+            a.group = vec![Member::default(); members.len()];
+        }
+    }
+    for (m, member) in members.iter().enumerate() {
+        for i in leader.in_order() {
+            let Some((key, _)) = leader.get(i) else { continue };
+            let pair = member.find_by(|(k, _)| dir(entry_cmp(sort, k, key)));
+            if let Some((_, p)) = pair {
+                p.paired.set(true);
+                let values = Member::of(p);
+                if let Some(slot) = leader.get_mut(i).and_then(|(_, a)| a.group.get_mut(m)) {
+                    *slot = values;
+                }
+            }
+        }
+        for j in member.in_order() {
+            let Some((key, p)) = member.get(j) else { continue };
+            if p.paired.get() {
+                continue;
+            }
+            let mut group = vec![Member::default(); members.len()];
+            if let Some(slot) = group.get_mut(m) {
+                *slot = Member::of(p);
+            }
+            let found = leader.insert_by(
+                |(k, _)| dir(entry_cmp(sort, k, key)),
+                || (key.clone(), Acc { kernel: p.kernel, tid: p.tid, group, ..Acc::default() }),
+            );
+            // A search that meets an equal entry pairs with it (`hists__add_dummy_entry`).
+            if let Err(i) = found {
+                if let Some(slot) = leader.get_mut(i).and_then(|(_, a)| a.group.get_mut(m)) {
+                    *slot = Member::of(p);
+                }
+            }
+        }
     }
 }
 
@@ -904,7 +995,7 @@ fn dir(cmp: Ordering) -> Option<bool> {
 /// sample's thread passes the filter; that differs from this where two threads of one command
 /// share a function, e.g. `--pid` of a multi-threaded process.)
 pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
-    let mut reports = build(file, opts, false)?;
+    let mut reports = build(file, opts, false, false)?;
     Ok(reports.pop().unwrap_or_else(|| Report {
         rows: Vec::new(),
         total: 0,
@@ -919,7 +1010,17 @@ pub fn report(file: &PerfFile, opts: &ReportOptions) -> Result<Report> {
 /// the file: perf report's tables of a recording with several events. Each report has the whole
 /// read's [`Report::lost_samples`] and [`Report::diagnostics`].
 pub fn report_per_event(file: &PerfFile, opts: &ReportOptions) -> Result<Vec<Report>> {
-    build(file, opts, true)
+    build(file, opts, true, false)
+}
+
+/// [`report_per_event`] with perf's group view (`perf report`'s default for a recording whose
+/// events were recorded in groups, its HEADER_GROUP_DESC feature): the report of each group's
+/// leader also holds each other member's share of its rows ([`ReportRow::group`]), has a row
+/// for every key a member has (empty for the leader), and orders its rows by the leader's and
+/// then each member's event count before the keys. perf shows only the leaders' reports then;
+/// the members' are as [`report_per_event`] makes them.
+pub fn report_group_view(file: &PerfFile, opts: &ReportOptions) -> Result<Vec<Report>> {
+    build(file, opts, true, true)
 }
 
 /// One event's histogram being built, with what its samples add up to.
@@ -932,8 +1033,9 @@ struct EventHist<'a> {
 }
 
 /// [`report`] (one report: every event's samples, or [`ReportOptions::event`]'s) or, with
-/// `per_event`, [`report_per_event`] (one per event of the file).
-fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<Report>> {
+/// `per_event`, [`report_per_event`] (one per event of the file), with `group_view`
+/// [`report_group_view`].
+fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool, group_view: bool) -> Result<Vec<Report>> {
     let mut folder = StackFolder::new(file, &opts.fold);
     let has = |k: SortKey| opts.sort.contains(&k);
     let slots = if per_event { file.events().len() } else { 1 };
@@ -1323,21 +1425,42 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool) -> Result<Vec<R
     let chains = |i: usize| {
         file.events().get(i).is_none_or(|e| e.attr.sample_type & perfdata_core::abi::sample_type::CALLCHAIN != 0)
     };
-    Ok(hists
+    // Each histogram collapsed, with its event count and samples.
+    let mut collapsed: Vec<(Entries, u64, u64)> = hists
         .into_iter()
+        .map(|mut h| {
+            add_repeats(&mut h.hist, &h.repeats, opts, &frames);
+            (h.hist.collapse(&frames), h.total, h.samples)
+        })
+        .collect();
+    let mut member_totals: Vec<Vec<u64>> = vec![Vec::new(); collapsed.len()];
+    if per_event && group_view {
+        for g in file.features().group_desc().and_then(Result::ok).unwrap_or_default() {
+            let (leader, n) = (g.leader_idx as usize, g.nr_members as usize);
+            let Some(end) = leader.checked_add(n).filter(|&e| n > 1 && e <= collapsed.len()) else { continue };
+            let (head, tail) = collapsed.split_at_mut(leader + 1);
+            let (Some(lead), Some(members)) = (head.last_mut(), tail.get(..end - leader - 1)) else { continue };
+            link_group(&opts.sort, &mut lead.0, &members.iter().map(|m| &m.0).collect::<Vec<_>>());
+            if let Some(t) = member_totals.get_mut(leader) {
+                *t = members.iter().map(|m| m.1).collect();
+            }
+        }
+    }
+    Ok(collapsed
+        .into_iter()
+        .zip(member_totals)
         .enumerate()
-        .map(|(i, h)| Report {
+        .map(|(i, ((tree, total, samples), member_totals))| Report {
             rows: rows(
-                h.hist,
-                &h.repeats,
-                h.total,
+                output_order(&opts.sort, tree, opts.children, opts.call_graph),
+                (total, &member_totals),
                 opts,
                 &folder,
                 &frames,
                 if per_event { chains(i) } else { opts.event.is_none_or(chains) },
             ),
-            total: h.total,
-            samples: h.samples,
+            total,
+            samples,
             lost_samples,
             diagnostics: diagnostics.clone(),
         })
@@ -1365,18 +1488,8 @@ fn cursor(
     }
 }
 
-/// One histogram's rows: `repeats`' samples added, the entries in perf's order with their
-/// percentages of `total`, with their call graphs if `graphs`.
-fn rows(
-    mut hist: Hist<'_>,
-    repeats: &Repeats,
-    total: u64,
-    opts: &ReportOptions,
-    folder: &StackFolder<'_>,
-    frames: &callchain::Frames,
-    graphs: bool,
-) -> Vec<ReportRow> {
-    let has = |k: SortKey| opts.sort.contains(&k);
+/// Add `repeats`' samples to `hist`.
+fn add_repeats(hist: &mut Hist<'_>, repeats: &Repeats, opts: &ReportOptions, frames: &callchain::Frames) {
     // The repeats, added as perf adds each sample (sums, so the order does not matter: a path
     // seen before only adds to the nodes its first sample made or split).
     for plan in repeats.plans() {
@@ -1401,10 +1514,37 @@ fn rows(
             }
         }
     }
-    let pct = |p: u64| if total > 0 { 100.0 * p as f64 / total as f64 } else { 0.0 };
-    hist.into_sorted(opts.children, opts.call_graph, frames)
+}
+
+/// One histogram's rows: its `entries` in perf's order ([`output_order`]) with their
+/// percentages of `total` (a group leader's members' of `member_totals`), with their call graphs
+/// if `graphs`.
+fn rows(
+    entries: Vec<(Key, Acc)>,
+    (total, member_totals): (u64, &[u64]),
+    opts: &ReportOptions,
+    folder: &StackFolder<'_>,
+    frames: &callchain::Frames,
+    graphs: bool,
+) -> Vec<ReportRow> {
+    let has = |k: SortKey| opts.sort.contains(&k);
+    let pct_of = |p: u64, total: u64| if total > 0 { 100.0 * p as f64 / total as f64 } else { 0.0 };
+    let pct = |p: u64| pct_of(p, total);
+    entries
         .into_iter()
         .map(|(k, a)| ReportRow {
+            group: a
+                .group
+                .iter()
+                .zip(member_totals)
+                .map(|(m, &t)| GroupShare {
+                    overhead: pct_of(m.period, t),
+                    children: opts.children.then(|| pct_of(m.children, t)),
+                    samples: m.samples,
+                    period: m.period,
+                    children_period: opts.children.then_some(m.children),
+                })
+                .collect(),
             overhead: pct(a.period),
             children: opts.children.then(|| pct(a.children)),
             samples: a.samples,
@@ -1755,11 +1895,17 @@ pub fn report_table(rows: &[ReportRow], total: u64, t: &TableOptions<'_>) -> Str
         })
         .collect();
     let mut o = String::new();
-    let mut head = String::from(if children { "# Children      Self" } else { "# Overhead" });
-    let mut dots = String::from(if children { "# ........  ........" } else { "# ........" });
+    // perf's group view: a value of each member of the group in each of these columns.
+    let members = 1 + rows.first().map_or(0, |r| r.group.len());
+    let (w, ws) = (8 * members, 12 * members);
+    let (mut head, mut dots) = if children {
+        (format!("# {:>w$}  {:>w$}", "Children", "Self"), format!("# {0}  {0}", ".".repeat(w)))
+    } else {
+        (format!("# {:>w$}", "Overhead"), format!("# {}", ".".repeat(w)))
+    };
     if t.samples {
-        head.push_str("       Samples");
-        dots.push_str("  ............");
+        let _ = write!(head, "  {:>ws$}", "Samples");
+        let _ = write!(dots, "  {}", ".".repeat(ws));
     }
     for (k, w) in sort.iter().zip(&widths) {
         let _ = write!(head, "  {:<w$}", k.header());
@@ -1771,12 +1917,22 @@ pub fn report_table(rows: &[ReportRow], total: u64, t: &TableOptions<'_>) -> Str
             continue;
         }
         if let Some(ch) = r.children {
-            let _ = write!(o, "{ch:>9.2}%  {:>7.2}%", r.overhead);
+            let _ = write!(o, "{ch:>9.2}%");
+            for m in &r.group {
+                let _ = write!(o, "{:>7.2}%", m.children.unwrap_or(0.0));
+            }
+            let _ = write!(o, "  {:>7.2}%", r.overhead);
         } else {
             let _ = write!(o, "{:>9.2}%", r.overhead);
         }
+        for m in &r.group {
+            let _ = write!(o, "{:>7.2}%", m.overhead);
+        }
         if t.samples {
             let _ = write!(o, "  {:>12}", r.samples);
+            for m in &r.group {
+                let _ = write!(o, "{:>12}", m.samples);
+            }
         }
         // Every column is padded to its width but a last symbol, source line or tracepoint text
         // (perf prints those with a precision only, and pads the columns before the last:
