@@ -57,8 +57,10 @@ perf report --stdio -i group.data > group.data.report-group 2>/dev/null
 perf report --stdio --no-children -n -i group.data > group.data.report-group-n 2>/dev/null
 # A `perf stat record` file has no samples: perf prints its banner alone (and says so on stderr).
 perf report --stdio -i stat.data > stat.data.report 2>/dev/null
+# With --group, the events side by side as one group (perf's forced leader: the first event).
 for f in multi.data multi-g.data; do
 	perf report --stdio -i $f > $f.report-default 2>/dev/null
+	perf report --stdio --group -i $f > $f.report-group 2>/dev/null
 	perf report --stdio --no-children -g none --sort comm,dso,sym -i $f > $f.report-no-children-sort-comm,dso,sym 2>/dev/null
 done
 if [ -x /tmp/perfdata-cxx/fp/work ] && [ -x /tmp/perfdata-cxx/dwarf/work ]; then

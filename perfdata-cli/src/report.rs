@@ -102,8 +102,12 @@ pub struct ReportArgs {
     /// A table per event, also for the events of a group, as `perf report --no-group`. Without
     /// it, a recording of event groups (`perf record -e '{a,b}'`) gets perf's group view: one
     /// table per group, a column of each member's shares.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "group")]
     no_group: bool,
+    /// perf's group view also for a recording without event groups (`perf report --group`):
+    /// its events side by side as one group, the first event's rows leading.
+    #[arg(long)]
+    group: bool,
 }
 
 /// perf report's banner before the tables.
@@ -201,7 +205,7 @@ pub fn run(a: &ReportArgs) -> crate::CliResult {
         branch,
     };
     // perf's group view, its default for a recording of event groups: a table per group.
-    let groups: Vec<_> = f
+    let mut groups: Vec<_> = f
         .features()
         .group_desc()
         .and_then(Result::ok)
@@ -209,6 +213,13 @@ pub fn run(a: &ReportArgs) -> crate::CliResult {
         .into_iter()
         .filter(|g| g.nr_members > 1)
         .collect();
+    // `--group` without groups: every event in one, led by the first, named by its events alone
+    // (perf's forced leader).
+    let forced = a.group && groups.is_empty() && f.events().len() > 1;
+    if forced {
+        let nr_members = u32::try_from(f.events().len()).unwrap_or(u32::MAX);
+        groups.push(perfdata_core::feature::GroupDesc { name: String::new(), leader_idx: 0, nr_members });
+    }
     // (JSON is a table per event: the members' shares are not in its rows.)
     let group_view = !a.no_group && !a.json && !groups.is_empty();
     // Every event's table from one read of the file.
@@ -245,13 +256,17 @@ pub fn run(a: &ReportArgs) -> crate::CliResult {
             let first = ev.index + 1;
             let members = first..first.saturating_add(g.nr_members as usize - 1);
             let name = if g.name == perfdata_core::feature::GroupDesc::ANON { "anon group" } else { &g.name };
-            what = format!("{name} {{ {what}");
+            if !forced {
+                what = format!("{name} {{ {what}");
+            }
             for (m, r) in f.events().iter().zip(&reports).filter(|(m, _)| members.contains(&m.index)) {
                 samples = samples.saturating_add(r.samples);
                 events = events.saturating_add(r.total);
                 what = format!("{what}, {}", m.display_name());
             }
-            what.push_str(" }");
+            if !forced {
+                what.push_str(" }");
+            }
         }
         let mut name = format!(
             "# Samples: {} of event{} '{what}'",

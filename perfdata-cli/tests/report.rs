@@ -220,16 +220,22 @@ fn tracepoint_text_key_equals_perf_report() {
 /// all tables made in one read: one per event, in the recording's order, as perf 6.1 prints them —
 /// by default (`--children`, where perf walks the samples of the events without callchains along
 /// the last callchain it resolved, and shows call graphs only for events with callchains) and
-/// without children or graphs. Whole outputs (gen-report.sh) less perf's closing tip, byte for
-/// byte. perf 6.1 could not read folded/root's reduced `[vdso]` (it crashes on it), so
-/// multi-g.data is read here without that file too: its vDSO frame unnamed in both.
+/// without children or graphs — and with `--group`, the events side by side as one group led by
+/// the first (perf's forced leader: one table, a column of each event's shares, named by the
+/// events alone). Whole outputs (gen-report.sh) less perf's closing tip, byte for byte. perf 6.1
+/// could not read folded/root's reduced `[vdso]` (it crashes on it), so multi-g.data is read here
+/// without that file too: its vDSO frame unnamed in both.
 #[test]
 fn several_events_equal_perf_report() {
     let novdso = std::env::temp_dir().join(format!("perfdata-report-novdso-{}", std::process::id()));
     copy_without_vdso(&testdata("folded/root"), &novdso);
     let plain: &[&str] = &["--no-children", "-g", "none", "--sort", "comm,dso,sym"];
     for (name, root, events) in [("multi.data", testdata("folded/root"), 4), ("multi-g.data", novdso.clone(), 2)] {
-        for (args, stored) in [(&[][..], "report-default"), (plain, "report-no-children-sort-comm,dso,sym")] {
+        for (args, stored, tables) in [
+            (&[][..], "report-default", events),
+            (plain, "report-no-children-sort-comm,dso,sym", events),
+            (&["--group"][..], "report-group", 1),
+        ] {
             let stored = format!("{name}.{stored}");
             let out = Command::new(env!("CARGO_BIN_EXE_perfdata"))
                 .args(["report", testdata(name).to_str().unwrap()])
@@ -240,7 +246,7 @@ fn several_events_equal_perf_report() {
             assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
             let text = std::fs::read_to_string(testdata(&stored)).unwrap();
             assert!(text.contains("# (Tip:"), "{stored}");
-            assert_eq!(text.matches("# Samples: ").count(), events, "{stored}");
+            assert_eq!(text.matches("# Samples: ").count(), tables, "{stored}");
             let expected = text.trim_end_matches('\n').rsplitn(4, '\n').nth(3).unwrap().to_string() + "\n";
             assert_eq!(String::from_utf8(out.stdout).unwrap(), expected, "{stored}");
         }

@@ -772,6 +772,25 @@ fn output_order(
     out.iter().filter_map(|&i| entries.get_mut(i).and_then(Option::take)).collect()
 }
 
+/// The event groups of `file` as (leader's index, events in the group), from its GROUP_DESC
+/// feature; without groups, one group of every event (perf's `evlist__force_leader`).
+pub(crate) fn groups(file: &PerfFile) -> Vec<(usize, usize)> {
+    let recorded: Vec<(usize, usize)> = file
+        .features()
+        .group_desc()
+        .and_then(Result::ok)
+        .unwrap_or_default()
+        .iter()
+        .map(|g| (g.leader_idx as usize, g.nr_members as usize))
+        .filter(|&(_, n)| n > 1)
+        .collect();
+    if recorded.is_empty() {
+        vec![(0, file.events().len())]
+    } else {
+        recorded
+    }
+}
+
 /// A histogram's entries in perf's tree.
 type Entries = RbTree<(Key, Acc)>;
 
@@ -1014,7 +1033,8 @@ pub fn report_per_event(file: &PerfFile, opts: &ReportOptions) -> Result<Vec<Rep
 }
 
 /// [`report_per_event`] with perf's group view (`perf report`'s default for a recording whose
-/// events were recorded in groups, its HEADER_GROUP_DESC feature): the report of each group's
+/// events were recorded in groups, its HEADER_GROUP_DESC feature; a recording without groups is
+/// one group of all its events, as with `perf report --group`): the report of each group's
 /// leader also holds each other member's share of its rows ([`ReportRow::group`]), has a row
 /// for every key a member has (empty for the leader), and orders its rows by the leader's and
 /// then each member's event count before the keys. perf shows only the leaders' reports then;
@@ -1435,8 +1455,7 @@ fn build(file: &PerfFile, opts: &ReportOptions, per_event: bool, group_view: boo
         .collect();
     let mut member_totals: Vec<Vec<u64>> = vec![Vec::new(); collapsed.len()];
     if per_event && group_view {
-        for g in file.features().group_desc().and_then(Result::ok).unwrap_or_default() {
-            let (leader, n) = (g.leader_idx as usize, g.nr_members as usize);
+        for (leader, n) in groups(file) {
             let Some(end) = leader.checked_add(n).filter(|&e| n > 1 && e <= collapsed.len()) else { continue };
             let (head, tail) = collapsed.split_at_mut(leader + 1);
             let (Some(lead), Some(members)) = (head.last_mut(), tail.get(..end - leader - 1)) else { continue };
