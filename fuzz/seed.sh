@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 shared=../../shared/corpus
-for t in file pipe roundtrip features sample zstd tracepoint symbols sched parse export_chrome export_speedscope; do
+for t in file pipe roundtrip features sample zstd tracepoint symbols sched parse export_chrome export_speedscope report; do
   mkdir -p "corpus/$t"
 done
 seed() { # target, files...
@@ -31,6 +31,10 @@ tail -c +17 ../testdata/sched-pipe.data > corpus/sched/sched-pipe.stream
 for t in export_chrome export_speedscope; do
   seed "$t" ../testdata/sched*.data ../testdata/fp.data ../testdata/multi-g.data ../testdata/sysw.data
 done
+# report: the small recordings with callchains, event groups, several events and branch stacks
+seed report ../testdata/fp.data ../testdata/sysw.data ../testdata/multi.data ../testdata/multi-g.data \
+  ../testdata/group.data ../testdata/comm-override.data ../testdata/sched.data \
+  "$shared"/quipper/perf.data.group_desc-4.14 "$shared"/quipper/perf.data.branch-4.14
 # Every regression file is a seed of the target it was found by (regressions/<target>/).
 for d in regressions/*/; do
   t=$(basename "$d")

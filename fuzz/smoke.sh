@@ -12,10 +12,10 @@ rustup toolchain list | grep -q nightly || { echo "fuzz smoke needs the nightly 
 ./seed.sh
 cargo +nightly fuzz build -O
 declare -A RUNS=([file]=800 [pipe]=500 [sample]=100000 [features]=8000 [zstd]=60000 [roundtrip]=800
-  [tracepoint]=4000 [symbols]=5000 [sched]=600 [parse]=20000)
+  [tracepoint]=4000 [symbols]=5000 [sched]=600 [parse]=20000 [report]=300)
 # symbols: the ELF seeds (testdata/folded) are up to 381 KB and keep their symbol tables at the end.
 declare -A MAX_LEN=([symbols]=524288)
-targets=(file pipe sample features zstd roundtrip tracepoint symbols sched parse)
+targets=(file pipe sample features zstd roundtrip tracepoint symbols sched parse report)
 [ $# -gt 0 ] && targets=("$@")
 for t in "${targets[@]}"; do
   if [ -n "${FUZZ_SECONDS:-}" ]; then budget=(-max_total_time="$FUZZ_SECONDS"); else budget=(-runs="${RUNS[$t]}" -seed=1); fi

@@ -22,7 +22,7 @@ use perfdata_core::{Endian, HeaderInfo, Order, PerfFile, Position};
 use std::path::PathBuf;
 
 /// Every target, by the name of its `fuzz_targets/` file.
-pub const TARGETS: [&str; 12] = [
+pub const TARGETS: [&str; 13] = [
     "file",
     "pipe",
     "sample",
@@ -35,6 +35,7 @@ pub const TARGETS: [&str; 12] = [
     "parse",
     "export_chrome",
     "export_speedscope",
+    "report",
 ];
 
 /// Run target `name` on `data`; false when there is no such target.
@@ -52,6 +53,7 @@ pub fn run(name: &str, data: &[u8]) -> bool {
         "parse" => parse(data),
         "export_chrome" => export_chrome(data),
         "export_speedscope" => export_speedscope(data),
+        "report" => report(data),
         _ => return false,
     }
     true
@@ -989,6 +991,54 @@ pub fn parse(data: &[u8]) {
                 assert_eq!(consumed(&rest) as u64, count * 8);
             }
         }
+    }
+}
+
+/// `report`: perf report's tables of the bytes as a file and as a pipe stream (`perfdata report`):
+/// every event's, with and without perf's group view, with the children and their call graphs
+/// laid out, and the plain table of every event's samples; then `perfdata script`'s text. No
+/// panic, no allocation beyond the fuzzer's limits.
+pub fn report(data: &[u8]) {
+    use perfdata_analysis::report::{
+        report, report_group_view, report_per_event, report_table, CallGraph, ChainOrder, ReportOptions, TableOptions,
+    };
+    use perfdata_analysis::script::{write_script_with, ScriptOptions};
+    for bytes in file_and_pipe(data) {
+        let Ok(f) = PerfFile::from_bytes(&bytes) else { continue };
+        let fold = fuzz_fold(Compat::PerfScriptPy);
+        let graphs = ReportOptions {
+            children: true,
+            call_graph: Some(ChainOrder::Caller),
+            fold: fold.clone(),
+            ..ReportOptions::default()
+        };
+        let layout = CallGraph::parse("graph,0.5,caller").ok().flatten();
+        for reports in [report_per_event(&f, &graphs), report_group_view(&f, &graphs)] {
+            let Ok(reports) = reports else { continue };
+            for r in &reports {
+                let t = TableOptions {
+                    sort: &graphs.sort,
+                    samples: true,
+                    percent_limit: 0.0,
+                    call_graph: layout.clone(),
+                    skip_first_frame: false,
+                };
+                let _ = report_table(&r.rows, r.total, &t);
+            }
+        }
+        let plain = ReportOptions { fold: fold.clone(), ..ReportOptions::default() };
+        if let Ok(r) = report(&f, &plain) {
+            let t = TableOptions {
+                sort: &plain.sort,
+                samples: true,
+                percent_limit: 0.0,
+                call_graph: None,
+                skip_first_frame: false,
+            };
+            let _ = report_table(&r.rows, r.total, &t);
+        }
+        let opts = ScriptOptions { symbolize: fold.symbolize.clone(), ..ScriptOptions::default() };
+        let _ = write_script_with(&f, &opts, &mut std::io::sink(), &mut |_| {});
     }
 }
 
