@@ -1020,7 +1020,7 @@ pub fn report(data: &[u8]) {
                     sort: &graphs.sort,
                     samples: true,
                     percent_limit: 0.0,
-                    call_graph: layout.clone(),
+                    call_graph: layout,
                     skip_first_frame: false,
                 };
                 let _ = report_table(&r.rows, r.total, &t);
