@@ -1,6 +1,6 @@
 //! The fuzz targets, one public function per target: `fuzz_targets/<name>.rs` only hands libFuzzer's
-//! input to [`run`], and `perfdata-core/tests/fuzz_regressions.rs` includes this file as a module to
-//! replay `fuzz/regressions/<target>/` through exactly the code the fuzzer ran.
+//! input to [`run`], and `perfdata-analysis/tests/fuzz_regressions.rs` includes this file as a
+//! module to replay `fuzz/regressions/<target>/` through exactly the code the fuzzer ran.
 //!
 //! Each target drives the whole public API on the fuzzed bytes, not just the entry point: every
 //! record in both orders with every field touched, every tracepoint sample decoded and rendered
