@@ -110,6 +110,12 @@ pub struct ReportArgs {
     group: bool,
 }
 
+/// The event indices of group `g`'s members after its leader (`g` has more than one event).
+fn members(g: &perfdata_core::feature::GroupDesc) -> std::ops::Range<usize> {
+    let first = (g.leader_idx as usize).saturating_add(1);
+    first..first.saturating_add((g.nr_members as usize).saturating_sub(1))
+}
+
 /// perf report's banner before the tables.
 const BANNER: &str = "# To display the perf.data header info, please use --header/--header-only options.\n#\n";
 
@@ -231,11 +237,7 @@ pub fn run(a: &ReportArgs) -> crate::CliResult {
     let mut first = true;
     for (ev, done) in f.events().iter().zip(&reports) {
         // perf skips the events without samples, and in its group view the groups' members.
-        let member = |g: &&perfdata_core::feature::GroupDesc| {
-            let first = g.leader_idx as usize + 1;
-            (first..first.saturating_add(g.nr_members as usize - 1)).contains(&ev.index)
-        };
-        if done.samples == 0 || (group_view && groups.iter().any(|g| member(&g))) {
+        if done.samples == 0 || (group_view && groups.iter().any(|g| members(g).contains(&ev.index))) {
             continue;
         }
         if a.json {
@@ -253,8 +255,7 @@ pub fn run(a: &ReportArgs) -> crate::CliResult {
         // (`evsel__group_desc`).
         let (mut samples, mut events, mut what) = (done.samples, done.total, ev.display_name());
         if let (true, Some(g)) = (group_view, group) {
-            let first = ev.index + 1;
-            let members = first..first.saturating_add(g.nr_members as usize - 1);
+            let members = members(g);
             let name = if g.name == perfdata_core::feature::GroupDesc::ANON { "anon group" } else { &g.name };
             if !forced {
                 what = format!("{name} {{ {what}");

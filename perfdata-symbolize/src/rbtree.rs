@@ -123,11 +123,16 @@ impl<T> RbTree<T> {
 
     /// Descend from the root as `dir` says (as in [`RbTree::insert_by`]) to the node it stops
     /// at, if any.
-    pub fn find_by(&self, mut dir: impl FnMut(&T) -> Option<bool>) -> Option<&T> {
+    pub fn find_by(&self, dir: impl FnMut(&T) -> Option<bool>) -> Option<&T> {
+        self.find_index_by(dir).and_then(|i| self.get(i))
+    }
+
+    /// [`RbTree::find_by`]'s node, as the index [`RbTree::get`] takes.
+    pub fn find_index_by(&self, mut dir: impl FnMut(&T) -> Option<bool>) -> Option<usize> {
         let mut p = self.root;
         while let Some(n) = self.node(p) {
             match dir(&n.value) {
-                None => return Some(&n.value),
+                None => return Some(p),
                 Some(true) => p = n.left,
                 Some(false) => p = n.right,
             }

@@ -387,8 +387,6 @@ struct Acc {
     /// perf's group view, a leader's entry: what each other member's entry of the same key holds
     /// (perf's pairs); empty otherwise.
     group: Vec<Member>,
-    /// A member's entry was paired with a leader's (`hists__match`).
-    paired: std::cell::Cell<bool>,
 }
 
 /// A group member's entry as its leader's entry sees it ([`Acc::group`]).
@@ -663,7 +661,7 @@ fn entry_sort(
 /// in two rows; the same tree here makes the same rows.
 struct Hist<'a> {
     sort: &'a [SortKey],
-    tree: RbTree<(Key, Acc)>,
+    tree: Entries,
     /// The entries of each comm (by the address of its `Rc`), for [`Hist::rename_comm`].
     by_comm: HashMap<usize, Vec<usize>>,
 }
@@ -705,7 +703,7 @@ impl Hist<'_> {
     /// perf's `hists__collapse_resort`: the entries merged again, in tree order, into a second
     /// tree when the comm is a key (perf collapses only then); else the tree as it is.
     /// `frames`: the call graphs' frames.
-    fn collapse(self, frames: &callchain::Frames) -> RbTree<(Key, Acc)> {
+    fn collapse(self, frames: &callchain::Frames) -> Entries {
         let sort = self.sort;
         let mut tree = self.tree;
         if !sort.contains(&SortKey::Comm) {
@@ -713,7 +711,7 @@ impl Hist<'_> {
         }
         let order = tree.in_order();
         let mut take = |i: usize| tree.get_mut(i).map(|(k, a)| (k.clone(), std::mem::take(a)));
-        let mut collapsed: RbTree<(Key, Acc)> = RbTree::default();
+        let mut collapsed: Entries = RbTree::default();
         for (key, acc) in order.into_iter().filter_map(&mut take) {
             let mut new = Some(acc);
             let found = collapsed
@@ -740,7 +738,7 @@ impl Hist<'_> {
 /// (`hists__output_resort`: a stable sort by [`entry_sort`]).
 fn output_order(
     sort: &[SortKey],
-    mut tree: RbTree<(Key, Acc)>,
+    mut tree: Entries,
     children: bool,
     chain_order: Option<ChainOrder>,
 ) -> Vec<(Key, Acc)> {
@@ -799,27 +797,27 @@ type Entries = RbTree<(Key, Acc)>;
 /// key in each of the `members`' (searched in its tree as perf searches), and a member's entry
 /// no leader's entry matched becomes an empty entry of the leader's, placed in its tree as perf
 /// places it.
-fn link_group(sort: &[SortKey], leader: &mut RbTree<(Key, Acc)>, members: &[&RbTree<(Key, Acc)>]) {
+fn link_group(sort: &[SortKey], leader: &mut Entries, members: &[&Entries]) {
     for i in leader.in_order() {
         if let Some((_, a)) = leader.get_mut(i) {
             a.group = vec![Member::default(); members.len()];
         }
     }
     for (m, member) in members.iter().enumerate() {
+        // The member's entries paired with a leader's (`hist_entry__has_pairs`).
+        let mut paired = std::collections::HashSet::new();
         for i in leader.in_order() {
             let Some((key, _)) = leader.get(i) else { continue };
-            let pair = member.find_by(|(k, _)| dir(entry_cmp(sort, k, key)));
-            if let Some((_, p)) = pair {
-                p.paired.set(true);
-                let values = Member::of(p);
-                if let Some(slot) = leader.get_mut(i).and_then(|(_, a)| a.group.get_mut(m)) {
-                    *slot = values;
-                }
+            let Some(j) = member.find_index_by(|(k, _)| dir(entry_cmp(sort, k, key))) else { continue };
+            paired.insert(j);
+            let values = member.get(j).map(|(_, p)| Member::of(p)).unwrap_or_default();
+            if let Some(slot) = leader.get_mut(i).and_then(|(_, a)| a.group.get_mut(m)) {
+                *slot = values;
             }
         }
         for j in member.in_order() {
             let Some((key, p)) = member.get(j) else { continue };
-            if p.paired.get() {
+            if paired.contains(&j) {
                 continue;
             }
             let mut group = vec![Member::default(); members.len()];
