@@ -20,7 +20,8 @@ function ask(op, extra = {}) {
 }
 
 function startWorker() {
-  worker = new Worker("worker.js", { type: "module" });
+  // The page's query goes to the worker (`?chunk=N`: the slice size in bytes, for the tests).
+  worker = new Worker(`worker.js${location.search}`, { type: "module" });
   worker.onmessage = onMessage;
   worker.onerror = (e) => status(`the worker failed: ${e.message}`, true);
 }

@@ -125,6 +125,29 @@ def test_flame_graph_names_frames_from_the_files_given(page):
     shot(page, "flamegraph")
 
 
+def test_a_recording_read_in_many_slices_folds_as_the_cli_folds_it(page, tmp_path):
+    # 4,093-byte slices (?chunk=): 118 of them for this 480 KB recording, none on a record's
+    # boundary, several asked for at once and copied in order.
+    base = page.current_url.split("?")[0]
+    page.get(base + "?chunk=4093")
+    try:
+        open_recording(page, "cxx-dwarf.data")
+        section = view(page, "flamegraph")
+        page.switch_to.frame(section.find_element(By.TAG_NAME, "iframe"))
+        titles = [t.get_attribute("textContent") for t in page.find_elements(By.TAG_NAME, "title")]
+        page.switch_to.default_content()
+    finally:
+        page.get(base)
+    # No symbol files on either side.
+    folded = cli("folded", TESTDATA / "cxx-dwarf.data", "--symfs", tmp_path, "--buildid-dir", tmp_path,
+                 "--kallsyms", os.devnull).stdout
+    names = {f for line in folded.splitlines() for f in line.rsplit(" ", 1)[0].split(";")}
+    drawn = {re.sub(r" \([\d,]+ samples?, [\d.]+%\)$", "", t) for t in titles} - {"all", "Flame Graph"}
+    assert drawn == names, (sorted(drawn - names)[:5], sorted(names - drawn)[:5])
+    total = sum(int(line.rsplit(" ", 1)[1]) for line in folded.splitlines())
+    assert total > 100 and f"all ({total:,} samples, 100%)" in titles, (total, titles[:3])
+
+
 def test_scheduler_view_prints_perfs_latency_table(page):
     open_recording(page, "sched.data")
     page.find_element(By.CSS_SELECTOR, '#sched-compat option[value="perf-6.1"]').click()

@@ -1,32 +1,52 @@
 // The reader, off the page's thread: a module worker that holds one Recording (perfdata-wasm)
-// and answers the page's requests. Files are read slice by slice (FileReaderSync over
-// Blob.slice) into one buffer in the WebAssembly memory, so a large recording is never held
+// and answers the page's requests. A recording is read slice by slice (Blob.slice, read
+// asynchronously with the next slices already asked for, so the browser reads them while this
+// thread copies one) into one buffer in the WebAssembly memory: a large recording is never held
 // twice in full.
 import init, { Loader, last_panic } from "./pkg/perfdata_wasm.js";
 
 const ready = init();
 let wasm = null;
-const CHUNK = 8 << 20;
+/// The size of a slice: 8 MB, or the page's `?chunk=N` (the tests read in many small slices).
+const CHUNK = Number(new URL(self.location.href).searchParams.get("chunk")) || 8 << 20;
+/// Slices asked for ahead of the one being copied.
+const AHEAD = 2;
 let recording = null;
 
-/// The bytes of `file`, in slices, reporting progress as `what`.
-function readAll(file, what, push) {
-  const reader = new FileReaderSync();
-  for (let at = 0; at < file.size; at += CHUNK) {
-    push(new Uint8Array(reader.readAsArrayBuffer(file.slice(at, at + CHUNK))));
-    self.postMessage({ kind: "progress", what, done: Math.min(at + CHUNK, file.size), total: file.size });
+/// The bytes of `file`, in slices handed to `push` in order, reporting progress as `what`.
+async function readAll(file, what, push) {
+  const pending = [];
+  let asked = 0;
+  const ask = () => {
+    if (asked < file.size) {
+      pending.push(file.slice(asked, asked + CHUNK).arrayBuffer());
+      asked += CHUNK;
+    }
+  };
+  for (let i = 0; i <= AHEAD; i++) ask();
+  for (let done = 0; pending.length > 0; ) {
+    const piece = new Uint8Array(await pending.shift());
+    ask();
+    push(piece);
+    done += piece.length;
+    self.postMessage({ kind: "progress", what, done, total: file.size });
   }
 }
 
-function open(file) {
+async function open(file) {
   // The module's sizes are 32-bit: a larger file would be announced wrapped.
   if (file.size >= 2 ** 32) throw new Error(`${file.size} bytes: more than this page's 4 GB memory can hold`);
   const loader = new Loader(file.size); // throws when the file cannot fit in the module's memory
   // Each piece straight into the loader's buffer in the module's memory (one copy).
-  readAll(file, file.name, (piece) => {
-    new Uint8Array(wasm.memory.buffer, loader.next_at(), piece.length).set(piece);
-    loader.advance(piece.length);
-  });
+  try {
+    await readAll(file, file.name, (piece) => {
+      new Uint8Array(wasm.memory.buffer, loader.next_at(), piece.length).set(piece);
+      loader.advance(piece.length);
+    });
+  } catch (e) {
+    loader.free();
+    throw e;
+  }
   if (recording) recording.free();
   recording = null;
   recording = loader.finish();
@@ -59,13 +79,20 @@ const views = {
   wakeup_heatmap: () => recording.wakeup_heatmap(),
 };
 
-self.onmessage = async (event) => {
+// One request at a time, in the order they came (a request that arrives while a file is being
+// read waits for it, as it would if the reading did not wait for slices).
+let queue = Promise.resolve();
+self.onmessage = (event) => {
+  queue = queue.then(() => handle(event));
+};
+
+async function handle(event) {
   const { id, op, file, files, args } = event.data;
   try {
     wasm = await ready;
     let result;
     if (op === "open") {
-      result = open(file);
+      result = await open(file);
     } else if (!recording) {
       throw new Error("no recording is open");
     } else if (op === "symbols") {
@@ -94,4 +121,4 @@ self.onmessage = async (event) => {
       self.postMessage({ kind: "done", id, error: String(e && e.message ? e.message : e) });
     }
   }
-};
+}
