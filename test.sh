@@ -41,12 +41,6 @@ fi
 # fetch them; tests/debuginfod.rs starts its own on 127.0.0.1.
 unset DEBUGINFOD_URLS
 cargo test --workspace --release
-# Demangling on a machine without libiberty-dev: the pure-Rust fallback's tests (they check its
-# documented difference from perf), in a target dir of their own so that the build above keeps
-# libiberty. `perfdata --version` names the demangler a build uses.
-PERFDATA_LIBIBERTY=none CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/fallback" \
-	cargo test --release --quiet -p perfdata-symbolize --test demangle
-
 # The four crates package for crates.io (in dependency order, their path dependencies resolved
 # against each other). Without the verifying build, which took 8 minutes here (run it by hand
 # before a release: drop --no-verify).
@@ -64,14 +58,14 @@ if grep -E '^(gimli|object|addr2line|flate2|rustc-demangle|cpp_demangle|inferno|
 fi
 
 # Python bindings (perfdata-py, its own cargo workspace): format and lint them, build their wheel
-# (perfdata-py/build-wheel.sh: maturin build, abi3, profile dist, stripped; a repack of the wheel
-# .ci/run built when nothing changed), install that very file into a venv inside the repo (.venv)
-# from no index (nothing is compiled at install time), check the type stubs against it
+# (perfdata-py/build-wheel.sh: maturin build, abi3, profile dist or PERFDATA_WHEEL_PROFILE; a repack
+# of the wheel .ci/run built when nothing changed), install that very file into a venv inside the
+# repo (.venv) from no index (nothing is compiled at install time), check the type stubs against it
 # (mypy.stubtest) and run their pytest suite. The suite's libraries come from PyPI as the extra
 # perfdata[test] (pyarrow, pandas, polars, DuckDB, Dask distributed, the notebook runner, mypy) so
 # that none of those tests is skipped; dask[distributed] adds ~7 s and 44 MB to a fresh venv.
-# pyspark is not in it: its 456 MB sdist took ~2 min to download and install here, so its test
-# skips with the reason.
+# pyspark is not in it: its 456 MB sdist took ~2 min to download and install here, so its test skips
+# with the reason.
 [ -x .venv/bin/python ] || "${PYTHON:-python3}" -m venv .venv
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}" PYO3_PYTHON="$PWD/.venv/bin/python"
 cargo fmt --manifest-path perfdata-py/Cargo.toml -- --check
@@ -97,3 +91,9 @@ if [ "$wasm" = 1 ]; then
 	.venv/bin/python -m pip install -q --disable-pip-version-check selenium
 	.venv/bin/python -m pytest -p no:cacheprovider web/test_page.py -q
 fi
+
+# Demangling on a machine without libiberty-dev: the pure-Rust fallback's tests (they check its
+# documented difference from perf). Last, in the same target dir: only perfdata-symbolize and the
+# test are rebuilt (the binaries built above keep libiberty; the next build that needs the
+# library rebuilds it with libiberty). `perfdata --version` names the demangler a build uses.
+PERFDATA_LIBIBERTY=none cargo test --release --quiet -p perfdata-symbolize --test demangle

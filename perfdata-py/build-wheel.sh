@@ -15,7 +15,10 @@ out="$CARGO_TARGET_DIR/wheels"
 # One wheel there: the one of these sources.
 rm -f "$out"/perfdata-*.whl
 # --profile dist is also pyproject.toml's tool.maturin.profile; said here so that no other
-# setting decides what CI ships. maturin's and cargo's messages go to stderr, the path to stdout.
-.venv/bin/maturin build --profile dist --manifest-path perfdata-py/Cargo.toml \
+# setting decides what is shipped. PERFDATA_WHEEL_PROFILE=release builds the same code with the
+# workspace's release profile instead (a larger extension, with line tables): .ci/run's choice,
+# so that the tests' build of the workspace reuses the dependencies compiled for the wheel.
+# maturin's and cargo's messages go to stderr, the path to stdout.
+.venv/bin/maturin build --profile "${PERFDATA_WHEEL_PROFILE:-dist}" --manifest-path perfdata-py/Cargo.toml \
 	--interpreter "$PWD/.venv/bin/python" --out "$out" >&2
 ls "$out"/perfdata-*-abi3-*.whl
