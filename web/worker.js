@@ -7,8 +7,10 @@ import init, { Loader, last_panic } from "./pkg/perfdata_wasm.js";
 
 const ready = init();
 let wasm = null;
-/// The size of a slice: 8 MB, or the page's `?chunk=N` (the tests read in many small slices).
-const CHUNK = Number(new URL(self.location.href).searchParams.get("chunk")) || 8 << 20;
+/// The size of a slice: 8 MB, or the page's `?chunk=N`, a whole number of bytes (the tests read in
+/// many small slices); anything else is ignored.
+const chunkParam = Number(new URL(self.location.href).searchParams.get("chunk"));
+const CHUNK = Number.isSafeInteger(chunkParam) && chunkParam > 0 ? chunkParam : 8 << 20;
 /// Slices asked for ahead of the one being copied.
 const AHEAD = 2;
 let recording = null;
